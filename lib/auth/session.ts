@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { decode } from "next-auth/jwt";
+import { db } from "@/lib/db";
+import { secretKey } from "@/lib/auth/secret";
+import { readCookie } from "@/lib/auth/csrf";
+
+/**
+ * Site sessions (api.md §2.1): next-auth's JWT cookie names a row of `site_session`; deleting
+ * the row ends the session on every instance at once.
+ */
+export const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
+
+export async function createSiteSession(userId: number): Promise<string> {
+  const id = randomBytes(24).toString("base64url");
+  await db().write((tx) => tx.siteSession.create({ data: { id, userId, created: new Date() } }));
+  return id;
+}
+
+export async function endSiteSessions(userId: number, except?: string | null): Promise<void> {
+  await db().write((tx) => tx.siteSession.deleteMany({ where: { userId, ...(except ? { id: { not: except } } : {}) } }));
+}
+
+/** The live site session a request carries, if any. */
+export async function readSiteSession(request: Request): Promise<{ id: string; userId: number } | null> {
+  for (const name of SESSION_COOKIES) {
+    const cookie = readCookie(request, name);
+    if (!cookie) continue;
+    const sid = await sessionIdOfToken(cookie);
+    if (!sid) continue;
+    const row = await db().prisma.siteSession.findUnique({ where: { id: sid }, select: { id: true, userId: true } });
+    if (row) return row;
+  }
+  return null;
+}
+
+export async function sessionIdOfToken(token: string): Promise<string | null> {
+  try {
+    const payload = await decode({ token, secret: secretKey() });
+    return typeof payload?.sid === "string" ? payload.sid : null;
+  } catch {
+    return null;
+  }
+}

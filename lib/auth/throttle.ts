@@ -1,0 +1,48 @@
+import { settings } from "@/lib/config";
+import { db } from "@/lib/db";
+
+/**
+ * The login throttle (api.md §12.1): counters of failed attempts within a sliding window, one
+ * per lower-cased name and one per client address, kept in the database so that every app
+ * instance shares them.
+ */
+export function throttleKeys(name: string | null | undefined, address: string): string[] {
+  const keys = [`addr:${address}`];
+  if (name) keys.unshift(`name:${name.toLowerCase()}`);
+  return keys;
+}
+
+/** Seconds until an attempt covered by `keys` is allowed again; 0 when it is allowed now. */
+export async function throttleWait(keys: string[]): Promise<number> {
+  const { loginMaxFailures: max, loginFailureWindow: window } = settings();
+  const now = Date.now();
+  const since = new Date(now - window * 1000);
+  let wait = 0;
+  for (const key of keys) {
+    const failures = await db().prisma.loginFailure.findMany({
+      where: { key, at: { gt: since } },
+      orderBy: { at: "asc" },
+      select: { at: true },
+    });
+    if (failures.length < max) continue;
+    // The counter falls below the limit when its (count - max + 1) oldest failures have left.
+    const freedAt = failures[failures.length - max].at.getTime() + window * 1000;
+    wait = Math.max(wait, Math.max(1, Math.ceil((freedAt - now) / 1000)));
+  }
+  return wait;
+}
+
+export async function recordFailure(keys: string[]): Promise<void> {
+  const now = new Date();
+  const expired = new Date(now.getTime() - settings().loginFailureWindow * 1000);
+  await db().write(async (tx) => {
+    await tx.loginFailure.createMany({ data: keys.map((key) => ({ key, at: now })) });
+    await tx.loginFailure.deleteMany({ where: { key: { in: keys }, at: { lte: expired } } });
+  });
+}
+
+/** A success clears the counter of its name (not the address counter). */
+export async function clearNameFailures(name: string | null | undefined): Promise<void> {
+  if (!name) return;
+  await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: `name:${name.toLowerCase()}` } }));
+}

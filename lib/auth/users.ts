@@ -1,0 +1,50 @@
+import { db } from "@/lib/db";
+import { verifyPassword } from "@/lib/auth/passwords";
+
+/** The user fields that authentication and permissions need. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  email: string;
+  isSuperuser: boolean;
+  isActive: boolean;
+  canAddStations: boolean;
+}
+
+const AUTH_USER_SELECT = { id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true } as const;
+
+export async function findAuthUser(id: number): Promise<AuthUser | null> {
+  return db().prisma.user.findUnique({ where: { id }, select: AUTH_USER_SELECT });
+}
+
+/**
+ * The user a login names (api.md §12.1): the username exactly; else, for a value with "@", the
+ * one active user with that e-mail address (case-insensitive). With no username, `email`.
+ */
+export async function findLoginUser(username: string | null, email: string | null): Promise<(AuthUser & { password: string }) | null> {
+  const select = { ...AUTH_USER_SELECT, password: true } as const;
+  if (username) {
+    const byName = await db().prisma.user.findUnique({ where: { username }, select });
+    if (byName) return byName;
+    if (!username.includes("@")) return null;
+    email = username;
+  }
+  if (!email) return null;
+  const rows = await db().prisma.$queryRaw<{ id: number }[]>`SELECT id FROM users WHERE lower(email) = lower(${email}) AND is_active = ${true}`;
+  if (rows.length !== 1) return null;
+  return db().prisma.user.findUnique({ where: { id: Number(rows[0].id) }, select });
+}
+
+export type CredentialCheck =
+  | { ok: true; user: AuthUser }
+  | { ok: false; reason: "invalid" | "inactive" };
+
+/** Checks a name and password; the password is verified even for unknown users (timing). */
+export async function checkCredentials(username: string | null, email: string | null, password: string): Promise<CredentialCheck> {
+  const user = await findLoginUser(username, email);
+  const valid = await verifyPassword(password, user?.password ?? null);
+  if (!user || !valid) return { ok: false, reason: "invalid" };
+  if (!user.isActive) return { ok: false, reason: "inactive" };
+  const { password: _omit, ...authUser } = user;
+  return { ok: true, user: authUser };
+}

@@ -1,0 +1,162 @@
+import { parseBoolean } from "@/lib/http/boolean";
+
+/** Settings from the environment (api.md §14), read once and validated at start-up. */
+export interface Settings {
+  databaseUrl: string;
+  port: number;
+  demoData: boolean;
+  mediaDir: string;
+  pageSize: number;
+  maxPageSize: number;
+  usersCanAddContent: boolean;
+  authenticationRequired: boolean;
+  defaultPubliclyAvailable: boolean;
+  mapDefaultViewport: [number, number, number, number];
+  mapMinViewportSize: number;
+  maxUploadSize: number;
+  tokenLifetime: number;
+  loginMaxFailures: number;
+  loginFailureWindow: number;
+  passwordResetTimeout: number;
+  siteUrl: string;
+  siteName: string;
+  secretKey: string;
+  trustProxyHeaders: boolean;
+  corsAllowedOrigins: string[];
+  emailHost: string;
+  emailPort: number;
+  emailUser: string;
+  emailPassword: string;
+  emailSecure: boolean;
+  emailFrom: string;
+  mapTileUrl: string;
+  mapTileAttribution: string;
+}
+
+export class SettingsError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function reader(env: Env) {
+  const raw = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+  const fail = (name: string, expected: string): never => {
+    throw new SettingsError(`Invalid setting ${name}=${JSON.stringify(env[name])}: expected ${expected}.`);
+  };
+  return {
+    string: (name: string, fallback: string) => raw(name) ?? fallback,
+    boolean(name: string, fallback: boolean): boolean {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      return parseBoolean(value) ?? fail(name, "a boolean (true/false, 1/0, on/off, yes/no, y/n)");
+    },
+    integer(name: string, fallback: number, min: number): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      if (!/^[+-]?\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+        return fail(name, `an integer of at least ${min}`);
+      }
+      return Number(value);
+    },
+    number(name: string, fallback: number): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const n = Number(value);
+      return Number.isFinite(n) && n >= 0 ? n : fail(name, "a non-negative number");
+    },
+    viewport(name: string, fallback: [number, number, number, number]): [number, number, number, number] {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const parts = value.split(",").map((p) => Number(p.trim()));
+      if (parts.length !== 4 || parts.some((p) => !Number.isFinite(p))) {
+        return fail(name, "four comma-separated numbers min_lon,min_lat,max_lon,max_lat");
+      }
+      return parts as [number, number, number, number];
+    },
+    url(name: string): string {
+      const value = raw(name);
+      if (value === undefined) return "";
+      try {
+        const url = new URL(value);
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+      } catch {
+        return fail(name, "an absolute http(s) URL");
+      }
+      return value.replace(/\/+$/, "");
+    },
+    origins(name: string): string[] {
+      const value = raw(name);
+      if (value === undefined) return [];
+      return value.split(",").map((o) => o.trim()).filter(Boolean).map((origin) => {
+        try {
+          const url = new URL(origin);
+          if (url.origin !== origin.replace(/\/$/, "")) throw new Error();
+          return url.origin;
+        } catch {
+          return fail(name, "comma-separated origins such as https://a.example");
+        }
+      });
+    },
+    databaseUrl(name: string): string {
+      const value = raw(name) ?? "file:./data/enhydris.db";
+      if (!/^(file:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+        return fail(name, "file:<path> or postgres://…");
+      }
+      return value;
+    },
+  };
+}
+
+/** Parses the settings; throws SettingsError naming the first invalid variable. */
+export function parseSettings(env: Env): Settings {
+  const r = reader(env);
+  const siteUrl = r.url("ENHYDRIS_SITE_URL");
+  const siteHost = siteUrl ? new URL(siteUrl).host : "";
+  return {
+    databaseUrl: r.databaseUrl("DATABASE_URL"),
+    port: r.integer("PORT", 3000, 1),
+    demoData: r.boolean("ENHYDRIS_DEMO_DATA", true),
+    mediaDir: r.string("ENHYDRIS_MEDIA_DIR", "./data/media"),
+    pageSize: r.integer("ENHYDRIS_PAGE_SIZE", 20, 1),
+    maxPageSize: r.integer("ENHYDRIS_MAX_PAGE_SIZE", 1000, 1),
+    usersCanAddContent: r.boolean("ENHYDRIS_USERS_CAN_ADD_CONTENT", false),
+    authenticationRequired: r.boolean("ENHYDRIS_AUTHENTICATION_REQUIRED", false),
+    defaultPubliclyAvailable: r.boolean("ENHYDRIS_DEFAULT_PUBLICLY_AVAILABLE", true),
+    mapDefaultViewport: r.viewport("ENHYDRIS_MAP_DEFAULT_VIEWPORT", [19.3, 34.75, 29.65, 41.8]),
+    mapMinViewportSize: r.number("ENHYDRIS_MAP_MIN_VIEWPORT_SIZE", 0.04),
+    maxUploadSize: r.integer("ENHYDRIS_MAX_UPLOAD_SIZE", 104857600, 1),
+    tokenLifetime: r.integer("ENHYDRIS_TOKEN_LIFETIME", 0, 0),
+    loginMaxFailures: r.integer("ENHYDRIS_LOGIN_MAX_FAILURES", 10, 1),
+    loginFailureWindow: r.integer("ENHYDRIS_LOGIN_FAILURE_WINDOW", 900, 1),
+    passwordResetTimeout: r.integer("ENHYDRIS_PASSWORD_RESET_TIMEOUT", 259200, 1),
+    siteUrl,
+    siteName: r.string("ENHYDRIS_SITE_NAME", siteHost),
+    secretKey: r.string("ENHYDRIS_SECRET_KEY", ""),
+    trustProxyHeaders: r.boolean("ENHYDRIS_TRUST_PROXY_HEADERS", false),
+    corsAllowedOrigins: r.origins("ENHYDRIS_CORS_ALLOWED_ORIGINS"),
+    emailHost: r.string("ENHYDRIS_EMAIL_HOST", ""),
+    emailPort: r.integer("ENHYDRIS_EMAIL_PORT", 587, 1),
+    emailUser: r.string("ENHYDRIS_EMAIL_USER", ""),
+    emailPassword: env.ENHYDRIS_EMAIL_PASSWORD ?? "",
+    emailSecure: r.boolean("ENHYDRIS_EMAIL_SECURE", false),
+    emailFrom: r.string("ENHYDRIS_EMAIL_FROM", ""),
+    mapTileUrl: r.string("ENHYDRIS_MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+    mapTileAttribution: r.string("ENHYDRIS_MAP_TILE_ATTRIBUTION", "© OpenStreetMap contributors"),
+  };
+}
+
+const KEY = Symbol.for("enhydris.settings");
+type Holder = { [KEY]?: Settings };
+
+/** The process's settings (parsed on first use). */
+export function settings(): Settings {
+  const holder = globalThis as Holder;
+  return (holder[KEY] ??= parseSettings(process.env));
+}
+
+/** Forgets the parsed settings, so that the next use reads the environment again (scripts, tests). */
+export function reloadSettings(): void {
+  delete (globalThis as Holder)[KEY];
+}

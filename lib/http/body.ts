@@ -1,0 +1,169 @@
+import { ApiError, payloadTooLarge, unsupportedMediaType } from "@/lib/http/errors";
+
+/** A file part of a multipart body. */
+export interface UploadedFile {
+  readonly kind: "file";
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
+  bytes(): Promise<Uint8Array>;
+}
+
+export function isUploadedFile(value: unknown): value is UploadedFile {
+  return typeof value === "object" && value !== null && (value as UploadedFile).kind === "file";
+}
+
+/** Python's name for the type of a JSON value, as DRF's messages show it. */
+export function pythonTypeName(value: unknown, rawNumberText?: string): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (Array.isArray(value)) return "list";
+  switch (typeof value) {
+    case "string": return "str";
+    case "boolean": return "bool";
+    case "number":
+      if (rawNumberText !== undefined) return /[.eE]/.test(rawNumberText) ? "float" : "int";
+      return Number.isInteger(value) ? "int" : "float";
+    default: return "dict";
+  }
+}
+
+/**
+ * The parsed body of a request: a JSON object, or form fields (urlencoded or multipart, where a
+ * key may repeat and values may be files). Field readers treat both alike.
+ */
+export class RequestInput {
+  private constructor(
+    readonly kind: "json" | "form",
+    private readonly jsonObject: Record<string, unknown>,
+    private readonly form: Map<string, (string | UploadedFile)[]>,
+  ) {}
+
+  static json(object: Record<string, unknown>): RequestInput {
+    return new RequestInput("json", object, new Map());
+  }
+
+  static form(entries: Iterable<[string, string | UploadedFile]>): RequestInput {
+    const form = new Map<string, (string | UploadedFile)[]>();
+    for (const [key, value] of entries) {
+      const list = form.get(key);
+      if (list) list.push(value);
+      else form.set(key, [value]);
+    }
+    return new RequestInput("form", {}, form);
+  }
+
+  static empty(): RequestInput {
+    return RequestInput.form([]);
+  }
+
+  has(name: string): boolean {
+    return this.kind === "json" ? Object.prototype.hasOwnProperty.call(this.jsonObject, name) : this.form.has(name);
+  }
+
+  /** The value of a field: a JSON value, or the last form value (as Django's QueryDict gives). */
+  get(name: string): unknown {
+    if (this.kind === "json") return this.has(name) ? this.jsonObject[name] : undefined;
+    const list = this.form.get(name);
+    return list ? list[list.length - 1] : undefined;
+  }
+
+  /** Every form value of a repeated key; for JSON, the value itself. */
+  getAll(name: string): unknown {
+    if (this.kind === "json") return this.get(name);
+    return this.form.get(name);
+  }
+
+  keys(): string[] {
+    return this.kind === "json" ? Object.keys(this.jsonObject) : [...this.form.keys()];
+  }
+}
+
+/** Reads the whole body, refusing (413) more than `limit` bytes. */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const decoder = new TextDecoder("utf-8");
+
+function mediaType(contentType: string): string {
+  return contentType.split(";")[0].trim().toLowerCase();
+}
+
+/**
+ * Parses a request body (api.md §1.2): JSON, form-urlencoded or multipart; a non-empty body
+ * without Content-Type is form-encoded; anything else is 415. A JSON body must be an object.
+ */
+export async function parseBody(request: Request, limit: number): Promise<RequestInput> {
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = mediaType(contentType);
+  if (type && type !== "application/json" && type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+    throw unsupportedMediaType(contentType);
+  }
+  const bytes = await readBodyBytes(request, limit);
+  if (type === "multipart/form-data") return parseMultipart(bytes, contentType);
+  const text = decoder.decode(bytes);
+  if (type === "application/json") return parseJsonObject(text);
+  return RequestInput.form(new URLSearchParams(text));
+}
+
+function parseJsonObject(text: string): RequestInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(400, { detail: `JSON parse error - ${(e as Error).message}` });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const type = pythonTypeName(value, typeof value === "number" ? text.trim() : undefined);
+    throw new ApiError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${type}.`] });
+  }
+  return RequestInput.json(value as Record<string, unknown>);
+}
+
+async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<RequestInput> {
+  let data: FormData;
+  try {
+    data = await new Response(bytes as BodyInit, { headers: { "Content-Type": contentType } }).formData();
+  } catch {
+    throw new ApiError(400, { detail: "Multipart form parse error - Invalid multipart body." });
+  }
+  const entries: [string, string | UploadedFile][] = [];
+  for (const [key, value] of data.entries()) {
+    if (typeof value === "string") {
+      entries.push([key, value]);
+    } else {
+      const blob = value as File;
+      entries.push([key, {
+        kind: "file",
+        name: blob.name ?? "",
+        type: blob.type,
+        size: blob.size,
+        bytes: async () => new Uint8Array(await blob.arrayBuffer()),
+      }]);
+    }
+  }
+  return RequestInput.form(entries);
+}

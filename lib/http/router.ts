@@ -1,0 +1,162 @@
+import { settings } from "@/lib/config";
+import { isDatabaseUnavailable } from "@/lib/db";
+import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticate";
+import { parseBody, type RequestInput } from "@/lib/http/body";
+import { ApiError, methodNotAllowed, notFound, serverError, serviceUnavailable, unauthorized, type Challenge } from "@/lib/http/errors";
+import { json } from "@/lib/http/respond";
+import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
+
+export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+export type HandlerMethod = Exclude<Method, "HEAD" | "OPTIONS">;
+const METHOD_ORDER: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+export interface RouteContext {
+  readonly request: Request;
+  readonly url: URL;
+  /** The request's method; HEAD requests run the GET handler. */
+  readonly method: Method;
+  /** Numeric path parameters (`:name` segments). */
+  readonly params: Record<string, number>;
+  readonly auth: Auth;
+  /** The 401 challenge of this interface. */
+  readonly challenge: Challenge;
+  /** The parsed body (read once; 413/415/400 on problems). */
+  input(): Promise<RequestInput>;
+}
+
+export type Handler = (ctx: RouteContext) => Promise<Response>;
+
+export interface Route {
+  /** Segments after the prefix, ending in "/": literal, or `:name` for a decimal id. */
+  readonly path: string;
+  readonly handlers: Partial<Record<HandlerMethod, Handler>>;
+  /** "current" (token, session) or "legacy" (Basic too; Basic challenge). Default current. */
+  readonly scheme?: AuthScheme;
+  /** Methods served without the trailing slash too (legacy.md §0). */
+  readonly slashOptional?: readonly Method[];
+  /** Reachable without a login when authentication is required (api.md §15.4). */
+  readonly open?: boolean;
+  /** A read sent with POST: no CSRF token needed (legacy.md §1.2). */
+  readonly csrfExempt?: boolean;
+  /** Sets the csrftoken cookie on GET responses (legacy.md §1.2). */
+  readonly setsCsrfCookie?: boolean;
+}
+
+interface CompiledRoute extends Route {
+  readonly segments: string[];
+}
+
+export class Router {
+  private readonly routes: CompiledRoute[];
+
+  constructor(readonly prefix: string, routes: Route[]) {
+    this.routes = routes.map((r) => ({ ...r, segments: r.path.split("/").filter(Boolean) }));
+  }
+
+  private match(path: string): { route: CompiledRoute; params: Record<string, number> } | null {
+    const parts = path.split("/").filter(Boolean);
+    for (const route of this.routes) {
+      if (route.segments.length !== parts.length) continue;
+      const params: Record<string, number> = {};
+      let matched = true;
+      for (let i = 0; i < parts.length && matched; i++) {
+        const segment = route.segments[i];
+        if (segment.startsWith(":")) {
+          if (/^\d{1,15}$/.test(parts[i])) params[segment.slice(1)] = Number(parts[i]);
+          else matched = false;
+        } else if (segment !== parts[i]) {
+          matched = false;
+        }
+      }
+      if (matched) return { route, params };
+    }
+    return null;
+  }
+
+  /** Handles a request whose path starts with the prefix. */
+  async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method.toUpperCase() as Method;
+    let response: Response;
+    let route: CompiledRoute | undefined;
+    try {
+      const relative = url.pathname.startsWith(this.prefix) ? url.pathname.slice(this.prefix.length) : url.pathname.replace(/^\/+/, "");
+      const matched = this.match(relative);
+      if (!url.pathname.endsWith("/") && !(matched?.route.slashOptional?.includes(method))) {
+        response = new Response(null, { status: 308, headers: { Location: `${url.pathname}/${url.search}` } });
+      } else if (!matched) {
+        throw notFound();
+      } else {
+        route = matched.route;
+        response = await this.run(request, url, method, matched.route, matched.params);
+      }
+    } catch (error) {
+      response = errorResponse(error, `${method} ${url.pathname}`);
+    }
+    response = withCors(request, response, route);
+    if (method === "HEAD") {
+      await response.body?.cancel().catch(() => undefined);
+      response = new Response(null, { status: response.status, headers: response.headers });
+    }
+    return response;
+  }
+
+  private async run(request: Request, url: URL, method: Method, route: CompiledRoute, params: Record<string, number>): Promise<Response> {
+    const allow = allowHeader(route);
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
+    const handler = route.handlers[(method === "HEAD" ? "GET" : method) as HandlerMethod];
+    if (!handler) throw methodNotAllowed(method, allow);
+
+    const scheme = route.scheme ?? "current";
+    const challenge: Challenge = scheme === "legacy" ? "Basic" : "Token";
+    const auth = await authenticate(request, scheme);
+    if (!auth.user && settings().authenticationRequired && !route.open) throw unauthorized(challenge);
+
+    let input: Promise<RequestInput> | undefined;
+    const ctx: RouteContext = {
+      request, url, method, params, auth, challenge,
+      input: () => (input ??= parseBody(request, settings().maxUploadSize)),
+    };
+    if (auth.via === "session" && method !== "GET" && method !== "HEAD" && !route.csrfExempt) {
+      await enforceCsrf(request, ctx.input);
+    }
+    const response = await handler(ctx);
+    if (route.setsCsrfCookie && method === "GET") ensureCsrfCookie(request, response.headers);
+    return response;
+  }
+}
+
+function allowHeader(route: Route): string {
+  const methods = new Set<Method>(Object.keys(route.handlers) as Method[]);
+  if (methods.has("GET")) methods.add("HEAD");
+  methods.add("OPTIONS");
+  return METHOD_ORDER.filter((m) => methods.has(m)).join(", ");
+}
+
+/** The JSON response of an error; unexpected errors are logged and answered without detail. */
+export function errorResponse(error: unknown, where: string): Response {
+  if (error instanceof ApiError) return json(error.body, error.status, error.headers);
+  if (isDatabaseUnavailable(error)) {
+    console.error(`${where}: database unavailable:`, (error as Error)?.message);
+    const e = serviceUnavailable();
+    return json(e.body, e.status, e.headers);
+  }
+  console.error(`${where}: unexpected error:`, error);
+  const e = serverError();
+  return json(e.body, e.status);
+}
+
+/** CORS headers for allowed origins (api.md §1.8); nothing for others. */
+function withCors(request: Request, response: Response, route: CompiledRoute | undefined): Response {
+  const origin = request.headers.get("origin");
+  const allowed = settings().corsAllowedOrigins;
+  if (!origin || !allowed.includes(origin)) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Access-Control-Allow-Origin", origin);
+  headers.append("Vary", "Origin");
+  if (request.method === "OPTIONS" && request.headers.has("access-control-request-method") && route) {
+    headers.set("Access-Control-Allow-Methods", allowHeader(route));
+    headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-CSRFToken");
+  }
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

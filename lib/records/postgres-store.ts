@@ -1,0 +1,183 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import {
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, emptyAggregates, mergeInto, planBlocks,
+  type IntervalAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+} from "@/lib/records/types";
+
+/** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
+const TYPES = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"),
+} as pg.CustomTypesConfig;
+
+function q(text: string, values: unknown[] = []): pg.QueryConfig {
+  return { text, values, types: TYPES };
+}
+
+/**
+ * The records store on PostgreSQL (pg): writes lock their series' row, so appends to one series
+ * are serialized while writes to different series run in parallel, and stream the records in
+ * with COPY.
+ */
+export class PostgresRecordsStore implements RecordsStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      try {
+        const result = await this.writeInTransaction(client, seriesId, batch, options);
+        await client.query(result.ok && !options.dryRun ? "COMMIT" : "ROLLBACK");
+        return result;
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => { broken = true; });
+        throw e;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async writeInTransaction(client: pg.PoolClient, seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    const { rows } = await client.query(q("SELECT last_timestamp FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
+    if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
+    const lastStored = rows[0].last_timestamp as number | null;
+    const n = batch.timestamps.length;
+    const existing = new Set<number>();
+    if (options.mode === "insert" && n > 0 && lastStored !== null && batch.timestamps[0] <= lastStored) {
+      const found = await client.query(q(
+        "SELECT timestamp FROM timeseries_record WHERE timeseries_id = $1 AND timestamp BETWEEN $2 AND $3",
+        [seriesId, batch.timestamps[0], batch.timestamps[n - 1]]));
+      const wanted = new Set(batch.timestamps);
+      for (const r of found.rows) if (wanted.has(r.timestamp)) existing.add(r.timestamp);
+    }
+    const errors = options.validate({ lastStored, existing });
+    if (errors.length) return { ok: false, errors };
+    if (n === 0 || options.dryRun) return { ok: true, stored: n };
+
+    await pipeline(Readable.from(copyLines(seriesId, batch)), client.query(copyFrom(
+      "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN")));
+    const blocks = batchBlocks(batch);
+    await client.query(q(`INSERT INTO timeseries_block AS b (timeseries_id, block_start, count, value_count, min, max, sum)
+      SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[])
+      ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
+        count = b.count + excluded.count,
+        value_count = b.value_count + excluded.value_count,
+        min = LEAST(b.min, excluded.min),
+        max = GREATEST(b.max, excluded.max),
+        sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE b.sum + excluded.sum END`,
+    [seriesId, blocks.starts, blocks.counts, blocks.valueCounts, blocks.mins, blocks.maxs, blocks.sums]));
+    const last = n - 1;
+    await client.query(q(`UPDATE timeseries SET
+        record_count = record_count + $1,
+        first_timestamp = LEAST(first_timestamp, $2),
+        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $4 ELSE last_value END,
+        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $5 ELSE last_flags END,
+        last_timestamp = GREATEST(last_timestamp, $3),
+        version = version + 1,
+        last_modified = to_timestamp($6::float8 / 1000) AT TIME ZONE 'UTC'
+      WHERE id = $7`,
+    [n, batch.timestamps[0], batch.timestamps[last], nullable(batch.values[last]), batch.flags[last], Date.now(), seriesId]));
+    return { ok: true, stored: n };
+  }
+
+  async *read(seriesId: number, from: number, to: number, chunkSize = 20_000): AsyncGenerator<RecordChunk> {
+    let next = from;
+    for (;;) {
+      const { rows } = await this.pool.query({
+        ...q(`SELECT timestamp, value, flags FROM timeseries_record
+          WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp <= $3 ORDER BY timestamp LIMIT $4`, [seriesId, next, to, chunkSize]),
+        rowMode: "array",
+      });
+      const length = rows.length;
+      if (length === 0) return;
+      const timestamps = new Float64Array(length);
+      const values = new Float64Array(length);
+      const flags: string[] = new Array(length);
+      for (let i = 0; i < length; i++) {
+        const r = rows[i] as [number, number | null, string];
+        timestamps[i] = r[0];
+        values[i] = r[1] === null ? NaN : r[1];
+        flags[i] = r[2];
+      }
+      yield { timestamps, values, flags, length };
+      if (length < chunkSize) return;
+      next = timestamps[length - 1] + 1;
+    }
+  }
+
+  async summary(seriesId: number): Promise<SeriesSummary | null> {
+    const { rows } = await this.pool.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
+      FROM timeseries WHERE id = $1`, [seriesId]));
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
+  }
+
+  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates> {
+    const out = emptyAggregates(N);
+    const D = E - S;
+    if (D / N < BLOCK_PLAN_MIN_WIDTH) {
+      await this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
+      return out;
+    }
+    const { rows } = await this.pool.query({
+      ...q(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
+        WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3 ORDER BY block_start`, [seriesId, S - DAY + 1, E]),
+      rowMode: "array",
+    });
+    const blocks = rows as [number, number, number | null, number | null, number | null][];
+    const plan = planBlocks(S, E, N, blocks.map((b) => b[0]));
+    for (let k = 0; k < blocks.length; k++) {
+      const i = plan.whole[k];
+      if (i >= 0) {
+        const [, count, min, max, sum] = blocks[k];
+        mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
+      }
+    }
+    await this.aggregateRecords(out, seriesId, S, E, N, plan.edges);
+    return out;
+  }
+
+  private async aggregateRecords(out: IntervalAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): Promise<void> {
+    if (ranges.length === 0) return;
+    const D = E - S;
+    const interval = D === 0 ? `${N - 1}` : `LEAST(((r.timestamp - $4::bigint) * $5::bigint) / $6::bigint, ${N - 1})`;
+    const { rows } = await this.pool.query({
+      ...q(`SELECT ${interval} AS i, COUNT(r.value)::int, MIN(r.value), MAX(r.value), SUM(r.value)
+        FROM unnest($2::bigint[], $3::bigint[]) AS e(lo, hi)
+        JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi
+        GROUP BY 1`, [seriesId, ranges.map((r) => r[0]), ranges.map((r) => r[1]), ...(D === 0 ? [] : [S, N, D])]),
+      rowMode: "array",
+    });
+    for (const [i, count, min, max, sum] of rows as [number, number, number | null, number | null, number | null][]) {
+      mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
+    }
+  }
+}
+
+function nullable(v: number): number | null {
+  return v === v ? v : null;
+}
+
+/** COPY text format, in chunks of about 64 KB. Flags cannot hold tabs or newlines; backslashes are escaped. */
+function* copyLines(seriesId: number, batch: RecordBatch): Generator<string> {
+  const { timestamps, values, flags } = batch;
+  const prefix = `${seriesId}\t`;
+  let chunk = "";
+  for (let i = 0; i < timestamps.length; i++) {
+    const v = values[i];
+    const f = flags[i];
+    chunk += prefix + timestamps[i] + "\t" + (v === v ? String(v) : "\\N") + "\t" + (f.includes("\\") ? f.replaceAll("\\", "\\\\") : f) + "\n";
+    if (chunk.length > 65_536) {
+      yield chunk;
+      chunk = "";
+    }
+  }
+  if (chunk) yield chunk;
+}

@@ -1,0 +1,208 @@
+import type { Statement } from "better-sqlite3";
+import type { Db } from "@/lib/db";
+import type { SqliteDatabase } from "@/lib/db/sqlite";
+import {
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, emptyAggregates, mergeInto, planBlocks,
+  type IntervalAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+} from "@/lib/records/types";
+
+/** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
+const ROWS_PER_INSERT = 250;
+
+/**
+ * The records store on SQLite (better-sqlite3): every write is one synchronous transaction
+ * under the process's write lock, with prepared statements; reads take chunks by key.
+ */
+export class SqliteRecordsStore implements RecordsStore {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db, private readonly conn: SqliteDatabase) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.conn.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    return this.db.withWriteLock(() => {
+      const conn = this.conn;
+      conn.exec("BEGIN IMMEDIATE");
+      try {
+        const result = this.writeInTransaction(seriesId, batch, options);
+        if (result.ok && !options.dryRun) conn.exec("COMMIT");
+        else conn.exec("ROLLBACK");
+        return result;
+      } catch (e) {
+        if (conn.inTransaction) conn.exec("ROLLBACK");
+        throw e;
+      }
+    });
+  }
+
+  private writeInTransaction(seriesId: number, batch: RecordBatch, options: WriteOptions): WriteResult {
+    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as { last_timestamp: number | null } | undefined;
+    if (!row) throw new Error(`time series ${seriesId} does not exist`);
+    const lastStored = row.last_timestamp;
+    const n = batch.timestamps.length;
+    const existing = new Set<number>();
+    if (options.mode === "insert" && n > 0 && lastStored !== null && batch.timestamps[0] <= lastStored) {
+      const found = this.stmt("SELECT timestamp FROM timeseries_record WHERE timeseries_id = ? AND timestamp BETWEEN ? AND ?")
+        .pluck().all(seriesId, batch.timestamps[0], batch.timestamps[n - 1]) as number[];
+      const wanted = new Set(batch.timestamps);
+      for (const t of found) if (wanted.has(t)) existing.add(t);
+    }
+    const errors = options.validate({ lastStored, existing });
+    if (errors.length) return { ok: false, errors };
+    if (n === 0 || options.dryRun) return { ok: true, stored: n };
+
+    this.insertRecords(seriesId, batch);
+    this.mergeBlocks(seriesId, batch);
+    const lastIndex = n - 1;
+    this.stmt(`UPDATE timeseries SET
+        record_count = record_count + ?,
+        first_timestamp = CASE WHEN first_timestamp IS NULL OR first_timestamp > ? THEN ? ELSE first_timestamp END,
+        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_value END,
+        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_flags END,
+        last_timestamp = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_timestamp END,
+        version = version + 1,
+        last_modified = ?
+      WHERE id = ?`).run(
+      n, batch.timestamps[0], batch.timestamps[0],
+      batch.timestamps[lastIndex], nullable(batch.values[lastIndex]),
+      batch.timestamps[lastIndex], batch.flags[lastIndex],
+      batch.timestamps[lastIndex], batch.timestamps[lastIndex],
+      Date.now(), seriesId);
+    return { ok: true, stored: n };
+  }
+
+  private insertRecords(seriesId: number, batch: RecordBatch): void {
+    const { timestamps, values, flags } = batch;
+    const n = timestamps.length;
+    const full = this.stmt(insertSql(ROWS_PER_INSERT));
+    const params: (number | string | null)[] = new Array(ROWS_PER_INSERT * 4);
+    let i = 0;
+    for (; i + ROWS_PER_INSERT <= n; i += ROWS_PER_INSERT) {
+      for (let k = 0, p = 0; k < ROWS_PER_INSERT; k++) {
+        const j = i + k;
+        params[p++] = seriesId;
+        params[p++] = timestamps[j];
+        params[p++] = nullable(values[j]);
+        params[p++] = flags[j];
+      }
+      full.run(params);
+    }
+    const rest = n - i;
+    if (rest > 0) {
+      const tail: (number | string | null)[] = [];
+      for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
+      this.stmt(insertSql(rest)).run(tail);
+    }
+  }
+
+  private mergeBlocks(seriesId: number, batch: RecordBatch): void {
+    const blocks = batchBlocks(batch);
+    const upsert = this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
+        count = count + excluded.count,
+        value_count = value_count + excluded.value_count,
+        min = COALESCE(MIN(min, excluded.min), min, excluded.min),
+        max = COALESCE(MAX(max, excluded.max), max, excluded.max),
+        sum = CASE WHEN sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN sum ELSE sum + excluded.sum END`);
+    for (let k = 0; k < blocks.starts.length; k++) {
+      upsert.run(seriesId, blocks.starts[k], blocks.counts[k], blocks.valueCounts[k], blocks.mins[k], blocks.maxs[k], blocks.sums[k]);
+    }
+  }
+
+  async *read(seriesId: number, from: number, to: number, chunkSize = 20_000): AsyncGenerator<RecordChunk> {
+    const select = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record
+      WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp LIMIT ?`).raw(true);
+    let next = from;
+    for (;;) {
+      const rows = select.all(seriesId, next, to, chunkSize) as [number, number | null, string][];
+      const length = rows.length;
+      if (length === 0) return;
+      const timestamps = new Float64Array(length);
+      const values = new Float64Array(length);
+      const flags: string[] = new Array(length);
+      for (let i = 0; i < length; i++) {
+        const r = rows[i];
+        timestamps[i] = r[0];
+        values[i] = r[1] === null ? NaN : r[1];
+        flags[i] = r[2];
+      }
+      yield { timestamps, values, flags, length };
+      if (length < chunkSize) return;
+      next = timestamps[length - 1] + 1;
+    }
+  }
+
+  async summary(seriesId: number): Promise<SeriesSummary | null> {
+    const row = this.stmt(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
+      FROM timeseries WHERE id = ?`).get(seriesId) as Record<string, number | string | null> | undefined;
+    if (!row) return null;
+    return {
+      count: row.record_count as number,
+      first: row.first_timestamp as number | null,
+      last: row.last_timestamp as number | null,
+      lastValue: row.last_value as number | null,
+      lastFlags: row.last_flags as string | null,
+      version: row.version as number,
+    };
+  }
+
+  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates> {
+    const out = emptyAggregates(N);
+    const D = E - S;
+    if (D / N < BLOCK_PLAN_MIN_WIDTH) {
+      this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
+      return out;
+    }
+    const blocks = this.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
+      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true)
+      .all(seriesId, S - DAY + 1, E) as [number, number, number | null, number | null, number | null][];
+    const plan = planBlocks(S, E, N, blocks.map((b) => b[0]));
+    for (let k = 0; k < blocks.length; k++) {
+      const i = plan.whole[k];
+      if (i >= 0) {
+        const [, count, min, max, sum] = blocks[k];
+        mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
+      }
+    }
+    this.aggregateRecords(out, seriesId, S, E, N, plan.edges);
+    return out;
+  }
+
+  /** Aggregates the records of the given ranges, grouped by interval, in one statement. */
+  private aggregateRecords(out: IntervalAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): void {
+    if (ranges.length === 0) return;
+    const D = E - S;
+    const interval = D === 0 ? `${N - 1}` : `MIN(((r.timestamp - ?) * ?) / ?, ${N - 1})`;
+    const sql = `SELECT ${interval} AS i, COUNT(r.value), MIN(r.value), MAX(r.value), SUM(r.value)
+      FROM json_each(?) AS e
+      JOIN timeseries_record r ON r.timeseries_id = ? AND r.timestamp >= e.value ->> 0 AND r.timestamp <= e.value ->> 1
+      GROUP BY i`;
+    const params: (number | string)[] = D === 0 ? [] : [S, N, D];
+    params.push(JSON.stringify(ranges), seriesId);
+    const rows = this.stmt(sql).raw(true).all(params) as [number, number, number | null, number | null, number | null][];
+    for (const [i, count, min, max, sum] of rows) mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
+  }
+}
+
+function nullable(v: number): number | null {
+  return v === v ? v : null;
+}
+
+const insertSqlCache = new Map<number, string>();
+function insertSql(rows: number): string {
+  let sql = insertSqlCache.get(rows);
+  if (!sql) {
+    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}`;
+    if (rows === ROWS_PER_INSERT) insertSqlCache.set(rows, sql);
+  }
+  return sql;
+}

@@ -1,0 +1,172 @@
+/**
+ * The records store: bulk writes and streaming reads of time-series records on the native
+ * drivers, keeping each series' summary (count, first/last timestamp, last record, version)
+ * and its daily blocks (count, min, max, sum) current in the same transaction.
+ */
+
+/** Records sorted by timestamp, without duplicates. A NaN value is a null. */
+export interface RecordBatch {
+  readonly timestamps: Float64Array;
+  readonly values: Float64Array;
+  readonly flags: readonly string[];
+}
+
+export interface SeriesSummary {
+  readonly count: number;
+  readonly first: number | null;
+  readonly last: number | null;
+  readonly lastValue: number | null;
+  readonly lastFlags: string | null;
+  readonly version: number;
+}
+
+/** What a write's validation sees, inside the write's transaction. */
+export interface WriteState {
+  /** Timestamp of the latest stored record. */
+  readonly lastStored: number | null;
+  /** The batch's timestamps that are already stored (computed for mode "insert" only). */
+  readonly existing: ReadonlySet<number>;
+}
+
+export interface WriteOptions {
+  readonly mode: "append" | "insert";
+  /** Validate and roll back. */
+  readonly dryRun?: boolean;
+  /** Returns error messages; any message aborts the write with nothing stored. */
+  readonly validate: (state: WriteState) => string[];
+}
+
+export type WriteResult = { ok: true; stored: number } | { ok: false; errors: string[] };
+
+/** A chunk of records read in timestamp order. `values` has NaN for null. */
+export interface RecordChunk {
+  readonly timestamps: Float64Array;
+  readonly values: Float64Array;
+  readonly flags: string[];
+  readonly length: number;
+}
+
+/** Per-interval aggregates of non-null values, for the chart. */
+export interface IntervalAggregates {
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+  readonly sum: Float64Array;
+  readonly count: Int32Array;
+}
+
+export interface RecordsStore {
+  write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult>;
+  /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
+  read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
+  summary(seriesId: number): Promise<SeriesSummary | null>;
+  /**
+   * Aggregates over N intervals of [S, E] as the chart defines them (formats.md §7.2): record t
+   * goes to floor((t − S)·N / D), the last interval taking E (and everything when D = 0).
+   */
+  aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates>;
+}
+
+export const DAY = 86_400;
+
+/** The start of the UTC day holding t. */
+export function blockStart(t: number): number {
+  return Math.floor(t / DAY) * DAY;
+}
+
+/** Per-block aggregates of a sorted batch, to merge into the stored blocks. */
+export interface BatchBlocks {
+  starts: number[];
+  counts: number[];
+  valueCounts: number[];
+  mins: (number | null)[];
+  maxs: (number | null)[];
+  sums: (number | null)[];
+}
+
+export function batchBlocks(batch: RecordBatch): BatchBlocks {
+  const out: BatchBlocks = { starts: [], counts: [], valueCounts: [], mins: [], maxs: [], sums: [] };
+  const { timestamps, values } = batch;
+  let i = 0;
+  while (i < timestamps.length) {
+    const start = blockStart(timestamps[i]);
+    const end = start + DAY;
+    let count = 0;
+    let valueCount = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    let sum = 0;
+    for (; i < timestamps.length && timestamps[i] < end; i++) {
+      count++;
+      const v = values[i];
+      if (v === v) {
+        valueCount++;
+        if (v < min) min = v;
+        if (v > max) max = v;
+        sum += v;
+      }
+    }
+    out.starts.push(start);
+    out.counts.push(count);
+    out.valueCounts.push(valueCount);
+    out.mins.push(valueCount ? min : null);
+    out.maxs.push(valueCount ? max : null);
+    out.sums.push(valueCount ? sum : null);
+  }
+  return out;
+}
+
+/** Empty aggregates for N intervals. */
+export function emptyAggregates(N: number): IntervalAggregates {
+  return {
+    min: new Float64Array(N).fill(Infinity),
+    max: new Float64Array(N).fill(-Infinity),
+    sum: new Float64Array(N),
+    count: new Int32Array(N),
+  };
+}
+
+export function mergeInto(a: IntervalAggregates, i: number, count: number, min: number, max: number, sum: number): void {
+  if (count === 0) return;
+  a.count[i] += count;
+  a.sum[i] += sum;
+  if (min < a.min[i]) a.min[i] = min;
+  if (max > a.max[i]) a.max[i] = max;
+}
+
+/**
+ * The plan of an aggregation over daily blocks: blocks that lie wholly inside one interval are
+ * taken whole; records of the blocks that straddle an interval boundary (or the range's ends)
+ * are aggregated from the records themselves, in `edges` ([lo, hi] inclusive ranges).
+ */
+export function planBlocks(S: number, E: number, N: number, blockStarts: ArrayLike<number>): { whole: Int32Array; edges: [number, number][] } {
+  const D = E - S;
+  const whole = new Int32Array(blockStarts.length).fill(-1);
+  const edges: [number, number][] = [];
+  for (let k = 0; k < blockStarts.length; k++) {
+    const b = blockStarts[k];
+    const last = b + DAY - 1;
+    if (b >= S && last <= E) {
+      const i = intervalIndex(b, S, D, N);
+      if (i === intervalIndex(last, S, D, N)) {
+        whole[k] = i;
+        continue;
+      }
+    }
+    const lo = Math.max(b, S);
+    const hi = Math.min(last, E);
+    const previous = edges[edges.length - 1];
+    if (previous && previous[1] + 1 === lo) previous[1] = hi;
+    else edges.push([lo, hi]);
+  }
+  return { whole, edges };
+}
+
+/** The interval of a record at t (S ≤ t ≤ E) among N intervals of width D/N. */
+export function intervalIndex(t: number, S: number, D: number, N: number): number {
+  if (D === 0) return N - 1;
+  const i = Math.floor(((t - S) * N) / D);
+  return i >= N ? N - 1 : i;
+}
+
+/** Below this interval width, blocks cannot help and records are aggregated directly. */
+export const BLOCK_PLAN_MIN_WIDTH = 2 * DAY;

@@ -1,0 +1,81 @@
+import { rm } from "node:fs/promises";
+import { db, type Tx } from "@/lib/db";
+import { mediaPath } from "@/lib/services/media";
+import { stationNorm } from "@/lib/services/norms";
+
+/** Writes of stations (api.md §4.3); validation is the caller's (lib/api/station-writes.ts). */
+export interface StationData {
+  name: string;
+  code: string;
+  remarks: string;
+  originalSrid: number | null;
+  altitude: number | null;
+  lon: number;
+  lat: number;
+  displayTimezone: string;
+  startDate: string | null;
+  endDate: string | null;
+  ownerId: number;
+  overseer: string;
+  maintainers: number[];
+  stype: number[];
+  dataViewers: number[];
+}
+
+type StationColumns = Omit<StationData, "maintainers" | "stype" | "dataViewers">;
+
+function columns<T extends Partial<StationData>>(data: T): Omit<T, "maintainers" | "stype" | "dataViewers"> {
+  const { maintainers: _m, stype: _s, dataViewers: _d, ...scalar } = data;
+  return scalar;
+}
+
+async function replaceRelations(tx: Tx, stationId: number, data: Partial<StationData>): Promise<void> {
+  if (data.maintainers) {
+    await tx.stationMaintainer.deleteMany({ where: { stationId } });
+    await tx.stationMaintainer.createMany({ data: data.maintainers.map((userId) => ({ stationId, userId })) });
+  }
+  if (data.dataViewers) {
+    await tx.stationDataViewer.deleteMany({ where: { stationId } });
+    await tx.stationDataViewer.createMany({ data: data.dataViewers.map((userId) => ({ stationId, userId })) });
+  }
+  if (data.stype) {
+    await tx.stationStype.deleteMany({ where: { stationId } });
+    await tx.stationStype.createMany({ data: data.stype.map((stationTypeId) => ({ stationId, stationTypeId })) });
+  }
+}
+
+export async function createStation(data: StationData, creatorId: number | null): Promise<number> {
+  return db().write(async (tx) => {
+    const gentity = await tx.gentity.create({ data: { kind: "station" } });
+    await tx.station.create({
+      data: { ...(columns(data) as StationColumns), id: gentity.id, creatorId, lastModified: new Date(), searchNorm: stationNorm(data) },
+    });
+    await replaceRelations(tx, gentity.id, data);
+    return gentity.id;
+  });
+}
+
+export async function updateStation(id: number, data: Partial<StationData>): Promise<void> {
+  await db().write(async (tx) => {
+    const current = await tx.station.findUniqueOrThrow({ where: { id }, select: { name: true, code: true, remarks: true } });
+    const merged = { ...current, ...columns(data) };
+    await tx.station.update({
+      where: { id },
+      data: { ...columns(data), lastModified: new Date(), searchNorm: stationNorm(merged) },
+    });
+    await replaceRelations(tx, id, data);
+  });
+}
+
+/** Deletes a station and everything under it: groups, series, records, events, files and their bytes. */
+export async function deleteStation(id: number): Promise<void> {
+  const stored = await db().write(async (tx) => {
+    const [files, images] = await Promise.all([
+      tx.gentityFile.findMany({ where: { stationId: id }, select: { storedName: true } }),
+      tx.gentityImage.findMany({ where: { stationId: id }, select: { storedName: true } }),
+    ]);
+    await tx.gentity.delete({ where: { id } });
+    return [...files, ...images].map((f) => f.storedName).filter(Boolean);
+  });
+  await Promise.all(stored.map((name) => rm(mediaPath(name), { force: true })));
+}

@@ -1,0 +1,29 @@
+import { parseSettings, SettingsError } from "@/lib/config";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { secretKey } from "@/lib/auth/secret";
+import { loadDemoDataIfEmpty } from "@/lib/demo";
+
+/**
+ * Start-up: refuse invalid settings (naming the variable), bring the database schema up to
+ * date, make sure a secret key exists, and give an empty database the demo data.
+ */
+export async function startup(): Promise<void> {
+  let settings;
+  try {
+    settings = parseSettings(process.env);
+  } catch (e) {
+    if (e instanceof SettingsError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
+  if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
+  secretKey();
+  if (settings.demoData) {
+    const loaded = await loadDemoDataIfEmpty();
+    if (loaded) console.log("Loaded the demo data into the empty database.");
+  }
+}

@@ -1,0 +1,88 @@
+// The HTTP server: Next's request handler behind a plain Node http.Server, so that the
+// service knows the client's address (login throttle, api.md §12.1) and the scheme.
+//   node server.mjs          production (after `next build`)
+//   node server.mjs --dev    development, with hot reloading
+import http from "node:http";
+import next from "next";
+
+const dev = process.argv.includes("--dev");
+const TRUE = new Set(["true", "1", "on", "yes", "y"]);
+const trustProxy = TRUE.has(String(process.env.ENHYDRIS_TRUST_PROXY_HEADERS ?? "").trim().toLowerCase());
+const portText = String(process.env.PORT ?? "3000").trim() || "3000";
+if (!/^\d+$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+  console.error(`Invalid setting PORT=${JSON.stringify(process.env.PORT)}: expected an integer from 1 to 65535.`);
+  process.exit(1);
+}
+const port = Number(portText);
+const hostname = process.env.HOSTNAME_BIND || "0.0.0.0";
+
+function first(value) {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text ? text.split(",")[0].trim() : "";
+}
+
+/** Site pages end in "/" (api.md §16); API paths get their 308 from the API router. */
+function needsSlash(path) {
+  if (path.endsWith("/")) return false;
+  if (/^\/(api|_next|accounts\/auth|timeseries\/data)(\/|$)/.test(path)) return false;
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  return !last.includes(".");
+}
+
+/**
+ * Next drops Content-Length from route responses (send-response.js); a route that knows its
+ * length sends it as X-Enhydris-Content-Length and it is restored here.
+ */
+const LENGTH_HEADER = "x-enhydris-content-length";
+function restoreContentLength(res) {
+  const setHeader = res.setHeader.bind(res);
+  const appendHeader = res.appendHeader.bind(res);
+  res.setHeader = (name, value) =>
+    String(name).toLowerCase() === LENGTH_HEADER ? setHeader("Content-Length", value) : setHeader(name, value);
+  res.appendHeader = (name, value) =>
+    String(name).toLowerCase() === LENGTH_HEADER ? setHeader("Content-Length", value) : appendHeader(name, value);
+}
+
+const app = next({ dev, hostname, port, dir: process.cwd() });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = http.createServer((req, res) => {
+  const address = req.socket.remoteAddress ?? "unknown";
+  req.headers["x-forwarded-for"] = (trustProxy && first(req.headers["x-forwarded-for"])) || address;
+  const proto = trustProxy ? first(req.headers["x-forwarded-proto"]) : "";
+  req.headers["x-enhydris-scheme"] = proto === "https" || req.socket.encrypted ? "https" : "http";
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  if (needsSlash(path)) {
+    res.writeHead(308, { Location: `${path}/${q < 0 ? "" : url.slice(q)}` });
+    res.end();
+    return;
+  }
+  restoreContentLength(res);
+  handle(req, res).catch((error) => {
+    console.error("request failed:", error);
+    if (!res.headersSent) {
+      res.writeHead(500, { "Content-Type": "application/json" });
+      res.end('{"detail":"A server error occurred."}');
+    } else {
+      res.destroy();
+    }
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.requestTimeout = 0;
+server.listen(port, hostname, () => {
+  console.log(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
+});
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  });
+}
