@@ -2,9 +2,10 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { newChartAggregates } from "@/lib/formats/chart";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, emptyAggregates, mergeInto, planBlocks,
-  type IntervalAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, mergeInto, planBlocks,
+  type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -119,8 +120,8 @@ export class PostgresRecordsStore implements RecordsStore {
     return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
   }
 
-  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates> {
-    const out = emptyAggregates(N);
+  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates> {
+    const out = newChartAggregates(N);
     const D = E - S;
     if (D / N < BLOCK_PLAN_MIN_WIDTH) {
       await this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
@@ -144,7 +145,7 @@ export class PostgresRecordsStore implements RecordsStore {
     return out;
   }
 
-  private async aggregateRecords(out: IntervalAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): Promise<void> {
+  private async aggregateRecords(out: ChartAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): Promise<void> {
     if (ranges.length === 0) return;
     const D = E - S;
     const interval = D === 0 ? `${N - 1}` : `LEAST(((r.timestamp - $4::bigint) * $5::bigint) / $6::bigint, ${N - 1})`;

@@ -1,9 +1,10 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "@/lib/db";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
+import { newChartAggregates } from "@/lib/formats/chart";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, emptyAggregates, mergeInto, planBlocks,
-  type IntervalAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, mergeInto, planBlocks,
+  type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -155,8 +156,8 @@ export class SqliteRecordsStore implements RecordsStore {
     };
   }
 
-  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates> {
-    const out = emptyAggregates(N);
+  async aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates> {
+    const out = newChartAggregates(N);
     const D = E - S;
     if (D / N < BLOCK_PLAN_MIN_WIDTH) {
       this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
@@ -178,7 +179,7 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   /** Aggregates the records of the given ranges, grouped by interval, in one statement. */
-  private aggregateRecords(out: IntervalAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): void {
+  private aggregateRecords(out: ChartAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): void {
     if (ranges.length === 0) return;
     const D = E - S;
     const interval = D === 0 ? `${N - 1}` : `MIN(((r.timestamp - ?) * ?) / ?, ${N - 1})`;

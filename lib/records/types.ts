@@ -46,13 +46,9 @@ export interface RecordChunk {
   readonly length: number;
 }
 
-/** Per-interval aggregates of non-null values, for the chart. */
-export interface IntervalAggregates {
-  readonly min: Float64Array;
-  readonly max: Float64Array;
-  readonly sum: Float64Array;
-  readonly count: Int32Array;
-}
+import { intervalOf, type ChartAggregates } from "@/lib/formats/chart";
+
+export type { ChartAggregates };
 
 export interface RecordsStore {
   write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult>;
@@ -63,7 +59,7 @@ export interface RecordsStore {
    * Aggregates over N intervals of [S, E] as the chart defines them (formats.md §7.2): record t
    * goes to floor((t − S)·N / D), the last interval taking E (and everything when D = 0).
    */
-  aggregate(seriesId: number, S: number, E: number, N: number): Promise<IntervalAggregates>;
+  aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates>;
 }
 
 export const DAY = 86_400;
@@ -115,17 +111,8 @@ export function batchBlocks(batch: RecordBatch): BatchBlocks {
   return out;
 }
 
-/** Empty aggregates for N intervals. */
-export function emptyAggregates(N: number): IntervalAggregates {
-  return {
-    min: new Float64Array(N).fill(Infinity),
-    max: new Float64Array(N).fill(-Infinity),
-    sum: new Float64Array(N),
-    count: new Int32Array(N),
-  };
-}
-
-export function mergeInto(a: IntervalAggregates, i: number, count: number, min: number, max: number, sum: number): void {
+/** Adds an aggregate of `count` non-null values to interval i. */
+export function mergeInto(a: ChartAggregates, i: number, count: number, min: number, max: number, sum: number): void {
   if (count === 0) return;
   a.count[i] += count;
   a.sum[i] += sum;
@@ -139,15 +126,14 @@ export function mergeInto(a: IntervalAggregates, i: number, count: number, min: 
  * are aggregated from the records themselves, in `edges` ([lo, hi] inclusive ranges).
  */
 export function planBlocks(S: number, E: number, N: number, blockStarts: ArrayLike<number>): { whole: Int32Array; edges: [number, number][] } {
-  const D = E - S;
   const whole = new Int32Array(blockStarts.length).fill(-1);
   const edges: [number, number][] = [];
   for (let k = 0; k < blockStarts.length; k++) {
     const b = blockStarts[k];
     const last = b + DAY - 1;
     if (b >= S && last <= E) {
-      const i = intervalIndex(b, S, D, N);
-      if (i === intervalIndex(last, S, D, N)) {
+      const i = intervalOf(b, S, E, N);
+      if (i === intervalOf(last, S, E, N)) {
         whole[k] = i;
         continue;
       }
@@ -159,13 +145,6 @@ export function planBlocks(S: number, E: number, N: number, blockStarts: ArrayLi
     else edges.push([lo, hi]);
   }
   return { whole, edges };
-}
-
-/** The interval of a record at t (S ≤ t ≤ E) among N intervals of width D/N. */
-export function intervalIndex(t: number, S: number, D: number, N: number): number {
-  if (D === 0) return N - 1;
-  const i = Math.floor(((t - S) * N) / D);
-  return i >= N ? N - 1 : i;
 }
 
 /** Below this interval width, blocks cannot help and records are aggregated directly. */

@@ -1,0 +1,81 @@
+/**
+ * Timestamp texts: the record-line timestamp `YYYY-MM-DD HH:MM` (formats.md §2.1), instants
+ * with an offset for upload messages (§6.5) and UTC instants for JSON (§6.6).
+ */
+import { PAD2, civilFromDaysInto, formatCivilDate, pad4, type Civil } from "@/lib/formats/civil";
+import type { TimeZone } from "@/lib/formats/timezone";
+
+export { civilFromDays, civilFromDaysInto, daysFromCivil, daysInMonth, isLeapYear } from "@/lib/formats/civil";
+
+/** "00:00" … "23:59", indexed by minute of the day. */
+const HHMM: string[] = [];
+for (let h = 0; h < 24; h++) for (let m = 0; m < 60; m++) HHMM.push(PAD2[h] + ":" + PAD2[m]);
+
+/**
+ * A formatter of instants (epoch seconds) as `YYYY-MM-DD HH:MM` in `zone`, seconds
+ * truncated (floored, also for negative epochs). Keeps the current offset segment and the
+ * text of the current local day, so consecutive calls cost a few arithmetic operations and
+ * one string concatenation.
+ */
+export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) => string {
+  let segStart = 0;
+  let segEnd = 0;
+  let offset = 0;
+  const fixed = zone.fixedOffsetMinutes;
+  if (fixed !== null) {
+    segStart = -Infinity;
+    segEnd = Infinity;
+    offset = fixed * 60;
+  }
+  let lastDay = NaN;
+  let datePart = "";
+  return (epochSeconds: number): string => {
+    const t = Math.floor(epochSeconds);
+    if (!(t >= segStart && t < segEnd)) {
+      const seg = zone.segmentAt(t);
+      segStart = seg.start;
+      segEnd = seg.end;
+      offset = seg.offset;
+    }
+    const local = t + offset;
+    const day = Math.floor(local / 86400);
+    if (day !== lastDay) {
+      lastDay = day;
+      datePart = formatCivilDate(day) + " ";
+    }
+    return datePart + HHMM[Math.floor((local - day * 86400) / 60)];
+  };
+}
+
+const SCRATCH: Civil = { year: 0, month: 0, day: 0 };
+
+function localDateTime(local: number, sep: string): string {
+  const day = Math.floor(local / 86400);
+  const sod = local - day * 86400;
+  const c = civilFromDaysInto(day, SCRATCH);
+  const h = Math.floor(sod / 3600);
+  const mi = Math.floor((sod - h * 3600) / 60);
+  const s = sod - h * 3600 - mi * 60;
+  return pad4(c.year) + "-" + PAD2[c.month] + "-" + PAD2[c.day] + sep + PAD2[h] + ":" + PAD2[mi] + ":" + PAD2[s];
+}
+
+/** "+02:00", "-05:00", "+00:00"; "+01:34:52" for an offset with seconds. */
+export function formatOffset(offsetSeconds: number): string {
+  const a = Math.abs(offsetSeconds);
+  const h = Math.floor(a / 3600);
+  const m = Math.floor((a - h * 3600) / 60);
+  const s = a - h * 3600 - m * 60;
+  return (offsetSeconds < 0 ? "-" : "+") + PAD2[h] + ":" + PAD2[m] + (s !== 0 ? ":" + PAD2[s] : "");
+}
+
+/** `YYYY-MM-DDThh:mm:ss±hh:mm` in `zone`, never `Z` (formats.md §6.5). */
+export function formatInstantWithOffset(epochSeconds: number, zone: TimeZone): string {
+  const t = Math.floor(epochSeconds);
+  const offset = zone.offsetSecondsAt(t);
+  return localDateTime(t + offset, "T") + formatOffset(offset);
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` (JSON `last_update`, dry-run dates). */
+export function formatUtcSeconds(epochSeconds: number): string {
+  return localDateTime(Math.floor(epochSeconds), "T") + "Z";
+}
