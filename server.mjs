@@ -21,6 +21,16 @@ function first(value) {
   return text ? text.split(",")[0].trim() : "";
 }
 
+/** A path Next cannot decode (a stray "%") would make it answer 500: no route has such a name. */
+function undecodable(path) {
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Site pages end in "/" (api.md §16); API paths get their 308 from the API router. */
 function needsSlash(path) {
   if (path.endsWith("/")) return false;
@@ -55,6 +65,12 @@ const server = http.createServer((req, res) => {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
+  if (undecodable(path)) {
+    const json = /^\/(api|timeseries)\//.test(path);
+    res.writeHead(404, { "Content-Type": json ? "application/json" : "text/plain; charset=utf-8" });
+    res.end(json ? '{"detail":"Not found."}' : "Not found.");
+    return;
+  }
   if (needsSlash(path)) {
     res.writeHead(308, { Location: `${path}/${q < 0 ? "" : url.slice(q)}` });
     res.end();

@@ -206,10 +206,10 @@ export async function loadDemoData(): Promise<void> {
   });
 }
 
-/** Loads the demo data when the database has no stations and no users. */
+/** Loads the demo data when the database has no stations and no owners (users do not count). */
 export async function loadDemoDataIfEmpty(): Promise<boolean> {
-  const [stations, users, lentities] = await Promise.all([db().prisma.station.count(), db().prisma.user.count(), db().prisma.lentity.count()]);
-  if (stations > 0 || users > 0 || lentities > 0) return false;
+  const [stations, lentities] = await Promise.all([db().prisma.station.count(), db().prisma.lentity.count()]);
+  if (stations > 0 || lentities > 0) return false;
   await loadDemoData();
   return true;
 }

@@ -1,6 +1,8 @@
 import { Router, type Route } from "@/lib/http/router";
 import { apiRoot } from "@/lib/api/root";
 import { lookupRoutes } from "@/lib/api/lookups";
+import { getUser, login, logout, passwordChange, passwordReset, passwordResetConfirm, updateUser } from "@/lib/api/auth";
+import { complete, openLink, showForm, submitForm } from "@/lib/api/reset-pages";
 import { getStation, listStations } from "@/lib/api/stations";
 import {
   attachmentReaders, getEvent, getGroup, getOlderShape, getSeries, listEvents, listGroups, listOlderShape, listSeries,
@@ -43,6 +45,15 @@ export function apiRoutes(): Route[] {
     { path: "stations/:sid/events/", handlers: { GET: listEvents } },
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent } },
     ...lookupRoutes(),
+    { path: "auth/login/", handlers: { POST: login }, open: true },
+    { path: "auth/logout/", handlers: { POST: logout } },
+    { path: "auth/user/", handlers: { GET: getUser, PUT: updateUser, PATCH: updateUser } },
+    { path: "auth/password/change/", handlers: { POST: passwordChange } },
+    { path: "auth/password/reset/", handlers: { POST: passwordReset }, open: true },
+    { path: "auth/password/reset/confirm/", handlers: { POST: passwordResetConfirm }, open: true },
+    { path: "auth/password/reset/confirm/*uid/set-password/", handlers: { GET: showForm, POST: submitForm }, open: true, csrfExempt: true },
+    { path: "auth/password/reset/confirm/*uid/*token/", handlers: { GET: openLink, POST: submitForm }, open: true, csrfExempt: true },
+    { path: "auth/password/reset/complete/", handlers: { GET: complete }, open: true },
   ];
 }
 

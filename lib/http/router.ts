@@ -17,6 +17,8 @@ export interface RouteContext {
   readonly method: Method;
   /** Numeric path parameters (`:name` segments). */
   readonly params: Record<string, number>;
+  /** Text path parameters (`*name` segments). */
+  readonly strings: Record<string, string>;
   readonly auth: Auth;
   /** The 401 challenge of this interface. */
   readonly challenge: Challenge;
@@ -27,7 +29,7 @@ export interface RouteContext {
 export type Handler = (ctx: RouteContext) => Promise<Response>;
 
 export interface Route {
-  /** Segments after the prefix, ending in "/": literal, or `:name` for a decimal id. */
+  /** Segments after the prefix, ending in "/": literal, `:name` for a decimal id, `*name` for any text. */
   readonly path: string;
   readonly handlers: Partial<Record<HandlerMethod, Handler>>;
   /** "current" (token, session) or "legacy" (Basic too; Basic challenge). Default current. */
@@ -53,22 +55,26 @@ export class Router {
     this.routes = routes.map((r) => ({ ...r, segments: r.path.split("/").filter(Boolean) }));
   }
 
-  private match(path: string): { route: CompiledRoute; params: Record<string, number> } | null {
+  /** The first route matching the path (declare literal segments before `*name` ones). */
+  private match(path: string): { route: CompiledRoute; params: Record<string, number>; strings: Record<string, string> } | null {
     const parts = path.split("/").filter(Boolean);
     for (const route of this.routes) {
       if (route.segments.length !== parts.length) continue;
       const params: Record<string, number> = {};
+      const strings: Record<string, string> = {};
       let matched = true;
       for (let i = 0; i < parts.length && matched; i++) {
         const segment = route.segments[i];
         if (segment.startsWith(":")) {
           if (/^\d{1,15}$/.test(parts[i])) params[segment.slice(1)] = Number(parts[i]);
           else matched = false;
+        } else if (segment.startsWith("*")) {
+          strings[segment.slice(1)] = safeDecode(parts[i]);
         } else if (segment !== parts[i]) {
           matched = false;
         }
       }
-      if (matched) return { route, params };
+      if (matched) return { route, params, strings };
     }
     return null;
   }
@@ -88,7 +94,7 @@ export class Router {
         throw notFound();
       } else {
         route = matched.route;
-        response = await this.run(request, url, method, matched.route, matched.params);
+        response = await this.run(request, url, method, matched);
       }
     } catch (error) {
       response = errorResponse(error, `${method} ${url.pathname}`);
@@ -101,7 +107,8 @@ export class Router {
     return response;
   }
 
-  private async run(request: Request, url: URL, method: Method, route: CompiledRoute, params: Record<string, number>): Promise<Response> {
+  private async run(request: Request, url: URL, method: Method,
+    { route, params, strings }: { route: CompiledRoute; params: Record<string, number>; strings: Record<string, string> }): Promise<Response> {
     const allow = allowHeader(route);
     if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
     const handler = route.handlers[(method === "HEAD" ? "GET" : method) as HandlerMethod];
@@ -114,7 +121,7 @@ export class Router {
 
     let input: Promise<RequestInput> | undefined;
     const ctx: RouteContext = {
-      request, url, method, params, auth, challenge,
+      request, url, method, params, strings, auth, challenge,
       input: () => (input ??= parseBody(request, settings().maxUploadSize)),
     };
     if (auth.via === "session" && method !== "GET" && method !== "HEAD" && !route.csrfExempt) {
@@ -123,6 +130,14 @@ export class Router {
     const response = await handler(ctx);
     if (route.setsCsrfCookie && method === "GET") ensureCsrfCookie(request, response.headers);
     return response;
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

@@ -1,0 +1,51 @@
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { attemptLogin } from "@/lib/auth/accounts";
+import { secretKey } from "@/lib/auth/secret";
+import { createSiteSession, endSiteSessions } from "@/lib/auth/session";
+
+/**
+ * The site login (api.md §2.1): next-auth's credentials provider against the service's users,
+ * with the login throttle; the JWT names a row of site_session, which ends the session when it
+ * is deleted. Mounted at {site}/accounts/auth/.
+ */
+export const SITE_AUTH_BASE = "/accounts/auth";
+
+/** A thrown message of authorize() becomes the `error` parameter of the login page. */
+export const THROTTLED_PREFIX = "Throttled:";
+
+export function nextAuthOptions(secure: boolean): NextAuthOptions {
+  return {
+    secret: secretKey(),
+    useSecureCookies: secure,
+    session: { strategy: "jwt", maxAge: 14 * 24 * 3600 },
+    pages: { signIn: "/accounts/login/", signOut: "/accounts/logout/", error: "/accounts/login/" },
+    providers: [
+      CredentialsProvider({
+        name: "Enhydris",
+        credentials: { username: { label: "Username or e-mail", type: "text" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials, req) {
+          const forwarded = req.headers?.["x-forwarded-for"];
+          const address = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim() || "unknown";
+          const result = await attemptLogin((credentials?.username ?? "").trim(), "", credentials?.password ?? "", address);
+          if (!result.ok) throw new Error(result.throttledFor ? `${THROTTLED_PREFIX}${result.throttledFor}` : "CredentialsSignin");
+          return { id: String(result.user.id), name: result.user.username };
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user }) {
+        if (user) {
+          token.uid = Number(user.id);
+          token.sid = await createSiteSession(Number(user.id));
+        }
+        return token;
+      },
+    },
+    events: {
+      async signOut({ token }) {
+        if (typeof token?.uid === "number") await endSiteSessions(token.uid);
+      },
+    },
+  };
+}

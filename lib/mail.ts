@@ -1,0 +1,42 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import nodemailer, { type Transporter } from "nodemailer";
+import { settings } from "@/lib/config";
+
+/**
+ * Outgoing e-mail (api.md §13, §14): SMTP when ENHYDRIS_EMAIL_HOST is set; otherwise the
+ * message is written to the server log and to a file under ./data/outbox/ (development).
+ */
+export interface Mail {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+}
+
+let transporter: Transporter | undefined;
+
+function smtp(): Transporter {
+  const s = settings();
+  return (transporter ??= nodemailer.createTransport({
+    host: s.emailHost,
+    port: s.emailPort,
+    secure: s.emailSecure,
+    auth: s.emailUser ? { user: s.emailUser, pass: s.emailPassword } : undefined,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  }));
+}
+
+export async function sendMail(mail: Mail): Promise<void> {
+  if (settings().emailHost) {
+    await smtp().sendMail({ ...mail, textEncoding: "quoted-printable" });
+    return;
+  }
+  const message = `From: ${mail.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`;
+  console.log(`[mail] development transport (ENHYDRIS_EMAIL_HOST is empty); the message follows\n${message}\n[mail] end of message`);
+  const outbox = resolve(/* turbopackIgnore: true */ process.env.ENHYDRIS_OUTBOX_DIR ?? "./data/outbox");
+  mkdirSync(outbox, { recursive: true });
+  writeFileSync(join(/* turbopackIgnore: true */ outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.random().toString(36).slice(2, 8)}.eml`), message + "\n");
+}

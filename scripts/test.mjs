@@ -1,0 +1,61 @@
+// npm test: builds the app, then runs the unit tests, the HTTP tests on SQLite and on
+// PostgreSQL, and the browser tests, and ends with a summary of every suite.
+//   TEST_PG_URL=postgres://…      use this PostgreSQL (a role that may create databases);
+//                                 otherwise a private cluster is started with scripts/pg-cluster.sh
+//   REQUIRE_POSTGRES=1            fail instead of skipping when no PostgreSQL can be had (CI)
+//   SKIP_BUILD=1                  reuse the existing production build
+//   TEST_SUITES=unit,http-sqlite  run only these suites (unit, http-sqlite, http-postgres, e2e)
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const wanted = new Set((process.env.TEST_SUITES ?? "unit,http-sqlite,http-postgres,e2e").split(",").map((s) => s.trim()));
+const results = [];
+
+function run(name, command, args, env = {}) {
+  console.log(`\n===== ${name} =====\n`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  results.push({ name, ok: result.status === 0, note: result.status === 0 ? `passed (${seconds} s)` : `FAILED (exit ${result.status ?? result.signal}, ${seconds} s)` });
+  return result.status === 0;
+}
+
+function skip(name, why) {
+  results.push({ name, ok: !process.env.REQUIRE_POSTGRES || !name.includes("postgres"), note: `skipped: ${why}` });
+}
+
+function postgresUrl() {
+  if (process.env.TEST_PG_URL) return { url: process.env.TEST_PG_URL };
+  const script = join(root, "scripts", "pg-cluster.sh");
+  const port = process.env.TEST_PG_PORT ?? "54329";
+  const started = spawnSync(script, ["start", port], { encoding: "utf8" });
+  if (started.status !== 0) return { error: (started.stderr || started.stdout || "could not start PostgreSQL").trim() };
+  return { url: started.stdout.trim() };
+}
+
+if (!process.env.SKIP_BUILD || !existsSync(join(root, ".next", "BUILD_ID"))) {
+  if (!run("build", bin("next"), ["build"])) {
+    console.error("\nThe build failed; no tests were run.");
+    process.exit(1);
+  }
+}
+if (wanted.has("unit")) run("unit tests", bin("vitest"), ["run", "--project", "unit"]);
+if (wanted.has("http-sqlite")) run("HTTP tests on SQLite", bin("vitest"), ["run", "--project", "http"], { TEST_DATABASE: "sqlite" });
+if (wanted.has("http-postgres")) {
+  const pg = postgresUrl();
+  if (pg.url) run("HTTP tests on PostgreSQL", bin("vitest"), ["run", "--project", "http"], { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
+  else skip("HTTP tests on PostgreSQL", pg.error);
+}
+if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
+  run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
+}
+
+console.log("\n===== Summary =====");
+for (const r of results.filter((r) => r.name !== "build")) console.log(`${r.ok ? "✓" : "✗"} ${r.name}: ${r.note}`);
+const failed = results.filter((r) => !r.ok);
+console.log(failed.length ? `\n${failed.length} suite(s) failed.` : "\nAll test suites passed.");
+process.exit(failed.length ? 1 : 0);

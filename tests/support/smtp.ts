@@ -1,0 +1,65 @@
+import { SMTPServer } from "smtp-server";
+import { freePort } from "@/tests/support/server";
+
+/** A real SMTP listener on loopback that keeps what it receives. */
+export interface Received {
+  from: string;
+  to: string[];
+  raw: string;
+  /** The decoded text body (quoted-printable undone). */
+  text: string;
+  subject: string;
+}
+
+export function decodeQuotedPrintable(text: string): string {
+  const bytes: number[] = [];
+  const soft = text.replace(/=\r?\n/g, "");
+  for (let i = 0; i < soft.length; i++) {
+    if (soft[i] === "=" && /^[0-9A-F]{2}$/i.test(soft.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(soft.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(soft[i], "utf8"));
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+export async function startSmtp(): Promise<{ port: number; messages: Received[]; waitFor(n: number, ms?: number): Promise<Received[]>; close(): Promise<void> }> {
+  const messages: Received[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8");
+        const [head, ...rest] = raw.split(/\r?\n\r?\n/);
+        const qp = /content-transfer-encoding:\s*quoted-printable/i.test(head);
+        const body = rest.join("\n\n");
+        messages.push({
+          raw,
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          text: (qp ? decodeQuotedPrintable(body) : body).replace(/\r\n/g, "\n"),
+          subject: /^subject:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "",
+        });
+        callback();
+      });
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    port,
+    messages,
+    async waitFor(n, ms = 10_000) {
+      const deadline = Date.now() + ms;
+      while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      return messages;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
