@@ -159,8 +159,8 @@ export async function loadDemoData(): Promise<void> {
       ownerId: l.ntua, overseer: "", maintainers: [], stype: [l.meteorological], dataViewers: [], ...point(wkt), ...extra,
     }, null);
 
-  const komboti = await station("Komboti", "KMB", "SRID=2100;POINT (245648.9602446095 4331165.1963815372)", {
-    remarks: "Near Arta", altitude: 219, startDate: "2010-01-01", overseer: "Bilbo" });
+  const komboti = await station("Komboti", "KMB", "POINT (21.06071 39.09518)", {
+    remarks: "Near Arta", altitude: 219, startDate: "2010-01-01", overseer: "Bilbo", originalSrid: 2100 });
   const arta = await station("Arta", "ART", "POINT (20.98526 39.16017)", { altitude: 15, ownerId: l.christofides, stype: [] });
   const ioannina = await station("Ioannina", "IOA", "POINT (20.8225 39.6965)", { altitude: 484, ownerId: l.hnms, startDate: "1956-01-01" });
   const larisa = await station("Larisa", "LAR", "POINT (22.4182 39.6502)", { altitude: 74, ownerId: l.hnms });

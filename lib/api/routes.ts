@@ -3,47 +3,57 @@ import { apiRoot } from "@/lib/api/root";
 import { lookupRoutes } from "@/lib/api/lookups";
 import { getUser, login, logout, passwordChange, passwordReset, passwordResetConfirm, updateUser } from "@/lib/api/auth";
 import { complete, openLink, showForm, submitForm } from "@/lib/api/reset-pages";
-import { getStation, listStations } from "@/lib/api/stations";
+import {
+  createStationHandler, deleteStationHandler, getStation, listStations, stationsCsv, stationsGeoJson, updateStationHandler,
+} from "@/lib/api/stations";
 import {
   attachmentReaders, getEvent, getGroup, getOlderShape, getSeries, listEvents, listGroups, listOlderShape, listSeries,
 } from "@/lib/api/station-children";
+import {
+  createGroupHandler, createOlderShape, createSeriesHandler, deleteGroupHandler, deleteOlderShape, deleteSeriesHandler,
+  updateGroupHandler, updateOlderShape, updateSeriesHandler,
+} from "@/lib/api/series-writes";
+import { attachmentWriters, createEvent, deleteEvent, updateEvent } from "@/lib/api/attachment-writes";
 
 /**
  * The routes of the current interface under {site}/api/ (api.md). Paths end in "/"; `:name`
- * segments are decimal ids.
+ * segments are decimal ids, `*name` any text; the first match wins.
  */
 function groupRoutes(word: "timeseriesgroups" | "timeseriesgroup"): Route[] {
   const group = `stations/:sid/${word}/:gid/`;
   return [
-    { path: `stations/:sid/${word}/`, handlers: { GET: listGroups } },
-    { path: group, handlers: { GET: getGroup } },
-    { path: `${group}timeseries/`, handlers: { GET: listSeries } },
-    { path: `${group}timeseries/:tid/`, handlers: { GET: getSeries } },
+    { path: `stations/:sid/${word}/`, handlers: { GET: listGroups, POST: createGroupHandler } },
+    { path: group, handlers: { GET: getGroup, PUT: updateGroupHandler, PATCH: updateGroupHandler, DELETE: deleteGroupHandler } },
+    { path: `${group}timeseries/`, handlers: { GET: listSeries, POST: createSeriesHandler } },
+    { path: `${group}timeseries/:tid/`, handlers: { GET: getSeries, PUT: updateSeriesHandler, PATCH: updateSeriesHandler, DELETE: deleteSeriesHandler } },
   ];
 }
 
 function attachmentRoutes(kind: "files" | "images"): Route[] {
-  const h = attachmentReaders(kind);
+  const r = attachmentReaders(kind);
+  const w = attachmentWriters(kind);
   return [
-    { path: `stations/:sid/${kind}/`, handlers: { GET: h.list } },
-    { path: `stations/:sid/${kind}/:id/`, handlers: { GET: h.detail } },
-    { path: `stations/:sid/${kind}/:id/content/`, handlers: { GET: h.content } },
+    { path: `stations/:sid/${kind}/`, handlers: { GET: r.list, POST: w.create } },
+    { path: `stations/:sid/${kind}/:id/`, handlers: { GET: r.detail, PUT: w.update, PATCH: w.update, DELETE: w.remove } },
+    { path: `stations/:sid/${kind}/:id/content/`, handlers: { GET: r.content } },
   ];
 }
 
 export function apiRoutes(): Route[] {
   return [
     { path: "", handlers: { GET: apiRoot } },
-    { path: "stations/", handlers: { GET: listStations } },
-    { path: "stations/:sid/", handlers: { GET: getStation } },
+    { path: "stations/", handlers: { GET: listStations, POST: createStationHandler } },
+    { path: "stations/csv/", handlers: { GET: stationsCsv } },
+    { path: "stations/geojson/", handlers: { GET: stationsGeoJson } },
+    { path: "stations/:sid/", handlers: { GET: getStation, PUT: updateStationHandler, PATCH: updateStationHandler, DELETE: deleteStationHandler } },
     ...groupRoutes("timeseriesgroups"),
     ...groupRoutes("timeseriesgroup"),
-    { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape } },
-    { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape } },
+    { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape, POST: createOlderShape } },
+    { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape, PUT: updateOlderShape, PATCH: updateOlderShape, DELETE: deleteOlderShape } },
     ...attachmentRoutes("files"),
     ...attachmentRoutes("images"),
-    { path: "stations/:sid/events/", handlers: { GET: listEvents } },
-    { path: "stations/:sid/events/:id/", handlers: { GET: getEvent } },
+    { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEvent } },
+    { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEvent, PATCH: updateEvent, DELETE: deleteEvent } },
     ...lookupRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },

@@ -1,19 +1,89 @@
+import { requireEditor, requireStationCreator } from "@/lib/auth/permissions";
+import { ErrorCollector } from "@/lib/http/errors";
+import { validateFields, type Values, type WriteMode } from "@/lib/http/fields";
+import { paginate } from "@/lib/http/pagination";
+import { json, noContent, text } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { json } from "@/lib/http/respond";
-import { listResponse, orNotFound } from "@/lib/api/common";
-import { stationJsonById, stationsJson } from "@/lib/services/stations";
-import { ALL_STATIONS, boundingBox, countAndExtent, DEFAULT_SORT, orderedStationIds } from "@/lib/services/station-list";
+import { orNotFound, pathStation } from "@/lib/api/common";
+import { stationFields, type StationFields } from "@/lib/api/station-fields";
+import { stationExportZip } from "@/lib/services/station-export";
+import { parseStationQuery, stationGeoJson, stationPage } from "@/lib/services/station-query";
+import { boundingBox, countAndExtent } from "@/lib/services/station-list";
+import { createStation, deleteStation, updateStation, type StationData } from "@/lib/services/station-writes";
+import { stationJsonById } from "@/lib/services/stations";
 
 /** GET stations/ (api.md §4.3–4.6): a page of stations plus the bounding box of every match. */
 export async function listStations(ctx: RouteContext): Promise<Response> {
-  const filter = ALL_STATIONS;
-  const sort = DEFAULT_SORT;
-  const { count, extent } = await countAndExtent(filter);
-  return listResponse(ctx, count, async (offset, limit) => stationsJson(await orderedStationIds(filter, sort, offset, limit)),
-    { bounding_box: boundingBox(extent) });
+  const query = parseStationQuery(ctx.url.searchParams);
+  const { count, extent } = await countAndExtent(query.filter);
+  const page = await paginate(ctx.request, ctx.url, count, async (offset, limit) => stationPage(query, offset, limit));
+  return json({ ...page, bounding_box: boundingBox(extent) });
 }
 
 /** GET stations/{sid}/ */
 export async function getStation(ctx: RouteContext): Promise<Response> {
   return json(orNotFound(await stationJsonById(ctx.params.sid)));
+}
+
+/** GET stations/geojson/ (api.md §4.8) */
+export async function stationsGeoJson(ctx: RouteContext): Promise<Response> {
+  const body = await stationGeoJson(parseStationQuery(ctx.url.searchParams));
+  return text(body, "application/geo+json");
+}
+
+/** GET stations/csv/ (api.md §4.7): a zip streamed as it is written. */
+export async function stationsCsv(ctx: RouteContext): Promise<Response> {
+  const query = parseStationQuery(ctx.url.searchParams);
+  return new Response(stationExportZip(query), {
+    headers: { "Content-Type": "application/zip", "Content-Disposition": 'attachment; filename="data.zip"' },
+  });
+}
+
+/** Body fields → station data; `original_srid` follows `geom` unless sent (api.md §4.2). */
+function stationData(v: Values<StationFields>, hasOriginalSrid: boolean): Partial<StationData> {
+  const data: Partial<StationData> = {
+    name: v.name, code: v.code, remarks: v.remarks, altitude: v.altitude, displayTimezone: v.display_timezone,
+    startDate: v.start_date, endDate: v.end_date, ownerId: v.owner ?? undefined, overseer: v.overseer,
+    maintainers: v.maintainers, stype: v.stype, dataViewers: v.data_viewers,
+  };
+  if (v.geom) {
+    data.lon = v.geom.lon;
+    data.lat = v.geom.lat;
+    if (!hasOriginalSrid) data.originalSrid = v.geom.srid;
+  }
+  if (hasOriginalSrid) data.originalSrid = v.original_srid;
+  return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)) as Partial<StationData>;
+}
+
+async function readStation(ctx: RouteContext, mode: WriteMode): Promise<Partial<StationData>> {
+  const input = await ctx.input();
+  const errors = new ErrorCollector();
+  const values = await validateFields(input, stationFields(), mode, errors);
+  errors.throwIfAny();
+  return stationData(values, input.has("original_srid"));
+}
+
+/** POST stations/: the creator is recorded (api.md §4.3). */
+export async function createStationHandler(ctx: RouteContext): Promise<Response> {
+  const user = requireStationCreator(ctx);
+  const data = (await readStation(ctx, "create")) as StationData;
+  const id = await createStation(data, user.id);
+  return json(await stationJsonById(id), 201);
+}
+
+/** PUT / PATCH stations/{sid}/ */
+export async function updateStationHandler(ctx: RouteContext): Promise<Response> {
+  const station = await pathStation(ctx);
+  requireEditor(ctx, station);
+  const data = await readStation(ctx, ctx.method === "PUT" ? "replace" : "update");
+  await updateStation(station.id, data);
+  return json(await stationJsonById(station.id));
+}
+
+/** DELETE stations/{sid}/: everything under the station goes with it. */
+export async function deleteStationHandler(ctx: RouteContext): Promise<Response> {
+  const station = await pathStation(ctx);
+  requireEditor(ctx, station);
+  await deleteStation(station.id);
+  return noContent();
 }

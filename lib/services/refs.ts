@@ -1,0 +1,19 @@
+import { db } from "@/lib/db";
+
+/** Existence checks for references in request bodies (lib/http/fields.ts pk/pkList). */
+type Model = "user" | "lentity" | "stationType" | "variable" | "unitOfMeasurement" | "eventType" | "station";
+
+export function existing(model: Model): (ids: number[]) => Promise<Set<number>> {
+  return async (ids) => {
+    const where = { id: { in: ids } };
+    const p = db().prisma;
+    const rows: { id: number }[] = await (model === "user" ? p.user.findMany({ where, select: { id: true } })
+      : model === "lentity" ? p.lentity.findMany({ where, select: { id: true } })
+      : model === "stationType" ? p.stationType.findMany({ where, select: { id: true } })
+      : model === "variable" ? p.variable.findMany({ where, select: { id: true } })
+      : model === "unitOfMeasurement" ? p.unitOfMeasurement.findMany({ where, select: { id: true } })
+      : model === "eventType" ? p.eventType.findMany({ where, select: { id: true } })
+      : p.station.findMany({ where, select: { id: true } }));
+    return new Set(rows.map((r) => r.id));
+  };
+}

@@ -1,0 +1,188 @@
+import { db, Prisma } from "@/lib/db";
+import { parseBbox } from "@/lib/geo/wkt";
+import { ApiError, ErrorCollector } from "@/lib/http/errors";
+import { normalizeSearch } from "@/lib/search/normalize";
+import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
+import { isoSeconds, toNumber } from "@/lib/services/serialize";
+import { OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
+import {
+  ALL_STATIONS, boundingBox, countAndExtent, DEFAULT_SORT, orderBySql, orderedStationIds, SORT_FIELDS,
+  type Bbox, type SortField, type SortKey, type StationFilter,
+} from "@/lib/services/station-list";
+
+/**
+ * The station list's parameters (api.md §4.4–§4.6): the search `q`, `bbox`, `gentity_id` and
+ * `sort`, shared by the list, the CSV export, the GeoJSON feed and the site's map page.
+ */
+export interface StationQuery {
+  readonly filter: StationFilter;
+  readonly sort: SortKey[];
+}
+
+const bboxMessage = (text: string) =>
+  `Invalid bbox "${text}": use four comma-separated numbers min_lon,min_lat,max_lon,max_lat.`;
+const yearsMessage = (text: string) => `Invalid ts_has_years "${text}": use comma-separated years such as 2005,2012.`;
+
+const s = (column: string) => Prisma.raw(`s.${column}`);
+
+function bboxCondition([x0, y0, x1, y1]: Bbox): Prisma.Sql {
+  return Prisma.sql`(s.lon >= ${x0} AND s.lon <= ${x1} AND s.lat >= ${y0} AND s.lat <= ${y1})`;
+}
+
+function ownerCondition(needle: string): Prisma.Sql {
+  return Prisma.sql`(${containsSql(Prisma.sql`o.search_norm`, needle)} OR ${containsSql(Prisma.sql`p.search_norm`, needle)})`;
+}
+
+/** UTC epoch seconds of January 1st, 00:00 of a year (years before 1000 included). */
+function yearStart(year: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, 0, 1);
+  return d.getTime() / 1000;
+}
+
+/** One search term (api.md §4.5), or null when the term is ignored. */
+function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null {
+  const colon = term.indexOf(":");
+  if (colon < 0) {
+    const needle = normalizeSearch(term);
+    return Prisma.sql`(${containsSql(s("search_norm"), needle)} OR ${ownerCondition(needle)}
+      OR EXISTS (SELECT 1 FROM timeseries_group g WHERE g.station_id = s.id AND ${containsSql(Prisma.sql`g.remarks_norm`, needle)}))`;
+  }
+  const type = term.slice(0, colon);
+  const value = term.slice(colon + 1);
+  if (value === "" && type !== "ts_only") return null;
+  const needle = normalizeSearch(value);
+  switch (type) {
+    case "owner":
+      return ownerCondition(needle);
+    case "type":
+      return Prisma.sql`EXISTS (SELECT 1 FROM station_stype st JOIN station_type t ON t.id = st.station_type_id
+        WHERE st.station_id = s.id AND ${containsSql(Prisma.sql`t.descr_norm`, needle)})`;
+    case "variable":
+      return Prisma.sql`EXISTS (SELECT 1 FROM timeseries_group g JOIN variable v ON v.id = g.variable_id
+        WHERE g.station_id = s.id AND ${containsSql(Prisma.sql`v.descr_norm`, needle)})`;
+    case "bbox": {
+      const box = parseBbox(value);
+      if (!box) {
+        errors.add("q", bboxMessage(value));
+        return null;
+      }
+      return bboxCondition(box);
+    }
+    case "in":
+      return Prisma.sql`EXISTS (SELECT 1 FROM garea a WHERE ${containsSql(Prisma.sql`a.search_norm`, needle)}
+        AND s.lon >= a.min_lon AND s.lon <= a.max_lon AND s.lat >= a.min_lat AND s.lat <= a.max_lat)`;
+    case "ts_only":
+      return Prisma.sql`EXISTS (SELECT 1 FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
+    case "ts_has_years": {
+      const years = value.split(",").map((y) => y.trim());
+      if (years.some((y) => !/^[+-]?\d{1,6}$/.test(y))) {
+        errors.add("q", yearsMessage(value));
+        return null;
+      }
+      const offset = displayOffsetSecondsSql(s("display_timezone"));
+      return Prisma.join(years.map(Number).map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
+          JOIN timeseries_group g ON g.id = t.timeseries_group_id
+          JOIN timeseries_record r ON r.timeseries_id = t.id
+          WHERE g.station_id = s.id AND r.timestamp >= ${yearStart(year)} - ${offset} AND r.timestamp < ${yearStart(year + 1)} - ${offset})`), " AND ");
+    }
+    default:
+      return null;
+  }
+}
+
+function parseSort(values: string[]): SortKey[] {
+  const keys: SortKey[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    const descending = value.startsWith("-");
+    const field = (descending ? value.slice(1) : value) as SortField;
+    if (!(SORT_FIELDS as readonly string[]).includes(field) || keys.some((k) => k.field === field)) continue;
+    keys.push({ field, descending });
+  }
+  return keys.length ? keys : DEFAULT_SORT;
+}
+
+/** Reads the list parameters; malformed values are a 400 naming the parameter. */
+export function parseStationQuery(params: URLSearchParams): StationQuery {
+  const sort = parseSort(params.getAll("sort"));
+  const errors = new ErrorCollector();
+  const gentity = params.get("gentity_id")?.trim() ?? "";
+  if (gentity !== "" && gentity !== "0") {
+    if (!/^\+?\d{1,15}$/.test(gentity)) throw new ApiError(400, { gentity_id: ["A valid integer is required."] });
+    return { filter: { where: Prisma.sql`s.id = ${Number(gentity)}` }, sort };
+  }
+  const conditions: Prisma.Sql[] = [];
+  for (const term of (params.get("q") ?? "").split(/\s+/).filter(Boolean)) {
+    const condition = termCondition(term, errors);
+    if (condition) conditions.push(condition);
+  }
+  const bbox = params.get("bbox");
+  if (bbox !== null && bbox !== "") {
+    const box = parseBbox(bbox);
+    if (box) conditions.push(bboxCondition(box));
+    else errors.add("bbox", bboxMessage(bbox));
+  }
+  errors.throwIfAny();
+  return { filter: conditions.length ? { where: Prisma.join(conditions, " AND ") } : ALL_STATIONS, sort };
+}
+
+export interface StationSearchResult {
+  count: number;
+  boundingBox: Bbox;
+  stations: StationJson[];
+}
+
+/** The station objects of one page of the list. */
+export async function stationPage(query: StationQuery, offset: number, limit: number): Promise<StationJson[]> {
+  return stationsJson(await orderedStationIds(query.filter, query.sort, offset, limit));
+}
+
+/** A page of the list with the count and bounding box of every match (the site's search). */
+export async function stationSearch(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {
+  const { count, extent } = await countAndExtent(query.filter);
+  const stations = count === 0 ? [] : await stationPage(query, page.offset, page.limit);
+  return { count, boundingBox: boundingBox(extent), stations };
+}
+
+const FROM = Prisma.sql`station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id`;
+const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
+
+/** The light rows of every match, in list order: for the map and the CSV export. */
+export interface StationRow {
+  id: number;
+  name: string;
+  code: string;
+  ownerId: number;
+  ownerName: string;
+  lon: number;
+  lat: number;
+  lastUpdate: number | null;
+}
+
+export async function stationRows(query: StationQuery): Promise<StationRow[]> {
+  const rows = await db().prisma.$queryRaw<Record<string, unknown>[]>`
+    SELECT s.id AS id, s.name AS name, s.code AS code, s.owner_id AS owner_id, ${OWNER_DISPLAY_SQL} AS owner_name,
+      s.lon AS lon, s.lat AS lat, ${LAST_UPDATE_SQL} AS last_update
+    FROM ${FROM} WHERE ${query.filter.where} ORDER BY ${orderBySql(query.sort)}`;
+  return rows.map((r) => ({
+    id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerId: toNumber(r.owner_id)!,
+    ownerName: String(r.owner_name ?? ""), lon: toNumber(r.lon)!, lat: toNumber(r.lat)!, lastUpdate: toNumber(r.last_update),
+  }));
+}
+
+/** The GeoJSON FeatureCollection of api.md §4.8, serialized. */
+export async function stationGeoJson(query: StationQuery): Promise<string> {
+  const rows = await stationRows(query);
+  const extent = rows.length
+    ? rows.reduce<Bbox>((b, r) => [Math.min(b[0], r.lon), Math.min(b[1], r.lat), Math.max(b[2], r.lon), Math.max(b[3], r.lat)],
+      [Infinity, Infinity, -Infinity, -Infinity])
+    : null;
+  const features = rows.map((r) => JSON.stringify({
+    type: "Feature",
+    id: r.id,
+    geometry: { type: "Point", coordinates: [r.lon, r.lat] },
+    properties: { name: r.name, code: r.code, owner: r.ownerId, owner_name: r.ownerName, last_update: isoSeconds(r.lastUpdate) },
+  }));
+  return `{"type":"FeatureCollection","bbox":${JSON.stringify(boundingBox(extent))},"features":[${features.join(",")}]}`;
+}

@@ -1,0 +1,47 @@
+import { cache } from "react";
+import { cookies } from "next/headers";
+import { db } from "@/lib/db";
+import { SESSION_COOKIES, sessionIdOfToken } from "@/lib/auth/session";
+import type { AuthUser } from "@/lib/auth/users";
+
+/**
+ * The user of the site session a page request carries (api.md §2.1): next-auth's JWT cookie names
+ * a `site_session` row; the session counts only while that row exists and its user is active.
+ */
+export interface SiteUser extends AuthUser {
+  firstName: string;
+  lastName: string;
+  /** The id of the site session (kept by a password change made on the site). */
+  sessionId: string;
+}
+
+/** Reads the user from any cookie source (server components, the proxy). */
+export async function siteUserFromCookies(get: (name: string) => string | undefined): Promise<SiteUser | null> {
+  for (const name of SESSION_COOKIES) {
+    const token = get(name);
+    if (!token) continue;
+    const sid = await sessionIdOfToken(token);
+    if (!sid) continue;
+    const row = await db().prisma.siteSession.findUnique({
+      where: { id: sid },
+      select: {
+        id: true,
+        user: {
+          select: {
+            id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true,
+            firstName: true, lastName: true,
+          },
+        },
+      },
+    });
+    if (!row || !row.user.isActive) continue;
+    return { ...row.user, sessionId: row.id };
+  }
+  return null;
+}
+
+/** The current request's user, once per request. */
+export const currentUser = cache(async (): Promise<SiteUser | null> => {
+  const jar = await cookies();
+  return siteUserFromCookies((name) => jar.get(name)?.value);
+});
