@@ -14,6 +14,12 @@ import {
   updateGroupHandler, updateOlderShape, updateSeriesHandler,
 } from "@/lib/api/series-writes";
 import { attachmentWriters, createEvent, deleteEvent, updateEvent } from "@/lib/api/attachment-writes";
+import { DATA_ROUTES } from "@/lib/api/data";
+
+/** data/, bottom/ and chart/ under a time series path. */
+function dataRoutes(series: string): Route[] {
+  return Object.entries(DATA_ROUTES).map(([name, handlers]) => ({ path: `${series}${name}/`, handlers }));
+}
 
 /**
  * The routes of the current interface under {site}/api/ (api.md). Paths end in "/"; `:name`
@@ -26,6 +32,7 @@ function groupRoutes(word: "timeseriesgroups" | "timeseriesgroup"): Route[] {
     { path: group, handlers: { GET: getGroup, PUT: updateGroupHandler, PATCH: updateGroupHandler, DELETE: deleteGroupHandler } },
     { path: `${group}timeseries/`, handlers: { GET: listSeries, POST: createSeriesHandler } },
     { path: `${group}timeseries/:tid/`, handlers: { GET: getSeries, PUT: updateSeriesHandler, PATCH: updateSeriesHandler, DELETE: deleteSeriesHandler } },
+    ...dataRoutes(`${group}timeseries/:tid/`),
   ];
 }
 
@@ -50,6 +57,7 @@ export function apiRoutes(): Route[] {
     ...groupRoutes("timeseriesgroup"),
     { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape, POST: createOlderShape } },
     { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape, PUT: updateOlderShape, PATCH: updateOlderShape, DELETE: deleteOlderShape } },
+    ...dataRoutes("stations/:sid/timeseries/:tid/"),
     ...attachmentRoutes("files"),
     ...attachmentRoutes("images"),
     { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEvent } },

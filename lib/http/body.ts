@@ -108,6 +108,49 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 
 const decoder = new TextDecoder("utf-8");
 
+const HEX = new Int8Array(256).fill(-1);
+for (let i = 0; i < 10; i++) HEX[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i;
+
+/** One form-urlencoded key or value: "+" is a space, %XX a byte, the bytes UTF-8. */
+function decodeFormComponent(bytes: Uint8Array, start: number, end: number): string {
+  let i = start;
+  while (i < end && bytes[i] !== 37 && bytes[i] !== 43) i++;
+  if (i === end) return decoder.decode(bytes.subarray(start, end));
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, i));
+  let o = i - start;
+  for (; i < end; i++) {
+    const c = bytes[i];
+    if (c === 43) out[o++] = 32;
+    else if (c === 37 && i + 2 < end && HEX[bytes[i + 1]] >= 0 && HEX[bytes[i + 2]] >= 0) {
+      out[o++] = (HEX[bytes[i + 1]] << 4) | HEX[bytes[i + 2]];
+      i += 2;
+    } else out[o++] = c;
+  }
+  return decoder.decode(out.subarray(0, o));
+}
+
+/**
+ * Parses application/x-www-form-urlencoded bytes like URLSearchParams does, but several times
+ * faster on the 35–60 MB bodies of data uploads.
+ */
+export function parseFormBytes(bytes: Uint8Array): [string, string][] {
+  const pairs: [string, string][] = [];
+  const n = bytes.length;
+  for (let start = 0; start < n;) {
+    let amp = bytes.indexOf(38, start);
+    if (amp < 0) amp = n;
+    if (amp > start) {
+      let eq = bytes.indexOf(61, start);
+      if (eq < 0 || eq > amp) eq = amp;
+      pairs.push([decodeFormComponent(bytes, start, eq), eq < amp ? decodeFormComponent(bytes, eq + 1, amp) : ""]);
+    }
+    start = amp + 1;
+  }
+  return pairs;
+}
+
 function mediaType(contentType: string): string {
   return contentType.split(";")[0].trim().toLowerCase();
 }
@@ -124,9 +167,8 @@ export async function parseBody(request: Request, limit: number): Promise<Reques
   }
   const bytes = await readBodyBytes(request, limit);
   if (type === "multipart/form-data") return parseMultipart(bytes, contentType);
-  const text = decoder.decode(bytes);
-  if (type === "application/json") return parseJsonObject(text);
-  return RequestInput.form(new URLSearchParams(text));
+  if (type === "application/json") return parseJsonObject(decoder.decode(bytes));
+  return RequestInput.form(parseFormBytes(bytes));
 }
 
 function parseJsonObject(text: string): RequestInput {

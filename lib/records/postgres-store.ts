@@ -4,7 +4,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { newChartAggregates } from "@/lib/formats/chart";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, mergeInto, planBlocks,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -118,6 +118,16 @@ export class PostgresRecordsStore implements RecordsStore {
     if (rows.length === 0) return null;
     const r = rows[0];
     return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
+  }
+
+  async count(seriesId: number, from: number, to: number): Promise<number> {
+    const plan = countPlan(from, to);
+    const { rows } = await this.pool.query(q(`SELECT
+        (SELECT COALESCE(SUM(count), 0)::bigint FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3)
+        + (SELECT COUNT(*) FROM unnest($4::bigint[], $5::bigint[]) AS e(lo, hi)
+           JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi) AS n`,
+    [seriesId, plan.wholeFrom, plan.wholeTo, plan.edges.map((e) => e[0]), plan.edges.map((e) => e[1])]));
+    return Number(rows[0].n);
   }
 
   async aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates> {

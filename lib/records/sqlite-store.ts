@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, DAY, mergeInto, planBlocks,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -154,6 +154,17 @@ export class SqliteRecordsStore implements RecordsStore {
       lastFlags: row.last_flags as string | null,
       version: row.version as number,
     };
+  }
+
+  async count(seriesId: number, from: number, to: number): Promise<number> {
+    const plan = countPlan(from, to);
+    let n = plan.wholeFrom <= plan.wholeTo
+      ? (this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
+        .pluck().get(seriesId, plan.wholeFrom, plan.wholeTo) as number)
+      : 0;
+    const edge = this.stmt("SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?").pluck();
+    for (const [lo, hi] of plan.edges) n += edge.get(seriesId, lo, hi) as number;
+    return n;
   }
 
   async aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates> {

@@ -55,6 +55,8 @@ export interface RecordsStore {
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
+  /** The number of records with from ≤ timestamp ≤ to, from the blocks and the records of the edge days. */
+  count(seriesId: number, from: number, to: number): Promise<number>;
   /**
    * Aggregates over N intervals of [S, E] as the chart defines them (formats.md §7.2): record t
    * goes to floor((t − S)·N / D), the last interval taking E (and everything when D = 0).
@@ -145,6 +147,17 @@ export function planBlocks(S: number, E: number, N: number, blockStarts: ArrayLi
     else edges.push([lo, hi]);
   }
   return { whole, edges };
+}
+
+/** Splits [from, to] into whole days (counted from blocks) and the partial days at its ends. */
+export function countPlan(from: number, to: number): { wholeFrom: number; wholeTo: number; edges: [number, number][] } {
+  const wholeFrom = Math.ceil(from / DAY) * DAY;
+  const wholeTo = Math.floor((to + 1) / DAY) * DAY - DAY;
+  if (wholeFrom > wholeTo) return { wholeFrom: 1, wholeTo: 0, edges: [[from, to]] };
+  const edges: [number, number][] = [];
+  if (from < wholeFrom) edges.push([from, wholeFrom - 1]);
+  if (to >= wholeTo + DAY) edges.push([wholeTo + DAY, to]);
+  return { wholeFrom, wholeTo, edges };
 }
 
 /** Below this interval width, blocks cannot help and records are aggregated directly. */

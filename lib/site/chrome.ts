@@ -24,7 +24,7 @@ export function siteHeaderHtml(user: ChromeUser | null, q = "", siteName = "Enhy
   <a class="site-title" href="/">${LOGO}<span>${escapeHtml(siteName)}</span></a>
   <form class="site-search" role="search" action="/" method="get">
     <label for="site-search-q" class="visually-hidden">Search stations</label>
-    <input id="site-search-q" type="search" name="q" value="${escapeHtml(q)}" placeholder="Search stations, e.g. variable:temperature" autocomplete="off" spellcheck="false">
+    <input id="site-search-q" type="search" name="q" value="${escapeHtml(q)}" placeholder="Search, e.g. variable:rain" autocomplete="off" spellcheck="false">
     <button type="submit">Search</button>
   </form>
   <nav class="site-account" aria-label="Account">
