@@ -32,7 +32,35 @@ export interface Db {
   withWriteLock<T>(fn: () => Promise<T> | T): Promise<T>;
   readonly sqlite: SqliteDatabase | null;
   readonly pool: pg.Pool | null;
+  /**
+   * Runs a read query (a Prisma.sql fragment) on the native driver, for the hot read paths
+   * where Prisma's per-query cost would dominate (docs/decisions/0003-native-hot-reads.md).
+   * Integers come back as numbers, booleans as booleans, timestamps as UTC Dates.
+   */
+  query<T = Record<string, unknown>>(sql: Prisma.Sql): Promise<T[]>;
   close(): Promise<void>;
+}
+
+/** Native column types: int8 as number (all ours are below 2^53), timestamp as UTC. */
+const PG_TYPES = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === 20 ? (v: string) => Number(v)
+      : oid === 1114 ? (v: string) => new Date(`${v.replace(" ", "T")}Z`)
+        : pg.types.getTypeParser(oid, format as "text"),
+} as pg.CustomTypesConfig;
+
+/** SQLite has no boolean or timestamp types: columns named so are converted (see prisma/schema.prisma). */
+const SQLITE_BOOLEAN = /^(is_|can_|hidden$|featured$|publicly_available$)/;
+const SQLITE_DATE = /(^|_)(last_modified|date_joined|last_login|created|at)$/;
+
+function sqliteRow(row: Record<string, unknown>): Record<string, unknown> {
+  for (const key in row) {
+    const v = row[key];
+    if (v === null) continue;
+    if (SQLITE_BOOLEAN.test(key)) row[key] = v === 1 || v === true;
+    else if (SQLITE_DATE.test(key) && typeof v === "number") row[key] = new Date(v);
+  }
+  return row;
 }
 
 function createSqliteDb(path: string): Db {
@@ -47,6 +75,7 @@ function createSqliteDb(path: string): Db {
     writer.$executeRawUnsafe("PRAGMA foreign_keys = ON"),
   ]);
   const native = openSqlite(path);
+  const statements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
   return {
     dialect: "sqlite",
     prisma: reader,
@@ -57,6 +86,15 @@ function createSqliteDb(path: string): Db {
     withWriteLock: (fn) => lock.run(fn),
     sqlite: native,
     pool: null,
+    async query<T>(sql: Prisma.Sql): Promise<T[]> {
+      let stmt = statements.get(sql.sql);
+      if (!stmt) {
+        stmt = native.prepare(sql.sql);
+        if (statements.size > 500) statements.clear();
+        statements.set(sql.sql, stmt);
+      }
+      return (stmt.all(sql.values.map(sqliteValue)) as Record<string, unknown>[]).map(sqliteRow) as T[];
+    },
     async close() {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);
       native.close();
@@ -81,11 +119,20 @@ function createPostgresDb(url: string): Db {
     withWriteLock: async (fn) => fn(),
     sqlite: null,
     pool,
+    async query<T>(sql: Prisma.Sql): Promise<T[]> {
+      return (await pool.query({ text: sql.text, values: sql.values, types: PG_TYPES })).rows as T[];
+    },
     async close() {
       await prisma.$disconnect();
       await pool.end();
     },
   };
+}
+
+function sqliteValue(v: unknown): unknown {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v instanceof Date) return v.getTime();
+  return v;
 }
 
 const KEY = Symbol.for("enhydris.db");

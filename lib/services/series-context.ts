@@ -1,7 +1,8 @@
-import { db } from "@/lib/db";
+import { db, Prisma } from "@/lib/db";
+import { idListSql, parseIdList } from "@/lib/services/sql";
 import type { StationAccess } from "@/lib/services/stations";
 
-/** What the data endpoints need to know about a series, loaded at once. */
+/** What the data endpoints need to know about a series, loaded in one native query. */
 export interface SeriesContext {
   id: number;
   version: number;
@@ -20,44 +21,45 @@ export interface SeriesContext {
   unit: { symbol: string; lastModified: Date | null };
 }
 
+interface Row {
+  id: number; version: number; last_modified: Date | null; publicly_available: boolean; time_step: string; record_count: number;
+  first_timestamp: number | null; last_timestamp: number | null; last_value: number | null; last_flags: string | null;
+  group_id: number; group_name: string; group_remarks: string; precision: number; group_last_modified: Date | null;
+  station_id: number; station_name: string; display_timezone: string; lon: number; lat: number; altitude: number | null;
+  station_last_modified: Date | null; creator_id: number | null; maintainers: string | null; data_viewers: string | null;
+  variable_descr: string; variable_last_modified: Date | null; unit_symbol: string; unit_last_modified: Date | null;
+}
+
 /** The series by id, restricted to a station (and group) when the path names them. */
 export async function loadSeriesContext(id: number, path: { stationId?: number; groupId?: number } = {}): Promise<SeriesContext | null> {
-  const t = await db().prisma.timeseries.findFirst({
-    where: { id, ...(path.groupId !== undefined ? { groupId: path.groupId } : {}), ...(path.stationId !== undefined ? { group: { stationId: path.stationId } } : {}) },
-    include: {
-      group: {
-        include: {
-          variable: { select: { descr: true, lastModified: true } },
-          unit: { select: { symbol: true, lastModified: true } },
-          station: {
-            select: {
-              id: true, name: true, displayTimezone: true, lon: true, lat: true, altitude: true, lastModified: true, creatorId: true,
-              maintainers: { select: { userId: true } }, dataViewers: { select: { userId: true } },
-            },
-          },
-        },
-      },
-    },
-  });
-  if (!t) return null;
-  const { group: g } = t;
-  const s = g.station;
+  const conditions = [Prisma.sql`t.id = ${id}`];
+  if (path.groupId !== undefined) conditions.push(Prisma.sql`g.id = ${path.groupId}`);
+  if (path.stationId !== undefined) conditions.push(Prisma.sql`s.id = ${path.stationId}`);
+  const [r] = await db().query<Row>(Prisma.sql`
+    SELECT t.id, t.version, t.last_modified, t.publicly_available, t.time_step, t.record_count, t.first_timestamp,
+      t.last_timestamp, t.last_value, t.last_flags,
+      g.id AS group_id, g.name AS group_name, g.remarks AS group_remarks, g.precision, g.last_modified AS group_last_modified,
+      s.id AS station_id, s.name AS station_name, s.display_timezone, s.lon, s.lat, s.altitude,
+      s.last_modified AS station_last_modified, s.creator_id,
+      ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
+      ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers,
+      v.descr AS variable_descr, v.last_modified AS variable_last_modified, u.symbol AS unit_symbol, u.last_modified AS unit_last_modified
+    FROM timeseries t
+      JOIN timeseries_group g ON g.id = t.timeseries_group_id
+      JOIN station s ON s.id = g.station_id
+      JOIN variable v ON v.id = g.variable_id
+      JOIN unit_of_measurement u ON u.id = g.unit_id
+    WHERE ${Prisma.join(conditions, " AND ")}`);
+  if (!r) return null;
   return {
-    id: t.id,
-    version: t.version,
-    lastModified: t.lastModified,
-    publiclyAvailable: t.publiclyAvailable,
-    timeStep: t.timeStep,
-    recordCount: t.recordCount,
-    firstTimestamp: t.firstTimestamp === null ? null : Number(t.firstTimestamp),
-    lastTimestamp: t.lastTimestamp === null ? null : Number(t.lastTimestamp),
-    lastValue: t.lastValue,
-    lastFlags: t.lastFlags,
-    group: { id: g.id, name: g.name, remarks: g.remarks, precision: g.precision, lastModified: g.lastModified },
-    station: { id: s.id, name: s.name, displayTimezone: s.displayTimezone, lon: s.lon, lat: s.lat, altitude: s.altitude, lastModified: s.lastModified },
-    access: { id: s.id, creatorId: s.creatorId, maintainers: s.maintainers.map((m) => m.userId), dataViewers: s.dataViewers.map((v) => v.userId) },
-    variable: g.variable,
-    unit: g.unit,
+    id: r.id, version: r.version, lastModified: r.last_modified, publiclyAvailable: r.publicly_available, timeStep: r.time_step,
+    recordCount: r.record_count, firstTimestamp: r.first_timestamp, lastTimestamp: r.last_timestamp, lastValue: r.last_value,
+    lastFlags: r.last_flags,
+    group: { id: r.group_id, name: r.group_name, remarks: r.group_remarks, precision: r.precision, lastModified: r.group_last_modified },
+    station: { id: r.station_id, name: r.station_name, displayTimezone: r.display_timezone, lon: r.lon, lat: r.lat, altitude: r.altitude, lastModified: r.station_last_modified },
+    access: { id: r.station_id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers) },
+    variable: { descr: r.variable_descr, lastModified: r.variable_last_modified },
+    unit: { symbol: r.unit_symbol, lastModified: r.unit_last_modified },
   };
 }
 

@@ -14,3 +14,21 @@ export function containsSql(column: Prisma.Sql, needle: string): Prisma.Sql {
 export function displayOffsetSecondsSql(column: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(CASE WHEN ${column} IN ('UTC', 'Etc/GMT') THEN 0 ELSE -3600 * CAST(substr(${column}, 8) AS INTEGER) END)`;
 }
+
+/**
+ * The ascending ids in `table.column` of the rows whose `parentColumn` equals `parent` (an SQL
+ * expression), as one comma-separated text: a station's maintainers, data viewers or types.
+ */
+export function idListSql(table: string, column: string, parentColumn: string, parent: Prisma.Sql): Prisma.Sql {
+  const t = Prisma.raw(table);
+  const c = Prisma.raw(column);
+  const p = Prisma.raw(parentColumn);
+  return db().dialect === "sqlite"
+    ? Prisma.sql`(SELECT group_concat(x, ',') FROM (SELECT ${c} AS x FROM ${t} WHERE ${p} = ${parent} ORDER BY ${c}))`
+    : Prisma.sql`(SELECT string_agg(${c}::text, ',' ORDER BY ${c}) FROM ${t} WHERE ${p} = ${parent})`;
+}
+
+/** The ids of idListSql's text. */
+export function parseIdList(text: unknown): number[] {
+  return typeof text === "string" && text !== "" ? text.split(",").map(Number) : [];
+}

@@ -55,9 +55,9 @@ export function orderBySql(keys: SortKey[]): Prisma.Sql {
 export const DEFAULT_SORT: SortKey[] = [{ field: "name", descending: false }];
 
 export async function countAndExtent(filter: StationFilter): Promise<{ count: number; extent: Bbox | null }> {
-  const [row] = await db().prisma.$queryRaw<{ n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }[]>`
+  const [row] = await db().query<{ n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }>(Prisma.sql`
     SELECT COUNT(*) AS n, MIN(s.lon) AS x0, MIN(s.lat) AS y0, MAX(s.lon) AS x1, MAX(s.lat) AS y1
-    FROM ${FROM} WHERE ${filter.where}`;
+    FROM ${FROM} WHERE ${filter.where}`);
   const count = toNumber(row.n) ?? 0;
   if (count === 0) return { count, extent: null };
   return { count, extent: [toNumber(row.x0)!, toNumber(row.y0)!, toNumber(row.x1)!, toNumber(row.y1)!] };
@@ -65,8 +65,8 @@ export async function countAndExtent(filter: StationFilter): Promise<{ count: nu
 
 export async function orderedStationIds(filter: StationFilter, sort: SortKey[], offset?: number, limit?: number): Promise<number[]> {
   const page = limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${limit} OFFSET ${offset ?? 0}`;
-  const rows = await db().prisma.$queryRaw<{ id: unknown }[]>`
-    SELECT s.id AS id FROM ${FROM} WHERE ${filter.where} ORDER BY ${orderBySql(sort)} ${page}`;
+  const rows = await db().query<{ id: unknown }>(Prisma.sql`
+    SELECT s.id AS id FROM ${FROM} WHERE ${filter.where} ORDER BY ${orderBySql(sort)} ${page}`);
   return rows.map((r) => toNumber(r.id)!);
 }
 

@@ -4,7 +4,7 @@ import { ApiError, ErrorCollector } from "@/lib/http/errors";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
 import { isoSeconds, toNumber } from "@/lib/services/serialize";
-import { OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
+import { LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
 import {
   ALL_STATIONS, boundingBox, countAndExtent, DEFAULT_SORT, orderBySql, orderedStationIds, SORT_FIELDS,
   type Bbox, type SortField, type SortKey, type StationFilter,
@@ -146,7 +146,6 @@ export async function stationSearch(query: StationQuery, page: { offset: number;
 }
 
 const FROM = Prisma.sql`station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id`;
-const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
 
 /** The light rows of every match, in list order: for the map and the CSV export. */
 export interface StationRow {
@@ -161,10 +160,10 @@ export interface StationRow {
 }
 
 export async function stationRows(query: StationQuery): Promise<StationRow[]> {
-  const rows = await db().prisma.$queryRaw<Record<string, unknown>[]>`
+  const rows = await db().query(Prisma.sql`
     SELECT s.id AS id, s.name AS name, s.code AS code, s.owner_id AS owner_id, ${OWNER_DISPLAY_SQL} AS owner_name,
       s.lon AS lon, s.lat AS lat, ${LAST_UPDATE_SQL} AS last_update
-    FROM ${FROM} WHERE ${query.filter.where} ORDER BY ${orderBySql(query.sort)}`;
+    FROM ${FROM} WHERE ${query.filter.where} ORDER BY ${orderBySql(query.sort)}`);
   return rows.map((r) => ({
     id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerId: toNumber(r.owner_id)!,
     ownerName: String(r.owner_name ?? ""), lon: toNumber(r.lon)!, lat: toNumber(r.lat)!, lastUpdate: toNumber(r.last_update),

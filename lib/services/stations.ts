@@ -1,6 +1,7 @@
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
-import { isoMillis, isoSeconds, toNumber } from "@/lib/services/serialize";
+import { isoMillis, isoSeconds } from "@/lib/services/serialize";
+import { idListSql, parseIdList } from "@/lib/services/sql";
 
 /** The station object of api.md §4.1, keys in output order. */
 export interface StationJson {
@@ -23,64 +24,60 @@ export interface StationJson {
   data_viewers: number[];
 }
 
-const STATION_INCLUDE = {
-  maintainers: { select: { userId: true }, orderBy: { userId: "asc" } },
-  dataViewers: { select: { userId: true }, orderBy: { userId: "asc" } },
-  stypes: { select: { stationTypeId: true }, orderBy: { stationTypeId: "asc" } },
-} as const satisfies Prisma.StationInclude;
-
-type StationRow = Prisma.StationGetPayload<{ include: typeof STATION_INCLUDE }>;
-
-function stationJson(s: StationRow, lastUpdate: number | null): StationJson {
-  return {
-    id: s.id,
-    last_update: isoSeconds(lastUpdate),
-    last_modified: isoMillis(s.lastModified),
-    name: s.name,
-    code: s.code,
-    remarks: s.remarks,
-    original_srid: s.originalSrid,
-    altitude: s.altitude,
-    geom: formatPointEwkt(s.lon, s.lat),
-    display_timezone: s.displayTimezone,
-    start_date: s.startDate,
-    end_date: s.endDate,
-    owner: s.ownerId,
-    overseer: s.overseer,
-    maintainers: s.maintainers.map((m) => m.userId),
-    stype: s.stypes.map((t) => t.stationTypeId),
-    data_viewers: s.dataViewers.map((v) => v.userId),
-  };
+interface StationRow {
+  id: number; last_update: number | null; last_modified: Date | null; name: string; code: string; remarks: string;
+  original_srid: number | null; altitude: number | null; lon: number; lat: number; display_timezone: string;
+  start_date: string | null; end_date: string | null; owner_id: number; overseer: string;
+  maintainers: string | null; stype: string | null; data_viewers: string | null;
 }
 
-/**
- * The latest record timestamp over each station's time series (every type, private ones
- * included), from the series summaries; absent for stations without records.
- */
+/** The latest record timestamp over the station's series (every type, private ones included). */
+export const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
+
+/** Station objects for ids, in the order of `ids` (missing ids are skipped); one native query. */
+export async function stationsJson(ids: number[]): Promise<StationJson[]> {
+  if (ids.length === 0) return [];
+  const rows = await db().query<StationRow>(Prisma.sql`
+    SELECT s.id, ${LAST_UPDATE_SQL} AS last_update, s.last_modified, s.name, s.code, s.remarks, s.original_srid, s.altitude,
+      s.lon, s.lat, s.display_timezone, s.start_date, s.end_date, s.owner_id, s.overseer,
+      ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
+      ${idListSql("station_stype", "station_type_id", "station_id", Prisma.sql`s.id`)} AS stype,
+      ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
+    FROM station s WHERE s.id IN (${Prisma.join(ids)})`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    if (!r) return [];
+    return [{
+      id: r.id,
+      last_update: isoSeconds(r.last_update),
+      last_modified: isoMillis(r.last_modified),
+      name: r.name,
+      code: r.code,
+      remarks: r.remarks,
+      original_srid: r.original_srid,
+      altitude: r.altitude,
+      geom: formatPointEwkt(r.lon, r.lat),
+      display_timezone: r.display_timezone,
+      start_date: r.start_date,
+      end_date: r.end_date,
+      owner: r.owner_id,
+      overseer: r.overseer,
+      maintainers: parseIdList(r.maintainers),
+      stype: parseIdList(r.stype),
+      data_viewers: parseIdList(r.data_viewers),
+    }];
+  });
+}
+
+/** The latest record timestamp of each station that has records. */
 export async function lastUpdates(stationIds: number[]): Promise<Map<number, number>> {
   const result = new Map<number, number>();
   if (stationIds.length === 0) return result;
-  const rows = await db().prisma.$queryRaw<{ station_id: unknown; last: unknown }[]>`
-    SELECT g.station_id AS station_id, MAX(t.last_timestamp) AS last
-    FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id
-    WHERE g.station_id IN (${Prisma.join(stationIds)}) AND t.last_timestamp IS NOT NULL
-    GROUP BY g.station_id`;
-  for (const row of rows) result.set(toNumber(row.station_id)!, toNumber(row.last)!);
+  const rows = await db().query<{ id: number; last_update: number | null }>(Prisma.sql`
+    SELECT s.id, ${LAST_UPDATE_SQL} AS last_update FROM station s WHERE s.id IN (${Prisma.join(stationIds)})`);
+  for (const r of rows) if (r.last_update !== null) result.set(r.id, r.last_update);
   return result;
-}
-
-/** Station objects for ids, in the order of `ids` (missing ids are skipped). */
-export async function stationsJson(ids: number[]): Promise<StationJson[]> {
-  if (ids.length === 0) return [];
-  const [rows, updates] = await Promise.all([
-    db().prisma.station.findMany({ where: { id: { in: ids } }, include: STATION_INCLUDE }),
-    lastUpdates(ids),
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [stationJson(row, updates.get(id) ?? null)] : [];
-  });
 }
 
 export async function stationJsonById(id: number): Promise<StationJson | null> {
@@ -99,10 +96,10 @@ export interface StationAccess {
 }
 
 export async function stationAccess(id: number): Promise<StationAccess | null> {
-  const s = await db().prisma.station.findUnique({
-    where: { id },
-    select: { id: true, creatorId: true, maintainers: { select: { userId: true } }, dataViewers: { select: { userId: true } } },
-  });
-  if (!s) return null;
-  return { id: s.id, creatorId: s.creatorId, maintainers: s.maintainers.map((m) => m.userId), dataViewers: s.dataViewers.map((v) => v.userId) };
+  const [r] = await db().query<{ id: number; creator_id: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
+    SELECT s.id, s.creator_id,
+      ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
+      ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
+    FROM station s WHERE s.id = ${id}`);
+  return r ? { id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers) } : null;
 }

@@ -41,8 +41,11 @@ describe("routing conventions (api.md §1.1)", () => {
   it("answers 405 with Allow in the spec's order and a JSON body", async () => {
     const r = await http.put("/api/variables/");
     expect(r.status).toBe(405);
-    expect(r.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(r.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
     expect(r.json).toEqual({ detail: 'Method "PUT" not allowed.' });
+    const content = await http.post("/api/stations/1/files/1/content/");
+    expect(content.status).toBe(405);
+    expect(content.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("answers OPTIONS with 204 and Allow, without looking up objects", async () => {

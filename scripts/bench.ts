@@ -1,0 +1,299 @@
+// npm run bench — the performance targets of the issues, measured through HTTP against the
+// built server (run `npm run build` first). Generates 10,000 stations and a 10-minute series
+// of 1,051,200 records (20 years) on SQLite, and on PostgreSQL too when DATABASE_URL is a
+// postgres:// URL (the benchmark then creates and drops its own database on that server).
+//   BENCH_REPEAT=15   repetitions per workload (medians are reported)
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { closeDb, db } from "@/lib/db";
+import { reloadSettings } from "@/lib/config";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { issueToken } from "@/lib/auth/tokens";
+import { searchColumn } from "@/lib/search/normalize";
+import { createUser } from "@/lib/services/users";
+
+const ROOT = process.cwd();
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
+const RECORDS = 1_051_200;
+const STATIONS = 10_000;
+const START = Date.UTC(2005, 0, 1) / 1000;
+
+interface Row { workload: string; result: string; target: string; ok: boolean | null }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the server's resident memory while `fn` runs; returns the peak. */
+async function peakDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; peak: number; before: number }> {
+  const before = rssMb(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
+  try {
+    const value = await fn();
+    peak = Math.max(peak, rssMb(pid));
+    return { value, peak, before };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function medianOf(fn: () => Promise<unknown>, repeat = REPEAT, warmup = 3): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < repeat; i++) times.push(await timed(fn));
+  return median(times);
+}
+
+async function ok(response: Response): Promise<Response> {
+  if (!response.ok) throw new Error(`${response.status} ${response.url}: ${(await response.text()).slice(0, 300)}`);
+  return response;
+}
+
+/** Reads a whole body, returning the time to its first byte and its length. */
+async function drain(response: Response, started: number): Promise<{ firstByte: number; bytes: number }> {
+  const reader = response.body!.getReader();
+  let firstByte = 0;
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!firstByte) firstByte = performance.now() - started;
+    bytes += value.byteLength;
+  }
+  return { firstByte, bytes };
+}
+
+const WORDS = ["Arta", "Ágios", "Kombóti", "Louros", "Árachthos", "Pinios", "Aoos", "Kalamas", "Acheloos", "Evinos", "Mornos", "Sperchios",
+  "Axios", "Strymonas", "Nestos", "Evros", "Alfeios", "Pineios", "Tavropos", "Ladonas"];
+
+/** 10,000 stations with owners, types, variables and a group each, written in bulk. */
+async function generateStations(): Promise<void> {
+  const p = db().prisma;
+  const now = new Date();
+  await db().write(async (tx) => {
+    for (let i = 1; i <= 50; i++) {
+      const name = `${WORDS[i % WORDS.length]} Water Authority ${i}`;
+      await tx.lentity.create({ data: { kind: "organization", organization: { create: { name, acronym: `WA${i}`, searchNorm: searchColumn(name, `WA${i}`), lastModified: now } } } });
+    }
+    await tx.variable.create({ data: { descr: "Temperature", descrNorm: "temperature", lastModified: now } });
+    await tx.variable.create({ data: { descr: "Precipitation", descrNorm: "precipitation", lastModified: now } });
+    await tx.unitOfMeasurement.create({ data: { symbol: "°C", lastModified: now } });
+    await tx.stationType.create({ data: { descr: "Meteorological", descrNorm: "meteorological", lastModified: now } });
+  });
+  const batch = 1000;
+  for (let from = 0; from < STATIONS; from += batch) {
+    const ids = Array.from({ length: batch }, (_, k) => from + k + 1);
+    await db().write(async (tx) => {
+      await tx.gentity.createMany({ data: ids.map((id) => ({ id, kind: "station" })) });
+      await tx.station.createMany({
+        data: ids.map((id) => {
+          const name = `${WORDS[id % WORDS.length]} ${WORDS[(id * 7) % WORDS.length]} ${id}`;
+          const code = `S${id}`;
+          const remarks = id % 10 === 0 ? "Automatic station, telemetry" : "";
+          return {
+            id, name, code, remarks, lon: 19.5 + ((id * 7919) % 9000) / 1000, lat: 35 + ((id * 104729) % 6500) / 1000,
+            altitude: (id * 37) % 2000, displayTimezone: "Etc/GMT-2", ownerId: (id % 50) + 1, lastModified: now,
+            originalSrid: 4326, searchNorm: searchColumn(name, code, remarks),
+          };
+        }),
+      });
+      await tx.timeseriesGroup.createMany({
+        data: ids.map((id) => ({ stationId: id, name: "Temperature", precision: 1, variableId: id % 3 === 0 ? 2 : 1, unitId: 1, lastModified: now })),
+      });
+    });
+  }
+  if (postgresSequenceFix) await p.$executeRawUnsafe(`SELECT setval(pg_get_serial_sequence('gentity', 'id'), ${STATIONS})`);
+}
+let postgresSequenceFix = false;
+
+function recordsBody(): Buffer {
+  // What the Python client sends: seconds, an offset, empty flags, LF; timezone=UTC.
+  const lines: string[] = new Array(RECORDS);
+  for (let i = 0; i < RECORDS; i++) {
+    const d = new Date((START + i * 600) * 1000).toISOString();
+    const v = (15 + 10 * Math.sin(i / 4000) + ((i * 7919) % 100) / 100).toFixed(2);
+    lines[i] = `${d.slice(0, 10)} ${d.slice(11, 19)}+00:00,${v},`;
+  }
+  return Buffer.from(`timezone=UTC&timeseries_records=${encodeURIComponent(lines.join("\n"))}`);
+}
+
+async function startServer(databaseUrl: string, dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["server.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
+      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}/api/`)).ok) return { url, child };
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
+
+async function run(label: string, databaseUrl: string, dir: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const add = (workload: string, value: number, unit: string, target: number, higherIsBetter = false, targetText?: string) =>
+    rows.push({ workload, result: `${value.toFixed(unit === "rec/s" ? 0 : 1)} ${unit}`, target: targetText ?? `${higherIsBetter ? "≥" : "≤"} ${target} ${unit}`,
+      ok: higherIsBetter ? value >= target : value <= target });
+  const info = (workload: string, result: string) => rows.push({ workload, result, target: "", ok: null });
+
+  console.error(`[${label}] generating ${STATIONS} stations…`);
+  await migrate(parseDatabaseUrl(databaseUrl));
+  process.env.DATABASE_URL = databaseUrl;
+  reloadSettings();
+  postgresSequenceFix = databaseUrl.startsWith("postgres");
+  await generateStations();
+  const userId = await createUser({ username: "bench", password: "bench-password", isSuperuser: true });
+  const token = await issueToken(userId);
+  await closeDb();
+
+  const { url, child } = await startServer(databaseUrl, dir);
+  const pid = child.pid!;
+  const auth = { Authorization: `Token ${token}` };
+  try {
+    const json = async (path: string, init?: RequestInit) => (await ok(await fetch(url + path, init))).json();
+    // A series of 1,051,200 records, uploaded in one POST.
+    const make = async () => (await json("/api/stations/1/timeseries/", {
+      method: "POST", headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ precision: 1, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Bench" }),
+    })).id as number;
+    const body = recordsBody();
+    console.error(`[${label}] uploading ${RECORDS} records (${(body.length / 1e6).toFixed(1)} MB)…`);
+    const uploads: number[] = [];
+    let series = 0;
+    let uploadPeak = 0;
+    for (let i = 0; i < 3; i++) {
+      series = await make();
+      const { value: ms, peak } = await peakDuring(pid, () => timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${series}/data/`, {
+        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body,
+      }))));
+      uploads.push(ms);
+      uploadPeak = Math.max(uploadPeak, peak);
+    }
+    add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", 500_000, true);
+    const base = `${url}/api/stations/1/timeseries/${series}`;
+
+    console.error(`[${label}] reading…`);
+    await drain(await fetch(`${base}/data/`), performance.now());
+    const fullRuns: { ms: number; firstByte: number; growth: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { value, peak, before } = await peakDuring(pid, async () => {
+        const t = performance.now();
+        const r = await drain(await ok(await fetch(`${base}/data/`)), t);
+        return { ms: performance.now() - t, firstByte: r.firstByte, bytes: r.bytes };
+      });
+      fullRuns.push({ ms: value.ms, firstByte: value.firstByte, growth: peak - before });
+    }
+    const full = median(fullRuns.map((r) => r.ms));
+    add("full CSV of 1,051,200 records", RECORDS / (full / 1000), "rec/s", 1_000_000, true);
+    add("full CSV: time to first byte", median(fullRuns.map((r) => r.firstByte)), "ms", 100);
+    add("full CSV: server memory growth", Math.max(...fullRuns.map((r) => r.growth)), "MB", 100);
+
+    const month = "start_date=2020-06-01&end_date=2020-06-30T23:59";
+    add("one month of CSV", await medianOf(async () => (await ok(await fetch(`${base}/data/?${month}`))).arrayBuffer()), "ms", 10);
+    const chartCold: number[] = [];
+    for (let i = 0; i < 5; i++) chartCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?points=${190 + i}`))).arrayBuffer()));
+    info("chart of the whole series, computed (first request, 5 point counts)", `${median(chartCold).toFixed(1)} ms`);
+    add("chart of the whole series (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/`))).arrayBuffer()), "ms", 20);
+    const monthCold: number[] = [];
+    for (let i = 0; i < 5; i++) monthCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?${month}&points=${190 + i}`))).arrayBuffer()));
+    info("chart of one month, computed (first request)", `${median(monthCold).toFixed(1)} ms`);
+    add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", 10);
+    add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", 3);
+
+    console.error(`[${label}] stations…`);
+    add("station list, search over 10,000 stations (page 1, count, bounding_box)",
+      await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("agios")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+    add("station list, two terms (plain and owner:)",
+      await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("arachthos owner:authority")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+    add("station list without search, sorted by owner", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?sort=owner`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+    add("map GeoJSON of 10,000 stations", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/geojson/`))).arrayBuffer(), 5, 1), "ms", 300);
+    const exportRun = await peakDuring(pid, () => timed(async () => (await ok(await fetch(`${url}/api/stations/csv/`))).arrayBuffer()));
+    add("CSV export of 10,000 stations", exportRun.value, "ms", 2000);
+    add("CSV export: server memory growth", exportRun.peak - exportRun.before, "MB", 50);
+    info("server peak memory (resident, whole run)", `${Math.max(uploadPeak, rssMb(pid)).toFixed(0)} MB (VmHWM ${(() => {
+      const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return m ? (Number(m[1]) / 1024).toFixed(0) : "?";
+    })()} MB)`);
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }
+  return rows;
+}
+
+function print(label: string, rows: Row[]): void {
+  const w = Math.max(...rows.map((r) => r.workload.length));
+  console.log(`\n${label}`);
+  console.log(`${"workload".padEnd(w)} | ${"median / result".padEnd(22)} | target`);
+  console.log(`${"-".repeat(w)}-+-${"-".repeat(22)}-+-${"-".repeat(16)}`);
+  for (const r of rows) console.log(`${r.workload.padEnd(w)} | ${r.result.padEnd(22)} | ${r.target}${r.ok === null ? "" : r.ok ? "  ok" : "  MISSED"}`);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("Run `npm run build` first.");
+  const given = process.env.DATABASE_URL;
+  const dir = mkdtempSync(join(tmpdir(), "enhydris-bench-"));
+  const results: [string, Row[]][] = [];
+  try {
+    results.push(["SQLite", await run("SQLite", `file:${join(dir, "bench.db")}`, dir)]);
+    if (given && /^postgres(ql)?:\/\//.test(given)) {
+      const name = `enhydris_bench_${Date.now()}`;
+      const admin = new pg.Client({ connectionString: given });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(given);
+      url.pathname = `/${name}`;
+      try {
+        results.push(["PostgreSQL", await run("PostgreSQL", url.toString(), dir)]);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await admin.end();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nBenchmark (${REPEAT} repetitions per workload after warm-up; medians; 2-core machine)`);
+  for (const [label, rows] of results) print(label, rows);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+
