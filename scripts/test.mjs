@@ -3,6 +3,7 @@
 //   TEST_PG_URL=postgres://…      use this PostgreSQL (a role that may create databases);
 //                                 otherwise a private cluster is started with scripts/pg-cluster.sh
 //   REQUIRE_POSTGRES=1            fail instead of skipping when no PostgreSQL can be had (CI)
+//   REQUIRE_BROWSER=1             fail instead of skipping when Chromium is missing (CI)
 //   SKIP_BUILD=1                  reuse the existing production build
 //   TEST_SUITES=unit,http-sqlite  run only these suites (unit, http-sqlite, http-postgres, e2e)
 import { spawnSync } from "node:child_process";
@@ -24,8 +25,8 @@ function run(name, command, args, env = {}) {
   return result.status === 0;
 }
 
-function skip(name, why) {
-  results.push({ name, ok: !process.env.REQUIRE_POSTGRES || !name.includes("postgres"), note: `skipped: ${why}` });
+function skip(name, why, required) {
+  results.push({ name, ok: !required, note: `skipped: ${why}` });
 }
 
 function postgresUrl() {
@@ -48,10 +49,11 @@ if (wanted.has("http-sqlite")) run("HTTP tests on SQLite", bin("vitest"), ["run"
 if (wanted.has("http-postgres")) {
   const pg = postgresUrl();
   if (pg.url) run("HTTP tests on PostgreSQL", bin("vitest"), ["run", "--project", "http"], { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
-  else skip("HTTP tests on PostgreSQL", pg.error);
+  else skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
-  run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
+  if (existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
+  else skip("browser tests (Playwright, Chromium)", "no Chromium at /usr/bin/chromium (apt-get install -y chromium)", !!process.env.REQUIRE_BROWSER);
 }
 
 console.log("\n===== Summary =====");
