@@ -53,6 +53,44 @@ function restoreContentLength(res) {
     String(name).toLowerCase() === LENGTH_HEADER ? setHeader("Content-Length", value) : appendHeader(name, value);
 }
 
+/**
+ * Security headers (issue 8): no MIME sniffing anywhere; pages get a content security policy
+ * that allows only this site and the map tile server, and may not be framed. API responses keep
+ * their own types (JSONP must stay loadable as a script from other origins).
+ */
+function tileOrigin() {
+  try {
+    return new URL(String(process.env.ENHYDRIS_MAP_TILE_URL || "https://tile.openstreetmap.org/{z}/{x}/{y}.png").replace(/\{[a-z]\}/g, "a")).origin;
+  } catch {
+    return "";
+  }
+}
+const PAGE_CSP = [
+  "default-src 'self'",
+  `img-src 'self' data: blob: ${tileOrigin()}`.trim(),
+  // Next's runtime and React's streamed payload use inline scripts; Leaflet sets inline styles.
+  `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+// Next keeps a header set here rather than the route's, so API routes choose their own (the
+// reset pages send Referrer-Policy: no-referrer; file downloads a sandbox CSP).
+function securityHeaders(res, path) {
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  const api = /^\/(api|timeseries\/data)(\/|$)/.test(path);
+  const apiPage = path.startsWith("/api/auth/password/reset/") || path.startsWith("/api/docs/");
+  if (api && !apiPage) return;
+  res.setHeader("Content-Security-Policy", PAGE_CSP);
+  res.setHeader("X-Frame-Options", "DENY");
+  if (!api) res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+}
+
 const app = next({ dev, hostname, port, dir: process.cwd() });
 const handle = app.getRequestHandler();
 await app.prepare();
@@ -65,6 +103,7 @@ const server = http.createServer((req, res) => {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
+  securityHeaders(res, path);
   if (undecodable(path)) {
     const json = /^\/(api|timeseries)\//.test(path);
     res.writeHead(404, { "Content-Type": json ? "application/json" : "text/plain; charset=utf-8" });

@@ -4,6 +4,7 @@ import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticat
 import { parseBody, type RequestInput } from "@/lib/http/body";
 import { ApiError, methodNotAllowed, notFound, serverError, serviceUnavailable, unauthorized, type Challenge } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
+import { logError } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
@@ -152,11 +153,11 @@ function allowHeader(route: Route): string {
 export function errorResponse(error: unknown, where: string): Response {
   if (error instanceof ApiError) return json(error.body, error.status, error.headers);
   if (isDatabaseUnavailable(error)) {
-    console.error(`${where}: database unavailable:`, (error as Error)?.message);
+    logError(`${where}: database unavailable`, error);
     const e = serviceUnavailable();
     return json(e.body, e.status, e.headers);
   }
-  console.error(`${where}: unexpected error:`, error);
+  logError(`${where}: unexpected error`, error);
   const e = serverError();
   return json(e.body, e.status);
 }
