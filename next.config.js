@@ -7,6 +7,9 @@ const nextConfig = {
   // Large data downloads are streamed; compressing them belongs to the reverse proxy.
   compress: false,
   poweredByHeader: false,
+  // A separate build directory (e.g. for parallel work in one checkout); the server and the
+  // tests read the same variable.
+  distDir: process.env.ENHYDRIS_DIST_DIR || ".next",
   reactStrictMode: true,
   serverExternalPackages: [
     "better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "@prisma/client", "pg", "pg-copy-streams",

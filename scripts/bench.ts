@@ -265,7 +265,7 @@ function print(label: string, rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("Run `npm run build` first.");
+  if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("Run `npm run build` first.");
   const given = process.env.DATABASE_URL;
   const dir = mkdtempSync(join(tmpdir(), "enhydris-bench-"));
   const results: [string, Row[]][] = [];

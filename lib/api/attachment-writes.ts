@@ -17,7 +17,7 @@ import { existing } from "@/lib/services/refs";
 const IMAGE = /\.(jpe?g|png|gif|webp)$/i;
 const GENTITY_EQUAL = "Must equal the station id in the URL.";
 
-function attachmentFields(kind: AttachmentKind, create: boolean) {
+export function attachmentFields(kind: AttachmentKind, create: boolean) {
   return {
     date: date(),
     content: file({
@@ -77,7 +77,7 @@ export function attachmentWriters(kind: AttachmentKind) {
   };
 }
 
-const eventFields = () => ({
+export const eventFields = () => ({
   date: date({ required: true, nullable: false }),
   user: text({ max: 64 }),
   report: text(),

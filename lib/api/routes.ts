@@ -15,6 +15,8 @@ import {
 } from "@/lib/api/series-writes";
 import { attachmentWriters, createEvent, deleteEvent, updateEvent } from "@/lib/api/attachment-writes";
 import { DATA_ROUTES } from "@/lib/api/data";
+import { legacyRoutes } from "@/lib/legacy/routes";
+import { apiDocs, apiSchema } from "@/lib/api/docs";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {
@@ -49,6 +51,8 @@ function attachmentRoutes(kind: "files" | "images"): Route[] {
 export function apiRoutes(): Route[] {
   return [
     { path: "", handlers: { GET: apiRoot } },
+    { path: "schema/", handlers: { GET: apiSchema } },
+    { path: "docs/", handlers: { GET: apiDocs } },
     { path: "stations/", handlers: { GET: listStations, POST: createStationHandler } },
     { path: "stations/csv/", handlers: { GET: stationsCsv } },
     { path: "stations/geojson/", handlers: { GET: stationsGeoJson } },
@@ -72,6 +76,7 @@ export function apiRoutes(): Route[] {
     { path: "auth/password/reset/confirm/*uid/set-password/", handlers: { GET: showForm, POST: submitForm }, open: true, csrfExempt: true },
     { path: "auth/password/reset/confirm/*uid/*token/", handlers: { GET: openLink, POST: submitForm }, open: true, csrfExempt: true },
     { path: "auth/password/reset/complete/", handlers: { GET: complete }, open: true },
+    ...legacyRoutes(),
   ];
 }
 

@@ -44,7 +44,7 @@ export function siteFooterHtml(): string {
 }
 
 /** A complete page for route handlers that cannot render React. */
-export function standalonePage(options: { title: string; user: ChromeUser | null; body: string; siteName?: string }): string {
+export function standalonePage(options: { title: string; user: ChromeUser | null; body: string; siteName?: string; wide?: boolean }): string {
   const siteName = options.siteName || "Enhydris";
   return `<!DOCTYPE html>
 <html lang="en">
@@ -56,7 +56,7 @@ export function standalonePage(options: { title: string; user: ChromeUser | null
 </head>
 <body>
 ${siteHeaderHtml(options.user, "", siteName)}
-<main id="main" class="site-main narrow">
+<main id="main" class="site-main${options.wide ? " wide" : " narrow"}">
 <div class="card">
 ${options.body}
 </div>

@@ -66,7 +66,7 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
 }
 
 export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean } = {}): Promise<TestServer> {
-  if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
+  if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
   const dir = mkdtempSync(join(tmpdir(), "enhydris-test-"));
   const databaseUrl = options.databaseUrl ?? (await freshDatabaseUrl(dir));
   if (options.migrate !== false) await migrate(parseDatabaseUrl(databaseUrl));

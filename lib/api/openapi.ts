@@ -1,0 +1,202 @@
+import { z } from "zod";
+import { specSchema, text, type FieldSpec } from "@/lib/http/fields";
+import { attachmentFields, eventFields } from "@/lib/api/attachment-writes";
+import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fields";
+import { stationFields } from "@/lib/api/station-fields";
+import {
+  BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
+} from "@/lib/api/schemas";
+import { LOOKUP_NAMES } from "@/lib/services/lookups";
+import { LOOKUP_WRITERS } from "@/lib/services/lookup-writes";
+
+/**
+ * The OpenAPI 3.1 document of the current interface (api.md §3), generated from the zod
+ * schemas of the request fields (the same specs that validate requests) and of the responses.
+ */
+type Method = "get" | "post" | "put" | "patch" | "delete";
+type Who = "everyone" | "user" | "editor" | "superuser" | "station creator";
+
+interface Param {
+  name: string;
+  description: string;
+  schema?: z.ZodType;
+  required?: boolean;
+}
+
+interface Operation {
+  method: Method;
+  path: string;
+  tag: string;
+  summary: string;
+  who: Who;
+  query?: Param[];
+  body?: { spec: FieldSpec; multipart?: boolean };
+  /** Status → [description, schema or media type] */
+  ok: [number, string, z.ZodType | string | null];
+  errors?: number[];
+}
+
+const PAGE: Param[] = [
+  { name: "page", description: "Page number (1-based) or `last`", schema: z.string() },
+  { name: "page_size", description: "Items per page (extension; up to ENHYDRIS_MAX_PAGE_SIZE)", schema: z.int() },
+];
+const STATION_QUERY: Param[] = [
+  { name: "q", description: "Search: AND of terms; plain terms or owner:, type:, variable:, bbox:, in:, ts_only:, ts_has_years:" },
+  { name: "bbox", description: "min_lon,min_lat,max_lon,max_lat" },
+  { name: "gentity_id", description: "Only this station (q and bbox are then ignored)", schema: z.int() },
+  { name: "sort", description: "Repeatable; a field name, `-` for descending" },
+];
+const RANGE: Param[] = [
+  { name: "start_date", description: "YYYY-MM-DD[Thh:mm[:ss][offset]]; naive values are in the station's display time zone; inclusive" },
+  { name: "end_date", description: "As start_date; inclusive" },
+];
+const TIMEZONE: Param = { name: "timezone", description: "IANA zone of the output timestamps; default the station's display time zone" };
+
+function crud(base: string, item: string, tag: string, itemSchema: z.ZodType, spec: FieldSpec | null, who: Who, extraList: Param[] = [], listExtra: z.ZodRawShape = {}): Operation[] {
+  const ops: Operation[] = [
+    { method: "get", path: base, tag, summary: `List ${tag.toLowerCase()}`, who: "everyone", query: [...extraList, ...PAGE], ok: [200, "A page", pageSchema(itemSchema, listExtra)], errors: [400, 404] },
+    { method: "get", path: `${base}${item}/`, tag, summary: `Get one`, who: "everyone", ok: [200, "The object", itemSchema], errors: [404] },
+  ];
+  if (spec) {
+    ops.push(
+      { method: "post", path: base, tag, summary: "Create", who, body: { spec }, ok: [201, "Created", itemSchema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "put", path: `${base}${item}/`, tag, summary: "Replace (omitted optional fields keep their values)", who, body: { spec }, ok: [200, "Replaced", itemSchema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "patch", path: `${base}${item}/`, tag, summary: "Update the fields sent", who, body: { spec }, ok: [200, "Updated", itemSchema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "delete", path: `${base}${item}/`, tag, summary: "Delete", who, ok: [204, "Deleted", null], errors: [401, 403, 404] },
+    );
+  }
+  return ops;
+}
+
+function operations(): Operation[] {
+  const station = "/api/stations/{sid}/";
+  const group = `${station}timeseriesgroups/{gid}/`;
+  const series = `${group}timeseries/{tid}/`;
+  const dataOps = (base: string, tag: string): Operation[] => [
+    { method: "get", path: `${base}data/`, tag, summary: "Records as CSV, HTS or HTS2 (streamed)", who: "everyone",
+      query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines", "text/csv"], errors: [400, 401, 403, 404] },
+    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: {
+      timeseries_records: text({ required: true, trim: false }), timezone: text(), mode: text(), dry_run: text(),
+    } }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "get", path: `${base}bottom/`, tag, summary: "The last record", who: "everyone", query: [TIMEZONE], ok: [200, "One record line", "text/plain"], errors: [400, 401, 403, 404] },
+    { method: "get", path: `${base}chart/`, tag, summary: "Min, max and mean over equal intervals", who: "everyone",
+      query: [...RANGE, { name: "points", description: "Number of intervals, 1–2000 (default 200)", schema: z.int() }], ok: [200, "Chart points", z.array(ChartPointSchema)], errors: [400, 401, 403, 404] },
+  ];
+  const attachments = (kind: "files" | "images", schema: z.ZodType): Operation[] =>
+    crud(`${station}${kind}/`, "{id}", kind === "files" ? "Files" : "Images", schema, null, "editor").concat([
+      { method: "post", path: `${station}${kind}/`, tag: kind === "files" ? "Files" : "Images", summary: "Upload", who: "editor", body: { spec: attachmentFields(kind, true), multipart: true }, ok: [201, "Created", schema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "put", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Replace", who: "editor", body: { spec: attachmentFields(kind, false), multipart: true }, ok: [200, "Replaced", schema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "patch", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Update", who: "editor", body: { spec: attachmentFields(kind, false), multipart: true }, ok: [200, "Updated", schema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "delete", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Delete (the bytes too)", who: "editor", ok: [204, "Deleted", null], errors: [401, 403, 404] },
+      { method: "get", path: `${station}${kind}/{id}/content/`, tag: kind === "files" ? "Files" : "Images", summary: "The bytes", who: "everyone", ok: [200, "The file", "application/octet-stream"], errors: [404] },
+    ]);
+  return [
+    { method: "get", path: "/api/", tag: "Root", summary: "Top-level lists", who: "everyone", ok: [200, "Absolute URLs", z.record(z.string(), z.string())] },
+    { method: "get", path: "/api/schema/", tag: "Root", summary: "This OpenAPI document", who: "everyone", ok: [200, "OpenAPI 3.1", "application/json"] },
+    { method: "get", path: "/api/docs/", tag: "Root", summary: "This document as a readable page", who: "everyone", ok: [200, "HTML", "text/html"] },
+    ...crud("/api/stations/", "{sid}", "Stations", StationSchema, stationFields(), "editor", STATION_QUERY, { bounding_box: BoundingBoxSchema })
+      .map((op) => (op.method === "post" ? { ...op, who: "station creator" as Who } : op)),
+    { method: "get", path: "/api/stations/csv/", tag: "Stations", summary: "Export as data.zip (stations.csv, timeseries.csv)", who: "everyone", query: STATION_QUERY, ok: [200, "A zip", "application/zip"], errors: [400] },
+    { method: "get", path: "/api/stations/geojson/", tag: "Stations", summary: "Every match as GeoJSON (for maps)", who: "everyone", query: STATION_QUERY, ok: [200, "FeatureCollection", GeoJsonSchema], errors: [400] },
+    ...crud(`${station}timeseriesgroups/`, "{gid}", "Time series groups", GroupSchema, groupFields(), "editor"),
+    ...crud(`${group}timeseries/`, "{tid}", "Time series", TimeseriesSchema, seriesFields(), "editor"),
+    ...dataOps(series, "Time series data"),
+    ...crud(`${station}timeseries/`, "{tid}", "Time series (older shape)", OlderTimeseriesSchema, olderShapeFields(), "editor"),
+    ...dataOps(`${station}timeseries/{tid}/`, "Time series data"),
+    ...attachments("files", FileSchema),
+    ...attachments("images", ImageSchema),
+    ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
+    ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_WRITERS[name].fields(), "superuser")),
+    { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
+      body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
+    { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },
+    { method: "get", path: "/api/auth/user/", tag: "Authentication", summary: "The caller's profile", who: "user", ok: [200, "The user", UserSchema], errors: [401] },
+    { method: "put", path: "/api/auth/user/", tag: "Authentication", summary: "Replace the profile", who: "user", body: { spec: { username: text({ required: true, max: 150 }), first_name: text({ max: 150 }), last_name: text({ max: 150 }) } }, ok: [200, "The user", UserSchema], errors: [400, 401] },
+    { method: "patch", path: "/api/auth/user/", tag: "Authentication", summary: "Update the profile", who: "user", body: { spec: { username: text({ max: 150 }), first_name: text({ max: 150 }), last_name: text({ max: 150 }) } }, ok: [200, "The user", UserSchema], errors: [400, 401] },
+    { method: "post", path: "/api/auth/password/change/", tag: "Authentication", summary: "Change the password", who: "user", body: { spec: { old_password: text({ required: true }), new_password1: text({ required: true }), new_password2: text({ required: true }) } }, ok: [200, "Saved", DetailErrorSchema], errors: [400, 401] },
+    { method: "post", path: "/api/auth/password/reset/", tag: "Authentication", summary: "Mail a reset link (same answer for unknown addresses)", who: "everyone", body: { spec: { email: text({ required: true }) } }, ok: [200, "Sent", DetailErrorSchema], errors: [400] },
+    { method: "post", path: "/api/auth/password/reset/confirm/", tag: "Authentication", summary: "Set a new password with the link's uid and token", who: "everyone", body: { spec: { uid: text({ required: true }), token: text({ required: true }), new_password1: text({ required: true }), new_password2: text({ required: true }) } }, ok: [200, "Reset", DetailErrorSchema], errors: [400] },
+  ];
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid parameters or fields", 401: "Not authenticated, or bad credentials (WWW-Authenticate: Token)", 403: "Not allowed",
+  404: "Not found (or an invalid page)", 409: "Still referenced", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
+};
+
+/** Converts a schema, lifting named sub-schemas into components.schemas. */
+function convert(schema: z.ZodType, components: Record<string, unknown>, io: "input" | "output"): unknown {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
+  const defs = (json.$defs ?? {}) as Record<string, unknown>;
+  delete json.$defs;
+  delete json.$schema;
+  const id = (schema.meta() as { id?: string } | undefined)?.id;
+  const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, '"#/components/schemas/$1"'));
+  for (const [name, def] of Object.entries(defs)) components[name] = rewrite(def);
+  if (id) {
+    components[id] = rewrite(json);
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return rewrite(json);
+}
+
+export function openApiDocument(origin: string): object {
+  const components: Record<string, unknown> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorBody = {
+    "application/json": { schema: { oneOf: [convert(DetailErrorSchema, components, "output"), convert(FieldErrorsSchema, components, "output")] } },
+  };
+  for (const op of operations()) {
+    const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "integer" } }));
+    const query = (op.query ?? []).map((p) => ({ name: p.name, in: "query", required: false, description: p.description, schema: convert(p.schema ?? z.string(), components, "input") }));
+    const [status, description, body] = op.ok;
+    const responses: Record<string, unknown> = {
+      [status]: {
+        description,
+        ...(body === null ? {} : typeof body === "string" ? { content: { [body]: {} } } : { content: { "application/json": { schema: convert(body, components, "output") } } }),
+      },
+    };
+    for (const code of op.errors ?? []) responses[code] = { description: ERROR_DESCRIPTIONS[code], content: errorBody };
+    if (op.method === "post" && op.path.endsWith("data/")) {
+      responses[200] = { description: "Dry run: what would be stored", content: { "application/json": { schema: convert(DryRunSchema, components, "output") } } };
+    }
+    const requestSchema = op.body ? convert(specSchema(op.body.spec), components, "input") : undefined;
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = {
+      tags: [op.tag],
+      summary: op.summary,
+      description: `Allowed: ${op.who}.`,
+      ...(pathParams.length + query.length ? { parameters: [...pathParams, ...query] } : {}),
+      ...(requestSchema ? {
+        requestBody: {
+          required: true,
+          content: op.body!.multipart
+            ? { "multipart/form-data": { schema: requestSchema } }
+            : { "application/json": { schema: requestSchema }, "application/x-www-form-urlencoded": { schema: requestSchema }, "multipart/form-data": { schema: requestSchema } },
+        },
+      } : {}),
+      responses,
+      ...(op.who === "everyone" ? {} : { security: [{ token: [] }, { session: [] }] }),
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Enhydris API",
+      version: "1",
+      description: "Stations, time series and their records. Paths end in /; lists are paginated; errors are JSON in Django REST framework's shape. "
+        + "Authenticate with `Authorization: Token <key>` from POST /api/auth/login/. A database that cannot be reached gives 503 with Retry-After. "
+        + "Browsers may call the API from the origins of ENHYDRIS_CORS_ALLOWED_ORIGINS (no credentials).",
+    },
+    servers: [{ url: origin }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        token: { type: "apiKey", in: "header", name: "Authorization", description: "`Token <key>` (or `Bearer <key>`)" },
+        session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "The site's session; unsafe methods also need X-CSRFToken" },
+      },
+    },
+  };
+}

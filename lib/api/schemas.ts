@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+/**
+ * The response shapes of the current interface (api.md), as zod schemas: the OpenAPI document
+ * is generated from them, and the tests check real responses against them.
+ */
+const id = z.int().positive();
+const lastModified = z.string().nullable().meta({ description: "ISO 8601 UTC with milliseconds, e.g. 2026-11-21T08:08:31.963Z" });
+const date = z.string().nullable().meta({ description: "YYYY-MM-DD" });
+
+export const StationSchema = z.object({
+  id,
+  last_update: z.string().nullable().meta({ description: "Latest record timestamp over the station's series, YYYY-MM-DDTHH:MM:SSZ" }),
+  last_modified: lastModified,
+  name: z.string(),
+  code: z.string(),
+  remarks: z.string(),
+  original_srid: z.int().nullable(),
+  altitude: z.number().nullable(),
+  geom: z.string().meta({ description: "EWKT, e.g. SRID=4326;POINT (21.06071 39.09518)" }),
+  display_timezone: z.string(),
+  start_date: date,
+  end_date: date,
+  owner: id.meta({ description: "Organization or person id" }),
+  overseer: z.string(),
+  maintainers: z.array(id),
+  stype: z.array(id),
+  data_viewers: z.array(id),
+}).meta({ id: "Station" });
+
+export const GroupSchema = z.object({
+  id, last_modified: lastModified, name: z.string(), hidden: z.boolean(), precision: z.int().min(-10).max(20),
+  remarks: z.string(), gentity: id, variable: id, unit_of_measurement: id,
+}).meta({ id: "TimeseriesGroup" });
+
+export const TimeseriesSchema = z.object({
+  id, last_modified: lastModified, type: z.enum(["Initial", "Checked", "Regularized", "Aggregated"]), time_step: z.string(),
+  timeseries_group: id, name: z.string(), publicly_available: z.boolean(),
+}).meta({ id: "Timeseries" });
+
+export const OlderTimeseriesSchema = z.object({
+  id, last_modified: lastModified, name: z.string(), hidden: z.boolean(), precision: z.int(), remarks: z.string(), gentity: id,
+  variable: id, unit_of_measurement: id, time_step: z.string(), timeseries_group: id,
+}).meta({ id: "OlderTimeseries", description: "A time series joined with its group (api.md §7.1)" });
+
+const content = z.string().meta({ description: "Absolute URL of the object's content/ endpoint" });
+export const FileSchema = z.object({
+  id, last_modified: lastModified, date, content, descr: z.string(), remarks: z.string(), gentity: id,
+}).meta({ id: "StationFile" });
+export const ImageSchema = z.object({
+  id, last_modified: lastModified, date, content, descr: z.string(), remarks: z.string(), featured: z.boolean(), gentity: id,
+}).meta({ id: "StationImage" });
+export const EventSchema = z.object({
+  id, last_modified: lastModified, date: z.string(), user: z.string(), report: z.string(), gentity: id, type: id,
+}).meta({ id: "StationEvent" });
+
+const descrLookup = (name: string) => z.object({ id, last_modified: lastModified, descr: z.string() }).meta({ id: name });
+export const LOOKUP_SCHEMAS = {
+  stationtypes: descrLookup("StationType"),
+  eventtypes: descrLookup("EventType"),
+  variables: descrLookup("Variable"),
+  filetypes: z.object({ id, last_modified: lastModified, descr: z.string(), mime_type: z.string() }).meta({ id: "FileType" }),
+  organizations: z.object({ id, last_modified: lastModified, remarks: z.string(), name: z.string(), acronym: z.string() }).meta({ id: "Organization" }),
+  persons: z.object({
+    id, last_modified: lastModified, remarks: z.string(), last_name: z.string(), first_name: z.string(), middle_names: z.string(), initials: z.string(),
+  }).meta({ id: "Person" }),
+  units: z.object({ id, last_modified: lastModified, descr: z.string(), symbol: z.string(), variables: z.array(id) }).meta({ id: "UnitOfMeasurement" }),
+  gareas: z.object({ id, last_modified: lastModified, name: z.string(), code: z.string(), remarks: z.string(), geom: z.string() }).meta({ id: "GeographicalArea" }),
+} as const;
+
+export const UserSchema = z.object({ pk: id, username: z.string(), email: z.string(), first_name: z.string(), last_name: z.string() }).meta({ id: "User" });
+
+export const ChartPointSchema = z.object({
+  timestamp: z.int().meta({ description: "Middle of the interval, Unix seconds" }),
+  min: z.string().nullable(), max: z.string().nullable(), mean: z.string().nullable(),
+}).meta({ id: "ChartPoint" });
+
+export const BoundingBoxSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).meta({ description: "[min_lon, min_lat, max_lon, max_lat]" });
+
+export const GeoJsonSchema = z.object({
+  type: z.literal("FeatureCollection"),
+  bbox: BoundingBoxSchema,
+  features: z.array(z.object({
+    type: z.literal("Feature"),
+    id,
+    geometry: z.object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]) }),
+    properties: z.object({ name: z.string(), code: z.string(), owner: id, owner_name: z.string(), last_update: z.string().nullable() }),
+  })),
+}).meta({ id: "StationsGeoJson" });
+
+export function pageSchema<T extends z.ZodType>(item: T, extra: z.ZodRawShape = {}) {
+  return z.object({
+    count: z.int().min(0),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+    ...extra,
+  });
+}
+
+export const DetailErrorSchema = z.object({ detail: z.string() }).meta({ id: "ErrorDetail" });
+export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta({
+  id: "FieldErrors", description: "Field name (or non_field_errors) → messages",
+});
+export const TokenSchema = z.object({ key: z.string().regex(/^[0-9a-f]{40}$/) }).meta({ id: "Token" });
+export const DryRunSchema = z.object({ count: z.int(), start_date: z.string().nullable(), end_date: z.string().nullable() }).meta({ id: "DryRun" });

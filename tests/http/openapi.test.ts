@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { apiRoutes } from "@/lib/api/routes";
+import {
+  BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema,
+  StationSchema, TimeseriesSchema, UserSchema,
+} from "@/lib/api/schemas";
+import { LOOKUP_NAMES } from "@/lib/services/lookups";
+import { api } from "@/tests/support/http";
+import * as f from "@/tests/support/fixtures";
+import { startServer, type TestServer } from "@/tests/support/server";
+
+let server: TestServer;
+let http: ReturnType<typeof api>;
+beforeAll(async () => {
+  server = await startServer();
+  http = api(server.url);
+});
+afterAll(() => server?.stop());
+
+/** The OpenAPI path of a route pattern: `stations/:sid/` → `/api/stations/{sid}/`. */
+const openApiPath = (pattern: string) => `/api/${pattern.replace(/:(\w+)/g, "{$1}")}`;
+
+describe("GET schema/ and docs/ (api.md §3)", () => {
+  it("documents every route and method of the current interface", async () => {
+    const doc = (await http.get("/api/schema/")).json;
+    expect(doc.openapi).toBe("3.1.0");
+    const documented = new Set(Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+    const current = apiRoutes().filter((r) => !r.scheme && !r.path.includes("*") && !r.path.includes("timeseriesgroup/") && !r.path.startsWith("auth/password/reset/complete"));
+    const missing: string[] = [];
+    for (const route of current) {
+      for (const method of Object.keys(route.handlers)) {
+        const key = `${method} ${openApiPath(route.path)}`;
+        if (!documented.has(key)) missing.push(key);
+      }
+    }
+    expect(missing).toEqual([]);
+    for (const key of documented) {
+      const [method, path] = key.split(" ");
+      const route = current.find((r) => openApiPath(r.path) === path);
+      expect(route, key).toBeDefined();
+      expect(Object.keys(route!.handlers), key).toContain(method);
+    }
+  });
+
+  it("resolves every $ref", async () => {
+    const doc = (await http.get("/api/schema/")).json;
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) expect(doc.components.schemas[ref], ref).toBeDefined();
+  });
+
+  it("presents the document as an HTML page", async () => {
+    const r = await http.get("/api/docs/");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(r.text).toContain("/api/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/data/");
+    expect(r.text).toContain('href="/api/schema/"');
+  });
+});
+
+describe("responses match the documented schemas", () => {
+  const check = (schema: z.ZodType, body: unknown) => {
+    const strict = "strict" in schema && typeof schema.strict === "function" ? (schema as unknown as z.ZodObject).strict() : schema;
+    const result = strict.safeParse(body);
+    expect(result.success, result.success ? "" : JSON.stringify(result.error.issues.slice(0, 3))).toBe(true);
+  };
+
+  it("for every resource", async () => {
+    const owner = await f.organization("Schema Org", "SO");
+    const u = await f.user({ superuser: true });
+    const sid = await f.station({ ownerId: owner, stype: [await f.stationType()], maintainers: [u.id], altitude: 10, startDate: "2020-01-01" });
+    const gid = await f.group(sid, { remarks: "r" });
+    const tid = await f.series(gid, { timeStep: "10min" });
+    await f.addRecords(tid, [["2020-01-01T00:00:00Z", 1], ["2020-01-01T00:10:00Z", null, "MISS"]]);
+    const file = await f.attachment("files", sid, { fileName: "a.pdf", bytes: "x", descr: "A" });
+    const image = await f.attachment("images", sid, { fileName: "a.png", bytes: "x" });
+    const event = await f.event(sid, { date: "2020-01-01" });
+    await f.person("Ann", "Other");
+    await f.garea("Area", "A", [20, 38, 21, 39]);
+    await f.unit("m", [await f.variable()]);
+
+    check(pageSchema(StationSchema, { bounding_box: BoundingBoxSchema }).strict(), (await http.get("/api/stations/")).json);
+    check(StationSchema, (await http.get(`/api/stations/${sid}/`)).json);
+    check(GeoJsonSchema, JSON.parse((await http.get("/api/stations/geojson/")).text));
+    check(GroupSchema, (await http.get(`/api/stations/${sid}/timeseriesgroups/${gid}/`)).json);
+    check(TimeseriesSchema, (await http.get(`/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/`)).json);
+    check(OlderTimeseriesSchema, (await http.get(`/api/stations/${sid}/timeseries/${tid}/`)).json);
+    check(ChartPointSchema.array(), (await http.get(`/api/stations/${sid}/timeseries/${tid}/chart/`)).json);
+    check(FileSchema, (await http.get(`/api/stations/${sid}/files/${file}/`)).json);
+    check(ImageSchema, (await http.get(`/api/stations/${sid}/images/${image}/`)).json);
+    check(EventSchema, (await http.get(`/api/stations/${sid}/events/${event}/`)).json);
+    check(UserSchema, (await http.get("/api/auth/user/", { token: u.token })).json);
+    for (const name of LOOKUP_NAMES) check(pageSchema(LOOKUP_SCHEMAS[name]), (await http.get(`/api/${name}/`)).json);
+  });
+});
