@@ -3,60 +3,23 @@
 // of 1,051,200 records (20 years) on SQLite, and on PostgreSQL too when DATABASE_URL is a
 // postgres:// URL (the benchmark then creates and drops its own database on that server).
 //   BENCH_REPEAT=15   repetitions per workload (medians are reported)
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { closeDb, db } from "@/lib/db";
+import { closeDb } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { issueToken } from "@/lib/auth/tokens";
-import { searchColumn } from "@/lib/search/normalize";
 import { createUser } from "@/lib/services/users";
+import { generateStations, peakDuring, ROOT, rssMb, startServer, STATIONS } from "./support";
 
-const ROOT = process.cwd();
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const RECORDS = 1_051_200;
-const STATIONS = 10_000;
 const START = Date.UTC(2005, 0, 1) / 1000;
 
 interface Row { workload: string; result: string; target: string; ok: boolean | null }
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Samples the server's resident memory while `fn` runs; returns the peak. */
-async function peakDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; peak: number; before: number }> {
-  const before = rssMb(pid);
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
-  try {
-    const value = await fn();
-    peak = Math.max(peak, rssMb(pid));
-    return { value, peak, before };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -92,49 +55,6 @@ async function drain(response: Response, started: number): Promise<{ firstByte: 
   return { firstByte, bytes };
 }
 
-const WORDS = ["Arta", "Ágios", "Kombóti", "Louros", "Árachthos", "Pinios", "Aoos", "Kalamas", "Acheloos", "Evinos", "Mornos", "Sperchios",
-  "Axios", "Strymonas", "Nestos", "Evros", "Alfeios", "Pineios", "Tavropos", "Ladonas"];
-
-/** 10,000 stations with owners, types, variables and a group each, written in bulk. */
-async function generateStations(): Promise<void> {
-  const p = db().prisma;
-  const now = new Date();
-  await db().write(async (tx) => {
-    for (let i = 1; i <= 50; i++) {
-      const name = `${WORDS[i % WORDS.length]} Water Authority ${i}`;
-      await tx.lentity.create({ data: { kind: "organization", organization: { create: { name, acronym: `WA${i}`, searchNorm: searchColumn(name, `WA${i}`), lastModified: now } } } });
-    }
-    await tx.variable.create({ data: { descr: "Temperature", descrNorm: "temperature", lastModified: now } });
-    await tx.variable.create({ data: { descr: "Precipitation", descrNorm: "precipitation", lastModified: now } });
-    await tx.unitOfMeasurement.create({ data: { symbol: "°C", lastModified: now } });
-    await tx.stationType.create({ data: { descr: "Meteorological", descrNorm: "meteorological", lastModified: now } });
-  });
-  const batch = 1000;
-  for (let from = 0; from < STATIONS; from += batch) {
-    const ids = Array.from({ length: batch }, (_, k) => from + k + 1);
-    await db().write(async (tx) => {
-      await tx.gentity.createMany({ data: ids.map((id) => ({ id, kind: "station" })) });
-      await tx.station.createMany({
-        data: ids.map((id) => {
-          const name = `${WORDS[id % WORDS.length]} ${WORDS[(id * 7) % WORDS.length]} ${id}`;
-          const code = `S${id}`;
-          const remarks = id % 10 === 0 ? "Automatic station, telemetry" : "";
-          return {
-            id, name, code, remarks, lon: 19.5 + ((id * 7919) % 9000) / 1000, lat: 35 + ((id * 104729) % 6500) / 1000,
-            altitude: (id * 37) % 2000, displayTimezone: "Etc/GMT-2", ownerId: (id % 50) + 1, lastModified: now,
-            originalSrid: 4326, searchNorm: searchColumn(name, code, remarks),
-          };
-        }),
-      });
-      await tx.timeseriesGroup.createMany({
-        data: ids.map((id) => ({ stationId: id, name: "Temperature", precision: 1, variableId: id % 3 === 0 ? 2 : 1, unitId: 1, lastModified: now })),
-      });
-    });
-  }
-  if (postgresSequenceFix) await p.$executeRawUnsafe(`SELECT setval(pg_get_serial_sequence('gentity', 'id'), ${STATIONS})`);
-}
-let postgresSequenceFix = false;
-
 function recordsBody(): Buffer {
   // What the Python client sends: seconds, an offset, empty flags, LF; timezone=UTC.
   const lines: string[] = new Array(RECORDS);
@@ -144,24 +64,6 @@ function recordsBody(): Buffer {
     lines[i] = `${d.slice(0, 10)} ${d.slice(11, 19)}+00:00,${v},`;
   }
   return Buffer.from(`timezone=UTC&timeseries_records=${encodeURIComponent(lines.join("\n"))}`);
-}
-
-async function startServer(databaseUrl: string, dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["server.mjs"], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
-      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000" },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/api/`)).ok) return { url, child };
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("server did not start");
 }
 
 async function run(label: string, databaseUrl: string, dir: string): Promise<Row[]> {
@@ -175,7 +77,6 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
   await migrate(parseDatabaseUrl(databaseUrl));
   process.env.DATABASE_URL = databaseUrl;
   reloadSettings();
-  postgresSequenceFix = databaseUrl.startsWith("postgres");
   await generateStations();
   const userId = await createUser({ username: "bench", password: "bench-password", isSuperuser: true });
   const token = await issueToken(userId);
@@ -199,7 +100,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     for (let i = 0; i < 3; i++) {
       series = await make();
       const { value: ms, peak } = await peakDuring(pid, () => timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${series}/data/`, {
-        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body,
+        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: body as unknown as BodyInit,
       }))));
       uploads.push(ms);
       uploadPeak = Math.max(uploadPeak, peak);

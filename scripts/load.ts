@@ -1,0 +1,185 @@
+// npm run load — the mixed load of issue 8 against the built server: 32 connections for 60 s,
+// 40% station list pages, 10% station searches, 20% one-month charts, 20% bottom, 10% uploads of
+// 10 records to different series. Reports requests/s, latency percentiles, errors and the
+// server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with
+// LOAD_INSTANCES=2 the PostgreSQL run uses two app instances on one database).
+//   LOAD_DURATION=60 LOAD_CONNECTIONS=32
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { closeDb, db } from "@/lib/db";
+import { reloadSettings } from "@/lib/config";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { issueToken } from "@/lib/auth/tokens";
+import { records } from "@/lib/records";
+import { createSeries } from "@/lib/services/series-writes";
+import { createUser } from "@/lib/services/users";
+import { generateStations, rssMb, startServer, STATIONS } from "./support";
+
+const DURATION = Number(process.env.LOAD_DURATION ?? 60);
+const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
+const READ_SERIES = 50;
+const UPLOAD_SERIES = 400;
+const START = Date.UTC(2025, 5, 1) / 1000;
+const WORDS = ["arta", "agios", "komboti", "louros", "arachthos", "pinios", "aoos", "kalamas", "acheloos", "evinos"];
+
+interface Setup { token: string; readSeries: [number, number][]; uploadSeries: [number, number][] }
+
+/** Stations, 50 series with two months of 10-minute records, 400 series for uploads. */
+async function prepare(databaseUrl: string): Promise<Setup> {
+  await migrate(parseDatabaseUrl(databaseUrl));
+  process.env.DATABASE_URL = databaseUrl;
+  reloadSettings();
+  await generateStations();
+  const userId = await createUser({ username: "load", password: "load-password", isSuperuser: true });
+  const token = await issueToken(userId);
+  const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId: { lte: READ_SERIES + UPLOAD_SERIES } }, orderBy: { id: "asc" } });
+  const readSeries: [number, number][] = [];
+  const uploadSeries: [number, number][] = [];
+  const n = 60 * 144;
+  for (const [k, g] of groups.entries()) {
+    const id = await db().write((tx) => createSeries(tx, g.id, { type: 1, timeStep: "10min", name: "", publiclyAvailable: true }));
+    if (k < READ_SERIES) {
+      const timestamps = Float64Array.from({ length: n }, (_, i) => START + i * 600);
+      const values = Float64Array.from({ length: n }, (_, i) => 15 + 8 * Math.sin(i / 144 * 2 * Math.PI) + (i % 7) / 10);
+      const result = await records().write(id, { timestamps, values, flags: new Array(n).fill("") }, { mode: "append", validate: () => [] });
+      if (!result.ok) throw new Error(result.errors.join());
+      readSeries.push([g.stationId, id]);
+    } else {
+      uploadSeries.push([g.stationId, id]);
+    }
+  }
+  await closeDb();
+  return { token, readSeries, uploadSeries };
+}
+
+function pick<T>(xs: T[]): T {
+  return xs[Math.floor(Math.random() * xs.length)];
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+function localDate(epoch: number): string {
+  const d = new Date(epoch * 1000);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+async function runLoad(label: string, urls: string[], pids: number[], setup: Setup) {
+  let uploads = 0;
+  const list = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?page=${1 + Math.floor(Math.random() * (STATIONS / 20))}` }) });
+  const search = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?q=${pick(WORDS)}` }) });
+  const chart = () => ({
+    method: "GET" as const,
+    setupRequest: (r: autocannon.Request) => {
+      const [sid, tid] = pick(setup.readSeries);
+      const start = START + Math.floor(Math.random() * 29) * 86400;
+      return { ...r, path: `/api/stations/${sid}/timeseries/${tid}/chart/?start_date=${localDate(start)}&end_date=${localDate(start + 30 * 86400)}` };
+    },
+  });
+  const bottom = () => ({
+    method: "GET" as const,
+    setupRequest: (r: autocannon.Request) => {
+      const [sid, tid] = pick(setup.readSeries);
+      return { ...r, path: `/api/stations/${sid}/timeseries/${tid}/bottom/` };
+    },
+  });
+  const upload = () => ({
+    method: "POST" as const,
+    setupRequest: (r: autocannon.Request) => {
+      // Each upload goes to the next series in turn, with instants no other upload uses.
+      const k = uploads++;
+      const [sid, tid] = setup.uploadSeries[k % setup.uploadSeries.length];
+      const base = START + Math.floor(k / setup.uploadSeries.length) * 6000;
+      const lines = Array.from({ length: 10 }, (_, i) => `${new Date((base + i * 600) * 1000).toISOString().slice(0, 16)}Z,${(10 + i / 10).toFixed(1)},`);
+      return {
+        ...r,
+        path: `/api/stations/${sid}/timeseries/${tid}/data/`,
+        headers: { ...r.headers, Authorization: `Token ${setup.token}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ timeseries_records: lines.join("\n"), mode: "insert" }).toString(),
+      };
+    },
+  });
+  const mix = [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + rssMb(pid), 0))), 200);
+  console.error(`[${label}] ${CONNECTIONS} connections for ${DURATION} s on ${urls.length} instance(s)…`);
+  const results = await Promise.all(urls.map((url) => autocannon({
+    url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: DURATION, requests: mix, timeout: 20,
+  })));
+  clearInterval(timer);
+  const total = results.reduce((s, r) => s + r.requests.total, 0);
+  const errors = results.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0);
+  const pct = (k: "p50" | "p90" | "p99") => Math.max(...results.map((r) => (r.latency as unknown as Record<string, number>)[k]));
+  return {
+    label,
+    rps: total / DURATION,
+    total,
+    errors,
+    p50: pct("p50"),
+    p90: pct("p90"),
+    p99: pct("p99"),
+    max: Math.max(...results.map((r) => r.latency.max)),
+    memory: peak,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "enhydris-load-"));
+  const rows: Awaited<ReturnType<typeof runLoad>>[] = [];
+  const given = process.env.DATABASE_URL;
+  try {
+    const sqlite = `file:${join(dir, "load.db")}`;
+    console.error("[SQLite] preparing data…");
+    const setup = await prepare(sqlite);
+    const server = await startServer(sqlite, dir);
+    try {
+      rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup));
+    } finally {
+      server.child.kill("SIGTERM");
+    }
+    if (given && /^postgres(ql)?:\/\//.test(given)) {
+      const name = `enhydris_load_${Date.now()}`;
+      const admin = new pg.Client({ connectionString: given });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(given);
+      url.pathname = `/${name}`;
+      try {
+        console.error("[PostgreSQL] preparing data…");
+        const pgSetup = await prepare(url.toString());
+        for (const instances of [1, 2]) {
+          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url.toString(), dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
+          try {
+            rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup));
+          } finally {
+            for (const s of servers) s.child.kill("SIGTERM");
+          }
+        }
+        // No lost or duplicated record: every series holds a multiple of 10 distinct instants.
+        process.env.DATABASE_URL = url.toString();
+        reloadSettings();
+        const counts = await db().prisma.timeseries.findMany({ where: { id: { in: pgSetup.uploadSeries.map((s) => s[1]) } }, select: { recordCount: true } });
+        const stored = counts.reduce((s, c) => s + c.recordCount, 0);
+        console.log(`PostgreSQL uploads: ${stored} records stored in ${counts.length} series (${stored % 10 === 0 ? "whole uploads only" : "PARTIAL UPLOAD FOUND"})`);
+        await closeDb();
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await admin.end();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nMixed load: ${CONNECTIONS} connections, ${DURATION} s; 40% lists, 10% searches, 20% month charts, 20% bottom, 10% uploads of 10 records`);
+  console.log("run                       | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server memory");
+  for (const r of rows) {
+    console.log(`${r.label.padEnd(25)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${r.memory.toFixed(0)} MB`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

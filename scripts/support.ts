@@ -1,0 +1,106 @@
+// Shared by the benchmark and the load test: data generation, the server, memory sampling.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { db } from "@/lib/db";
+import { searchColumn } from "@/lib/search/normalize";
+
+export const ROOT = process.cwd();
+export const STATIONS = 10_000;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the server's resident memory while `fn` runs; returns the peak. */
+export async function peakDuring<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; peak: number; before: number }> {
+  const before = rssMb(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
+  try {
+    const value = await fn();
+    peak = Math.max(peak, rssMb(pid));
+    return { value, peak, before };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const WORDS = ["Arta", "Ágios", "Kombóti", "Louros", "Árachthos", "Pinios", "Aoos", "Kalamas", "Acheloos", "Evinos", "Mornos", "Sperchios",
+  "Axios", "Strymonas", "Nestos", "Evros", "Alfeios", "Pineios", "Tavropos", "Ladonas"];
+
+/** 10,000 stations with owners, types, variables and a group each, written in bulk. */
+export async function generateStations(): Promise<void> {
+  const p = db().prisma;
+  const now = new Date();
+  await db().write(async (tx) => {
+    for (let i = 1; i <= 50; i++) {
+      const name = `${WORDS[i % WORDS.length]} Water Authority ${i}`;
+      await tx.lentity.create({ data: { kind: "organization", organization: { create: { name, acronym: `WA${i}`, searchNorm: searchColumn(name, `WA${i}`), lastModified: now } } } });
+    }
+    await tx.variable.create({ data: { descr: "Temperature", descrNorm: "temperature", lastModified: now } });
+    await tx.variable.create({ data: { descr: "Precipitation", descrNorm: "precipitation", lastModified: now } });
+    await tx.unitOfMeasurement.create({ data: { symbol: "°C", lastModified: now } });
+    await tx.stationType.create({ data: { descr: "Meteorological", descrNorm: "meteorological", lastModified: now } });
+  });
+  const batch = 1000;
+  for (let from = 0; from < STATIONS; from += batch) {
+    const ids = Array.from({ length: batch }, (_, k) => from + k + 1);
+    await db().write(async (tx) => {
+      await tx.gentity.createMany({ data: ids.map((id) => ({ id, kind: "station" })) });
+      await tx.station.createMany({
+        data: ids.map((id) => {
+          const name = `${WORDS[id % WORDS.length]} ${WORDS[(id * 7) % WORDS.length]} ${id}`;
+          const code = `S${id}`;
+          const remarks = id % 10 === 0 ? "Automatic station, telemetry" : "";
+          return {
+            id, name, code, remarks, lon: 19.5 + ((id * 7919) % 9000) / 1000, lat: 35 + ((id * 104729) % 6500) / 1000,
+            altitude: (id * 37) % 2000, displayTimezone: "Etc/GMT-2", ownerId: (id % 50) + 1, lastModified: now,
+            originalSrid: 4326, searchNorm: searchColumn(name, code, remarks),
+          };
+        }),
+      });
+      await tx.timeseriesGroup.createMany({
+        data: ids.map((id) => ({ stationId: id, name: "Temperature", precision: 1, variableId: id % 3 === 0 ? 2 : 1, unitId: 1, lastModified: now })),
+      });
+    });
+  }
+  if (db().dialect === "postgres") await p.$executeRawUnsafe(`SELECT setval(pg_get_serial_sequence('gentity', 'id'), ${STATIONS})`);
+}
+
+
+
+export async function startServer(databaseUrl: string, dir: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["server.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
+      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000", ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}/api/`)).ok) return { url, child };
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
+
