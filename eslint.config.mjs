@@ -5,7 +5,7 @@ const config = [
   ...next,
   ...nextTypescript,
   {
-    ignores: [".next/**", "node_modules/**", "lib/db/generated/**", "prisma/postgres/**", "data/**",
+    ignores: [".next/**", ".next-*/**", ".scratch/**", "node_modules/**", "lib/db/generated/**", "prisma/postgres/**", "data/**",
       "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts"],
   },
   {

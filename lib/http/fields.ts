@@ -100,24 +100,23 @@ export function parseIntegerValue(raw: unknown): number | undefined {
   return undefined;
 }
 
+/** The range of the database's integer columns; narrower ranges are given per field. */
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
 export function integer(options: Common<number | null> & { min?: number; max?: number; nullable?: boolean } = {}): Field<number | null> {
-  const { min, max, nullable = false } = options;
+  const { min = INT32_MIN, max = INT32_MAX, nullable = false } = options;
   return {
     ...defaults(options),
     parse(raw) {
       if (raw === null || (raw === "" && nullable)) return nullable ? ok(null) : fail(MSG.null);
       const n = parseIntegerValue(raw);
       if (n === undefined) return fail(MSG.integer);
-      if (max !== undefined && n > max) return fail(MSG.maxValue(max));
-      if (min !== undefined && n < min) return fail(MSG.minValue(min));
+      if (n > max) return fail(MSG.maxValue(max));
+      if (n < min) return fail(MSG.minValue(min));
       return ok(n);
     },
-    schema: (() => {
-      let s = z.int();
-      if (min !== undefined) s = s.min(min);
-      if (max !== undefined) s = s.max(max);
-      return nullable ? s.nullable() : s;
-    })(),
+    schema: nullable ? z.int().min(min).max(max).nullable() : z.int().min(min).max(max),
   };
 }
 

@@ -9,6 +9,8 @@ import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 export type HandlerMethod = Exclude<Method, "HEAD" | "OPTIONS">;
+/** The largest id the database can hold (32-bit integer columns). */
+export const MAX_ID = 2_147_483_647;
 const METHOD_ORDER: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 export interface RouteContext {
@@ -67,7 +69,8 @@ export class Router {
       for (let i = 0; i < parts.length && matched; i++) {
         const segment = route.segments[i];
         if (segment.startsWith(":")) {
-          if (/^\d{1,15}$/.test(parts[i])) params[segment.slice(1)] = Number(parts[i]);
+          // Ids are 32-bit in the database: a larger number names nothing.
+          if (/^\d{1,10}$/.test(parts[i]) && Number(parts[i]) <= MAX_ID) params[segment.slice(1)] = Number(parts[i]);
           else matched = false;
         } else if (segment.startsWith("*")) {
           strings[segment.slice(1)] = safeDecode(parts[i]);

@@ -193,7 +193,8 @@ export class SqliteRecordsStore implements RecordsStore {
   private aggregateRecords(out: ChartAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): void {
     if (ranges.length === 0) return;
     const D = E - S;
-    const interval = D === 0 ? `${N - 1}` : `MIN(((r.timestamp - ?) * ?) / ?, ${N - 1})`;
+    // better-sqlite3 binds numbers as REAL: cast, so that the division is an integer one.
+    const interval = D === 0 ? `${N - 1}` : `MIN(((r.timestamp - CAST(? AS INTEGER)) * CAST(? AS INTEGER)) / CAST(? AS INTEGER), ${N - 1})`;
     const sql = `SELECT ${interval} AS i, COUNT(r.value), MIN(r.value), MAX(r.value), SUM(r.value)
       FROM json_each(?) AS e
       JOIN timeseries_record r ON r.timeseries_id = ? AND r.timestamp >= e.value ->> 0 AND r.timestamp <= e.value ->> 1

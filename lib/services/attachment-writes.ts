@@ -20,7 +20,6 @@ export interface AttachmentData {
 /** The base name of an uploaded file: no path, no control characters. */
 export function sanitizeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\x00-\x1f\x7f]/g, "").trim();
   return clean === "" || clean === "." || clean === ".." ? "file" : clean.slice(0, 200);
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { LookupName } from "@/lib/services/lookups";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
 import { existing } from "@/lib/services/refs";
+import { writeExactFloats } from "@/lib/services/sql";
 
 /**
  * Lookup writes for superusers (api.md §11): the fields of each lookup, and how it is created,
@@ -138,6 +139,7 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
       await tx.garea.create({
         data: { id: gentity.id, ...data, geom: g.ewkt, minLon: g.bbox[0], minLat: g.bbox[1], maxLon: g.bbox[2], maxLat: g.bbox[3], searchNorm: gareaNorm(data), lastModified: now() },
       });
+      await writeExactFloats(tx, "garea", gentity.id, { min_lon: g.bbox[0], min_lat: g.bbox[1], max_lon: g.bbox[2], max_lat: g.bbox[3] });
       return gentity.id;
     },
     async update(tx, id, v) {
@@ -151,6 +153,7 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
           ...(g ? { geom: g.ewkt, minLon: g.bbox[0], minLat: g.bbox[1], maxLon: g.bbox[2], maxLat: g.bbox[3] } : {}),
         },
       });
+      if (g) await writeExactFloats(tx, "garea", id, { min_lon: g.bbox[0], min_lat: g.bbox[1], max_lon: g.bbox[2], max_lat: g.bbox[3] });
     },
     remove: async (tx, id) => (await tx.gentity.delete({ where: { id } }), true),
   },

@@ -5,6 +5,9 @@ type Model = "user" | "lentity" | "stationType" | "variable" | "unitOfMeasuremen
 
 export function existing(model: Model): (ids: number[]) => Promise<Set<number>> {
   return async (ids) => {
+    // Ids beyond the 32-bit columns cannot exist (and PostgreSQL would refuse the comparison).
+    ids = ids.filter((id) => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647);
+    if (ids.length === 0) return new Set();
     const where = { id: { in: ids } };
     const p = db().prisma;
     const rows: { id: number }[] = await (model === "user" ? p.user.findMany({ where, select: { id: true } })

@@ -32,6 +32,7 @@ interface Row {
 
 /** The series by id, restricted to a station (and group) when the path names them. */
 export async function loadSeriesContext(id: number, path: { stationId?: number; groupId?: number } = {}): Promise<SeriesContext | null> {
+  if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) return null;
   const conditions = [Prisma.sql`t.id = ${id}`];
   if (path.groupId !== undefined) conditions.push(Prisma.sql`g.id = ${path.groupId}`);
   if (path.stationId !== undefined) conditions.push(Prisma.sql`s.id = ${path.stationId}`);

@@ -32,3 +32,17 @@ export function idListSql(table: string, column: string, parentColumn: string, p
 export function parseIdList(text: unknown): number[] {
   return typeof text === "string" && text !== "" ? text.split(",").map(Number) : [];
 }
+
+/**
+ * Prisma rounds floating-point arguments to about 16 significant digits (0.1 + 0.2 arrives as
+ * 0.3), so float columns written through it are rewritten in the same transaction from their
+ * exact decimal text, which the database converts (correctly rounded).
+ */
+export async function writeExactFloats(tx: { $executeRaw(sql: Prisma.Sql): Promise<number> }, table: "station" | "garea", id: number,
+  values: Record<string, number | null | undefined>): Promise<void> {
+  const type = Prisma.raw(db().dialect === "sqlite" ? "REAL" : "DOUBLE PRECISION");
+  const sets = Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, v]) => (v === null ? Prisma.sql`${Prisma.raw(column)} = NULL` : Prisma.sql`${Prisma.raw(column)} = CAST(${String(v)} AS ${type})`));
+  if (sets.length) await tx.$executeRaw(Prisma.sql`UPDATE ${Prisma.raw(table)} SET ${Prisma.join(sets, ", ")} WHERE id = ${id}`);
+}

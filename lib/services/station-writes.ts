@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { db, type Tx } from "@/lib/db";
 import { mediaPath } from "@/lib/services/media";
 import { stationNorm } from "@/lib/services/norms";
+import { writeExactFloats } from "@/lib/services/sql";
 
 /** Writes of stations (api.md §4.3); validation is the caller's (lib/api/station-writes.ts). */
 export interface StationData {
@@ -51,6 +52,7 @@ export async function createStation(data: StationData, creatorId: number | null)
       data: { ...(columns(data) as StationColumns), id: gentity.id, creatorId, lastModified: new Date(), searchNorm: stationNorm(data) },
     });
     await replaceRelations(tx, gentity.id, data);
+    await writeExactFloats(tx, "station", gentity.id, { lon: data.lon, lat: data.lat, altitude: data.altitude });
     return gentity.id;
   });
 }
@@ -64,6 +66,7 @@ export async function updateStation(id: number, data: Partial<StationData>): Pro
       data: { ...columns(data), lastModified: new Date(), searchNorm: stationNorm(merged) },
     });
     await replaceRelations(tx, id, data);
+    await writeExactFloats(tx, "station", id, { lon: data.lon, lat: data.lat, altitude: data.altitude });
   });
 }
 

@@ -87,11 +87,13 @@ describe("a server killed with SIGKILL during an upload", () => {
       if (after.actual === before.actual) {
         expect(after.version).toBe(before.version);
       } else {
-        // This upload committed before the kill: the next one would overlap it, so clear it.
-        await db().write((tx) => tx.timeseries.update({ where: { id: tid }, data: { name: `c${delay}` } }));
-        await db().query(Prisma.sql`DELETE FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp > ${Date.UTC(2000, 1, 1) / 1000}`);
-        await db().query(Prisma.sql`DELETE FROM timeseries_block WHERE timeseries_id = ${tid} AND block_start > ${Date.UTC(2000, 1, 1) / 1000}`);
-        await db().write((tx) => tx.timeseries.update({ where: { id: tid }, data: { recordCount: 1, lastTimestamp: BigInt(Date.UTC(2000, 0, 1) / 1000), lastValue: 1, lastFlags: "" } }));
+        // This upload committed before the kill: put the series back as it was for the next round.
+        const keep = BigInt(Date.UTC(2000, 1, 1) / 1000);
+        await db().write(async (tx) => {
+          await tx.timeseriesRecord.deleteMany({ where: { timeseriesId: tid, timestamp: { gt: keep } } });
+          await tx.timeseriesBlock.deleteMany({ where: { timeseriesId: tid, blockStart: { gt: keep } } });
+          await tx.timeseries.update({ where: { id: tid }, data: { recordCount: 1, lastTimestamp: BigInt(Date.UTC(2000, 0, 1) / 1000), lastValue: 1, lastFlags: "" } });
+        });
       }
     }
     // The restarted server serves and accepts writes.

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { db } from "@/lib/db";
@@ -120,7 +121,7 @@ export async function attachment(kind: "files" | "images", stationId: number, da
   let storedName = "";
   if (data.bytes !== undefined) {
     mkdirSync(mediaDirectory(), { recursive: true });
-    storedName = `${unique("f")}.bin`;
+    storedName = `${randomBytes(16).toString("hex")}.bin`;
     writeFileSync(join(mediaDirectory(), storedName), data.bytes);
   }
   const common = { stationId, fileName: data.fileName, storedName, descr: data.descr ?? "", date: data.date ?? null, lastModified: new Date() };
