@@ -20,10 +20,10 @@ export async function endSiteSessions(userId: number, except?: string | null): P
   await db().write((tx) => tx.siteSession.deleteMany({ where: { userId, ...(except ? { id: { not: except } } : {}) } }));
 }
 
-/** The live site session a request carries, if any. */
-export async function readSiteSession(request: Request): Promise<{ id: string; userId: number } | null> {
+/** The live site session whose cookie `get` returns (any cookie source: requests, pages, the proxy). */
+export async function siteSessionFromCookies(get: (name: string) => string | null | undefined): Promise<{ id: string; userId: number } | null> {
   for (const name of SESSION_COOKIES) {
-    const cookie = readCookie(request, name);
+    const cookie = get(name);
     if (!cookie) continue;
     const sid = await sessionIdOfToken(cookie);
     if (!sid) continue;
@@ -31,6 +31,11 @@ export async function readSiteSession(request: Request): Promise<{ id: string; u
     if (row) return row;
   }
   return null;
+}
+
+/** The live site session a request carries, if any. */
+export function readSiteSession(request: Request): Promise<{ id: string; userId: number } | null> {
+  return siteSessionFromCookies((name) => readCookie(request, name));
 }
 
 export async function sessionIdOfToken(token: string): Promise<string | null> {

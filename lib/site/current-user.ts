@@ -1,7 +1,7 @@
 import { cache } from "react";
 import { cookies } from "next/headers";
 import { db } from "@/lib/db";
-import { SESSION_COOKIES, sessionIdOfToken } from "@/lib/auth/session";
+import { siteSessionFromCookies } from "@/lib/auth/session";
 import type { AuthUser } from "@/lib/auth/users";
 
 /**
@@ -17,27 +17,13 @@ export interface SiteUser extends AuthUser {
 
 /** Reads the user from any cookie source (server components, the proxy). */
 export async function siteUserFromCookies(get: (name: string) => string | undefined): Promise<SiteUser | null> {
-  for (const name of SESSION_COOKIES) {
-    const token = get(name);
-    if (!token) continue;
-    const sid = await sessionIdOfToken(token);
-    if (!sid) continue;
-    const row = await db().prisma.siteSession.findUnique({
-      where: { id: sid },
-      select: {
-        id: true,
-        user: {
-          select: {
-            id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true,
-            firstName: true, lastName: true,
-          },
-        },
-      },
-    });
-    if (!row || !row.user.isActive) continue;
-    return { ...row.user, sessionId: row.id };
-  }
-  return null;
+  const session = await siteSessionFromCookies(get);
+  if (!session) return null;
+  const user = await db().prisma.user.findUnique({
+    where: { id: session.userId },
+    select: { id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true, firstName: true, lastName: true },
+  });
+  return user?.isActive ? { ...user, sessionId: session.id } : null;
 }
 
 /** The current request's user, once per request. */

@@ -1,0 +1,219 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
+import PointMap from "@/components/map/PointMap";
+import { settings } from "@/lib/config";
+import { contentPath, groupPath } from "@/lib/site/paths";
+import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/site/pages";
+import { formatDate, formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+
+type Params = Promise<{ sid: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const id = pathId((await params).sid);
+  const head = id ? await stationWithOwner(id) : null;
+  return { title: head ? head.station.name || `Station ${id}` : "Page not found" };
+}
+
+function Detail({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+const none = <span className="muted">—</span>;
+
+function coordinate(value: number, positive: string, negative: string): string {
+  return `${Math.abs(value).toFixed(5)}° ${value < 0 ? negative : positive}`;
+}
+
+/** `{site}/stations/{sid}/`: every detail of the station and what belongs to it (api.md §16). */
+export default async function StationPage({ params }: { params: Params }) {
+  const id = pathId((await params).sid);
+  const data = id ? await stationPageData(id) : null;
+  if (!id || !data) notFound();
+  const { station, ownerName } = data;
+  const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
+  const point = lonLat(station.geom);
+  const { mapTileUrl, mapTileAttribution } = settings();
+  const lastUpdate = station.last_update ? Date.parse(station.last_update) / 1000 : null;
+  const name = station.name || `Station ${station.id}`;
+
+  return (
+    <div className="page">
+      <nav className="breadcrumbs" aria-label="Breadcrumb">
+        <ol>
+          <li><Link href="/">Stations</Link></li>
+          <li aria-current="page">{name}</li>
+        </ol>
+      </nav>
+      <header className="page-header">
+        <h1>
+          {name} {station.code && <span className="code">{station.code}</span>}
+        </h1>
+        <p className="lead">{ownerName}</p>
+      </header>
+
+      <div className="station-overview">
+        <section className="card" aria-labelledby="details-heading">
+          <h2 id="details-heading">Details</h2>
+          <dl className="details">
+            <Detail term="Code">{station.code || none}</Detail>
+            <Detail term="Owner">{ownerName || none}</Detail>
+            <Detail term="Station type">{data.stationTypes.length ? data.stationTypes.join(", ") : none}</Detail>
+            <Detail term="Coordinates (WGS84)">
+              {point ? (
+                <>
+                  {coordinate(point[1], "N", "S")}, {coordinate(point[0], "E", "W")}
+                  <span className="muted small"> (lon {point[0]}, lat {point[1]})</span>
+                </>
+              ) : none}
+            </Detail>
+            <Detail term="Altitude">{station.altitude !== null ? `${station.altitude} m` : none}</Detail>
+            <Detail term="Time zone">
+              {offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span>
+            </Detail>
+            <Detail term="Start date">{station.start_date ?? none}</Detail>
+            <Detail term="End date">{station.end_date ?? none}</Detail>
+            <Detail term="Overseer">{station.overseer || none}</Detail>
+            <Detail term="Last update">
+              {lastUpdate !== null ? (
+                <time dateTime={station.last_update!}>
+                  {formatDateTime(lastUpdate, offset)} <span className="muted small">({offsetLabel(offset)})</span>
+                </time>
+              ) : "no records"}
+            </Detail>
+            <Detail term="Remarks">{station.remarks ? <span className="pre-line">{station.remarks}</span> : none}</Detail>
+          </dl>
+        </section>
+        {point && (
+          <div className="station-map">
+            <PointMap lon={point[0]} lat={point[1]} name={name} tileUrl={mapTileUrl} tileAttribution={mapTileAttribution} />
+          </div>
+        )}
+      </div>
+
+      <section className="card" aria-labelledby="groups-heading">
+        <h2 id="groups-heading">Time series</h2>
+        {data.groups.length === 0 ? (
+          <p className="muted">This station has no time series.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Variable</th>
+                  <th scope="col">Unit</th>
+                  <th scope="col">Time step</th>
+                  <th scope="col">Records</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.groups.map((g) => {
+                  const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
+                  const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
+                  const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
+                  return (
+                    <tr key={g.id}>
+                      <th scope="row">
+                        <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
+                      </th>
+                      <td data-label="Variable">{g.variable}</td>
+                      <td data-label="Unit">{g.unit}</td>
+                      <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
+                      <td data-label="Records">
+                        {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="images-heading">
+        <h2 id="images-heading">Images</h2>
+        {data.images.length === 0 ? (
+          <p className="muted">No images.</p>
+        ) : (
+          <ul className="gallery">
+            {data.images.map((img) => (
+              <li key={img.id}>
+                <figure>
+                  <a href={contentPath("images", station.id, img.id)}>
+                    {/* eslint-disable-next-line @next/next/no-img-element -- served by the API, any size */}
+                    <img src={contentPath("images", station.id, img.id)} alt={img.descr || `Image of ${name}`} loading="lazy" />
+                  </a>
+                  <figcaption>
+                    {img.descr || <span className="muted">No description</span>}
+                    {img.date && <span className="muted small"> · {img.date}</span>}
+                    {img.remarks && <span className="block small muted">{img.remarks}</span>}
+                  </figcaption>
+                </figure>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="files-heading">
+        <h2 id="files-heading">Files</h2>
+        {data.files.length === 0 ? (
+          <p className="muted">No files.</p>
+        ) : (
+          <ul className="file-list">
+            {data.files.map((f) => (
+              <li key={f.id}>
+                <a href={contentPath("files", station.id, f.id)} download>
+                  {f.descr}
+                </a>
+                <span className="muted small">
+                  {f.date ? ` · ${f.date}` : ""}
+                  {f.fileName ? ` · ${f.fileName}` : ""}
+                </span>
+                {f.remarks && <div className="small">{f.remarks}</div>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="events-heading">
+        <h2 id="events-heading">Events</h2>
+        {data.events.length === 0 ? (
+          <p className="muted">No events.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Date</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Reported by</th>
+                  <th scope="col">Report</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.events.map((e) => (
+                  <tr key={e.id}>
+                    <td data-label="Date" className="nowrap">{e.date}</td>
+                    <td data-label="Type">{e.type}</td>
+                    <td data-label="Reported by">{e.user || none}</td>
+                    <td data-label="Report" className="pre-line">{e.report || none}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import DownloadForm from "@/components/chart/DownloadForm";
+import SeriesChart from "@/components/chart/SeriesChart";
+import { currentUser } from "@/lib/site/current-user";
+import { groupPageData, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { groupPath, stationPath } from "@/lib/site/paths";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+
+type Params = Promise<{ sid: string; gid: string }>;
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/** The page's data, read once per request (the metadata and the page both need it). */
+const loadIds = cache(async (sid: string, gid: string) => {
+  const stationId = pathId(sid);
+  const groupId = pathId(gid);
+  if (!stationId || !groupId) return null;
+  return groupPageData(stationId, groupId, await currentUser());
+});
+
+async function load(params: Params) {
+  const { sid, gid } = await params;
+  return loadIds(sid, gid);
+}
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const data = await load(params);
+  if (!data) return { title: "Page not found" };
+  return { title: `${data.group.name || data.group.variable} · ${data.station.name}` };
+}
+
+/**
+ * `{site}/stations/{sid}/timeseriesgroups/{gid}/`: the group, a chart of one of its series and a
+ * download form (api.md §16). Who may read which series is decided here, on the server.
+ */
+export default async function GroupPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  const data = await load(params);
+  if (!data) notFound();
+  const { station, group, series } = data;
+  const user = await currentUser();
+  const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
+  const sp = await searchParams;
+  const requested = Number(Array.isArray(sp.series) ? sp.series[0] : sp.series);
+  // Default: the first series with records that the user may read.
+  const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
+  const selected = series.find((s) => s.id === requested) ?? preferred;
+  const stationName = station.name || `Station ${station.id}`;
+  const title = group.name || group.variable || `Group ${group.id}`;
+  const here = groupPath(station.id, group.id);
+
+  return (
+    <div className="page">
+      <nav className="breadcrumbs" aria-label="Breadcrumb">
+        <ol>
+          <li><Link href="/">Stations</Link></li>
+          <li><Link href={stationPath(station.id)}>{stationName}</Link></li>
+          <li aria-current="page">{title}</li>
+        </ol>
+      </nav>
+      <header className="page-header">
+        <h1>{title}</h1>
+        <p className="lead">
+          {group.variable}
+          {group.unit && <> in {group.unit}</>} at <Link href={stationPath(station.id)}>{stationName}</Link>
+        </p>
+      </header>
+
+      <section className="card" aria-labelledby="chart-heading">
+        <h2 id="chart-heading">Chart</h2>
+        {series.length === 0 ? (
+          <p className="muted">This group has no time series yet.</p>
+        ) : (
+          <SeriesChart
+            key={here}
+            stationId={station.id}
+            groupId={group.id}
+            series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last }))}
+            defaultSeriesId={selected?.id ?? null}
+            offsetMinutes={offset}
+            unit={group.unit}
+            variable={group.variable}
+            loginHref={user ? null : `/accounts/login/?next=${encodeURIComponent(here)}`}
+          />
+        )}
+      </section>
+
+      <div className="two-columns">
+        <section className="card" aria-labelledby="group-heading">
+          <h2 id="group-heading">About this group</h2>
+          <dl className="details">
+            <div><dt>Name</dt><dd>{group.name || <span className="muted">—</span>}</dd></div>
+            <div><dt>Variable</dt><dd>{group.variable}</dd></div>
+            <div><dt>Unit</dt><dd>{group.unit}{group.unitDescr && <span className="muted small"> ({group.unitDescr})</span>}</dd></div>
+            <div><dt>Station</dt><dd><Link href={stationPath(station.id)}>{stationName}</Link></dd></div>
+            <div><dt>Time zone</dt><dd>{offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span></dd></div>
+            <div><dt>Remarks</dt><dd>{group.remarks ? <span className="pre-line">{group.remarks}</span> : <span className="muted">—</span>}</dd></div>
+          </dl>
+          {series.length > 0 && (
+            <div className="table-wrap">
+              <table className="data-table compact">
+                <caption className="visually-hidden">Time series of this group</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time series</th>
+                    <th scope="col">Time step</th>
+                    <th scope="col">Records</th>
+                    <th scope="col">Access</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {series.map((s) => (
+                    <tr key={s.id}>
+                      <th scope="row">{s.type}{s.name && <span className="muted"> · {s.name}</span>}</th>
+                      <td data-label="Time step">{timeStepLabel(s.timeStep)}</td>
+                      <td data-label="Records">
+                        {s.first !== null && s.last !== null
+                          ? `${formatDateTime(s.first, offset)} – ${formatDateTime(s.last, offset)}`
+                          : <span className="muted">none</span>}
+                      </td>
+                      <td data-label="Access">{s.publiclyAvailable ? "public" : s.canRead ? "private (you may read)" : "private"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+
+        <section className="card" aria-labelledby="download-heading">
+          <h2 id="download-heading">Download data</h2>
+          <DownloadForm
+            stationId={station.id}
+            groupId={group.id}
+            series={series.filter((s) => s.canRead).map((s) => ({ id: s.id, label: seriesLabel(s) }))}
+            defaultSeriesId={selected?.canRead ? selected.id : null}
+            displayZone={station.display_timezone}
+            offsetMinutes={offset}
+          />
+        </section>
+      </div>
+    </div>
+  );
+}

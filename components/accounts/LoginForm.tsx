@@ -1,0 +1,49 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { signInWithCredentials } from "@/components/accounts/nextauth-client";
+import { loginErrorMessage } from "@/components/accounts/loginMessages";
+import { safeNextPath } from "@/lib/site/paths";
+import { useHydrated } from "@/components/site/useHydrated";
+
+export default function LoginForm({ next, initialError }: { next: string; initialError: string | null }) {
+  const [error, setError] = useState<string | null>(initialError);
+  const [busy, setBusy] = useState(false);
+  const live = useHydrated();
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      const target = safeNextPath(next);
+      const code = await signInWithCredentials(String(form.get("username") ?? "").trim(), String(form.get("password") ?? ""), `${window.location.origin}${target}`);
+      if (code) {
+        setError(loginErrorMessage(code));
+        setBusy(false);
+        return;
+      }
+      // A full load, so that every part of the page shows the new login state.
+      window.location.assign(target);
+    } catch {
+      setError("The server could not be reached. Please try again.");
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="stacked-form" onSubmit={submit} method="post" action="/accounts/login/" data-client="" data-hydrated={live || undefined}>
+      {error && (
+        <div className="form-errors" role="alert">
+          <p>{error}</p>
+        </div>
+      )}
+      <label htmlFor="login-username">Username or e-mail address</label>
+      <input id="login-username" name="username" type="text" autoComplete="username" autoCapitalize="none" spellCheck={false} required autoFocus />
+      <label htmlFor="login-password">Password</label>
+      <input id="login-password" name="password" type="password" autoComplete="current-password" required />
+      <button type="submit" disabled={busy}>{busy ? "Logging in…" : "Log in"}</button>
+    </form>
+  );
+}

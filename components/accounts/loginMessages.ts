@@ -1,0 +1,19 @@
+/** The login page's messages for next-auth's error codes (api.md §12.1, §16). */
+export const LOGIN_FAILED = "Unable to log in with provided credentials.";
+
+function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
+
+export function loginErrorMessage(code: string | null | undefined): string | null {
+  if (!code) return null;
+  const throttled = /^Throttled:(\d+)$/.exec(code);
+  if (throttled) {
+    const seconds = Math.max(1, Number(throttled[1]));
+    return `Too many failed login attempts. Try again in ${waitText(seconds)}.`;
+  }
+  if (code === "CredentialsSignin") return LOGIN_FAILED;
+  return "Logging in failed. Please try again.";
+}

@@ -1,0 +1,104 @@
+"use client";
+
+import { useState } from "react";
+import { useHydrated } from "@/components/site/useHydrated";
+import { seriesApiPath } from "@/lib/site/paths";
+import { fixedOffsetZones, offsetLabel } from "@/lib/site/time";
+
+/**
+ * The download form of a group page (api.md §16): a plain GET link to the series' data/
+ * endpoint (§8.2) with fmt, start_date, end_date and timezone, for the series the user may read.
+ */
+export interface DownloadSeries {
+  id: number;
+  label: string;
+}
+
+export interface DownloadFormProps {
+  stationId: number;
+  groupId: number;
+  series: DownloadSeries[];
+  defaultSeriesId: number | null;
+  displayZone: string;
+  offsetMinutes: number;
+}
+
+const FORMATS = [
+  { value: "csv", label: "CSV (date, value, flags)" },
+  { value: "hts", label: "HTS (file with header)" },
+  { value: "hts2", label: "HTS version 2" },
+];
+
+export default function DownloadForm({ stationId, groupId, series, defaultSeriesId, displayZone, offsetMinutes }: DownloadFormProps) {
+  const [seriesId, setSeriesId] = useState(series.some((s) => s.id === defaultSeriesId) ? defaultSeriesId! : series[0]?.id);
+  const [fmt, setFmt] = useState("csv");
+  const [start, setStart] = useState("");
+  const [end, setEnd] = useState("");
+  const [timezone, setTimezone] = useState(displayZone);
+  const live = useHydrated();
+  if (!series.length || seriesId === undefined) {
+    return <p className="muted">There are no time series here whose data you may download.</p>;
+  }
+  // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
+  const zones = [
+    { name: displayZone, label: `${offsetLabel(offsetMinutes)} (station)` },
+    ...fixedOffsetZones().filter((z) => z.name !== displayZone),
+  ];
+
+  const query = new URLSearchParams({ fmt });
+  // Dates without a time are read in the station's time zone; the end date includes its whole day.
+  if (start) query.set("start_date", `${start}T00:00`);
+  if (end) query.set("end_date", `${end}T23:59:59`);
+  query.set("timezone", timezone);
+  const href = `${seriesApiPath(stationId, groupId, seriesId)}data/?${query}`;
+  const invalid = start !== "" && end !== "" && start > end;
+
+  return (
+    <form className="download-form" onSubmit={(e) => e.preventDefault()} aria-describedby="download-help" data-client="" data-hydrated={live || undefined}>
+      <div className="field">
+        <label htmlFor="download-series">Time series</label>
+        <select id="download-series" value={seriesId} onChange={(e) => setSeriesId(Number(e.target.value))}>
+          {series.map((s) => (
+            <option key={s.id} value={s.id}>{s.label}</option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="download-format">Format</label>
+        <select id="download-format" value={fmt} onChange={(e) => setFmt(e.target.value)}>
+          {FORMATS.map((f) => (
+            <option key={f.value} value={f.value}>{f.label}</option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="download-start">Start date</label>
+        <input id="download-start" type="date" value={start} onChange={(e) => setStart(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="download-end">End date</label>
+        <input id="download-end" type="date" value={end} onChange={(e) => setEnd(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="download-timezone">Time zone of the timestamps</label>
+        <select id="download-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+          {zones.map((z) => (
+            <option key={z.name} value={z.name}>{z.label}</option>
+          ))}
+        </select>
+      </div>
+      <div className="field actions">
+        {invalid ? (
+          <p className="field-error" role="alert">The start date is after the end date.</p>
+        ) : (
+          <a className="button" href={href} download>
+            Download
+          </a>
+        )}
+      </div>
+      <p id="download-help" className="help">
+        Leave the dates empty for the whole series. Dates are days in the station’s time zone ({offsetLabel(offsetMinutes)}).
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,360 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import {
+  Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
+} from "recharts";
+import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { seriesApiPath } from "@/lib/site/paths";
+import { formatDateTime, formatLocalInput, isoWithOffset, offsetLabel, parseInstant } from "@/lib/site/time";
+
+/**
+ * The chart viewer of a group page (api.md §16): the mean as a line and the min–max range as a
+ * band, from the series' chart/ endpoint (§8.5). The series and the range live in the page's
+ * query string (`series`, `start`, `end`), so a copied URL shows the same chart; zooming by
+ * dragging, with the buttons or the date fields fetches the chart again for the new range.
+ */
+export interface ChartSeries {
+  id: number;
+  label: string;
+  canRead: boolean;
+  first: number | null;
+  last: number | null;
+}
+
+export interface SeriesChartProps {
+  stationId: number;
+  groupId: number;
+  series: ChartSeries[];
+  defaultSeriesId: number | null;
+  offsetMinutes: number;
+  unit: string;
+  variable: string;
+  loginHref: string | null;
+}
+
+interface Point {
+  timestamp: number;
+  min: string | null;
+  max: string | null;
+  mean: string | null;
+}
+
+interface Row {
+  t: number;
+  mean: number | null;
+  range: [number, number] | null;
+  /** The values as the endpoint wrote them (with the group's precision). */
+  text: { mean: string | null; min: string | null; max: string | null };
+}
+
+type Load =
+  | { state: "idle" }
+  | { state: "loading" }
+  | { state: "ready"; rows: Row[] }
+  | { state: "denied" }
+  | { state: "error"; message: string };
+
+const POINTS = 300;
+const MIN_SPAN = 1800;
+
+const toNumber = (v: string | null) => (v === null ? null : Number(v));
+
+export default function SeriesChart({ stationId, groupId, series, defaultSeriesId, offsetMinutes, unit, variable, loginHref }: SeriesChartProps) {
+  const params = useSearchParams();
+  const requested = Number(params.get("series"));
+  const current = series.find((s) => s.id === requested) ?? series.find((s) => s.id === defaultSeriesId) ?? series[0] ?? null;
+  const startParam = params.get("start") ?? "";
+  const endParam = params.get("end") ?? "";
+  const start = startParam ? parseInstant(startParam, offsetMinutes) : null;
+  const end = endParam ? parseInstant(endParam, offsetMinutes) : null;
+  const zone = offsetLabel(offsetMinutes);
+
+  // The answer of the last chart request, with the request it answers: while the current
+  // request has no answer yet, the chart is loading.
+  const [answer, setAnswer] = useState<{ url: string; load: Load }>({ url: "", load: { state: "idle" } });
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+
+  /** Writes the chart state into the page's URL (a new history entry, so Back undoes a zoom). */
+  const navigate = useCallback((next: { series?: number; start?: number | null; end?: number | null }) => {
+    const url = new URL(window.location.href);
+    const set = (key: string, value: string | null) => (value === null ? url.searchParams.delete(key) : url.searchParams.set(key, value));
+    if (next.series !== undefined) set("series", String(next.series));
+    else if (current) set("series", String(current.id));
+    if (next.start !== undefined) set("start", next.start === null ? null : isoWithOffset(next.start, offsetMinutes));
+    if (next.end !== undefined) set("end", next.end === null ? null : isoWithOffset(next.end, offsetMinutes));
+    window.history.pushState(null, "", url.pathname + url.search + url.hash);
+  }, [current, offsetMinutes]);
+
+  const seriesId = current?.id ?? null;
+  const canRead = current?.canRead ?? false;
+  const hasRecords = current?.first !== null && current?.first !== undefined;
+
+  let chartUrl: string | null = null;
+  if (seriesId !== null && canRead && hasRecords) {
+    const query = new URLSearchParams({ points: String(POINTS) });
+    if (start !== null) query.set("start_date", isoWithOffset(start, offsetMinutes));
+    if (end !== null) query.set("end_date", isoWithOffset(end, offsetMinutes));
+    chartUrl = `${seriesApiPath(stationId, groupId, seriesId)}chart/?${query}`;
+  }
+  const load: Load = chartUrl === null ? { state: "idle" } : answer.url === chartUrl ? answer.load : { state: "loading" };
+
+  useEffect(() => {
+    if (chartUrl === null) return;
+    const url = chartUrl;
+    const controller = new AbortController();
+    const setLoad = (value: Load) => setAnswer({ url, load: value });
+    fetch(url, { signal: controller.signal, credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(async (response) => {
+        if (response.status === 401 || response.status === 403) return setLoad({ state: "denied" });
+        if (!response.ok) {
+          let detail = "";
+          try {
+            detail = Object.values((await response.json()) as Record<string, unknown>).flat().join(" ");
+          } catch {
+            /* not JSON */
+          }
+          return setLoad({ state: "error", message: `The chart could not be loaded${detail ? `: ${detail}` : ` (HTTP ${response.status})`}` });
+        }
+        const points = (await response.json()) as Point[];
+        const rows = points.map((p) => {
+          const min = toNumber(p.min);
+          const max = toNumber(p.max);
+          return {
+            t: p.timestamp, mean: toNumber(p.mean), range: min !== null && max !== null ? [min, max] : null,
+            text: { mean: p.mean, min: p.min, max: p.max },
+          } as Row;
+        });
+        setLoad({ state: "ready", rows });
+      })
+      .catch((e: Error) => {
+        if (e.name !== "AbortError") setLoad({ state: "error", message: "The chart could not be loaded. Check the connection and try again." });
+      });
+    return () => controller.abort();
+  }, [chartUrl]);
+
+  const shownStart = start ?? current?.first ?? null;
+  const shownEnd = end ?? current?.last ?? null;
+
+  const zoomTo = (a: number, b: number) => {
+    let from = Math.min(a, b);
+    let to = Math.max(a, b);
+    if (to - from < MIN_SPAN) {
+      const mid = (from + to) / 2;
+      from = Math.floor(mid - MIN_SPAN / 2);
+      to = Math.ceil(mid + MIN_SPAN / 2);
+    }
+    if (current?.first !== null && current?.last !== null && current && from <= current.first! && to >= current.last!) {
+      navigate({ start: null, end: null });
+    } else {
+      navigate({ start: Math.round(from), end: Math.round(to) });
+    }
+  };
+
+  const span = shownStart !== null && shownEnd !== null ? Math.max(shownEnd - shownStart, 1) : 0;
+  const zoomBy = (factor: number) => {
+    if (shownStart === null || shownEnd === null) return;
+    const mid = (shownStart + shownEnd) / 2;
+    zoomTo(mid - (span * factor) / 2, mid + (span * factor) / 2);
+  };
+  const pan = (fraction: number) => {
+    if (shownStart === null || shownEnd === null) return;
+    navigate({ start: Math.round(shownStart + span * fraction), end: Math.round(shownEnd + span * fraction) });
+  };
+
+  const [fromText, setFromText] = useState("");
+  const [toText, setToText] = useState("");
+  const [formError, setFormError] = useState("");
+  const rangeKey = `${shownStart}-${shownEnd}`;
+  const [seenKey, setSeenKey] = useState("");
+  if (seenKey !== rangeKey) {
+    setSeenKey(rangeKey);
+    setFromText(shownStart !== null ? formatLocalInput(shownStart, offsetMinutes) : "");
+    setToText(shownEnd !== null ? formatLocalInput(shownEnd, offsetMinutes) : "");
+  }
+  const applyRange = (e: FormEvent) => {
+    e.preventDefault();
+    const a = parseInstant(fromText, offsetMinutes);
+    const b = parseInstant(toText, offsetMinutes);
+    if (a === null || b === null || a >= b) {
+      setFormError("Enter a start before the end, as date and time.");
+      return;
+    }
+    setFormError("");
+    navigate({ start: a, end: b });
+  };
+
+  const axis = useMemo(
+    () => (shownStart !== null && shownEnd !== null ? timeTicks(shownStart, shownEnd, offsetMinutes) : { ticks: [], format: "day" as const }),
+    [shownStart, shownEnd, offsetMinutes],
+  );
+
+  if (!current) return <p className="message">This group has no time series.</p>;
+
+  const selector = (
+    <div className="field inline">
+      <label htmlFor="chart-series">Time series</label>
+      <select id="chart-series" value={current.id} onChange={(e) => navigate({ series: Number(e.target.value) })}>
+        {series.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.label}
+            {s.canRead ? "" : " (not public)"}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+
+  let body;
+  if (!current.canRead || load.state === "denied") {
+    body = (
+      <div className="chart-message" role="status">
+        <p><strong>The data of this time series are not public.</strong></p>
+        <p>
+          Only users allowed by the station’s owner may see them.
+          {loginHref ? <> <Link href={loginHref}>Log in</Link> if you have such an account.</> : null}
+        </p>
+      </div>
+    );
+  } else if (!hasRecords) {
+    body = (
+      <div className="chart-message" role="status">
+        <p><strong>This time series has no records yet.</strong></p>
+      </div>
+    );
+  } else if (load.state === "error") {
+    body = (
+      <div className="chart-message error" role="alert">
+        <p>{load.message}</p>
+      </div>
+    );
+  } else {
+    const rows = load.state === "ready" ? load.rows : [];
+    const empty = load.state === "ready" && rows.every((r) => r.mean === null && r.range === null);
+    body = (
+      <div className="chart-box" data-state={load.state} aria-busy={load.state === "loading"}>
+        {empty ? (
+          <div className="chart-message" role="status">
+            <p><strong>No records in this range.</strong></p>
+            <p><button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })}>Show the whole series</button></p>
+          </div>
+        ) : (
+          <ResponsiveContainer width="100%" height="100%">
+            <ComposedChart
+              data={rows}
+              margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
+              onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
+              onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
+              onMouseUp={() => {
+                if (drag && Math.abs(drag.to - drag.from) > 0) zoomTo(drag.from, drag.to);
+                setDrag(null);
+              }}
+              onMouseLeave={() => setDrag(null)}
+              style={{ userSelect: "none", cursor: "crosshair" }}
+              role="img"
+              aria-label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${shownStart !== null ? formatDateTime(shownStart, offsetMinutes) : ""} to ${shownEnd !== null ? formatDateTime(shownEnd, offsetMinutes) : ""} (${zone})`}
+            >
+              <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
+              <XAxis
+                dataKey="t"
+                type="number"
+                scale="time"
+                domain={[shownStart ?? "dataMin", shownEnd ?? "dataMax"]}
+                allowDataOverflow
+                ticks={axis.ticks}
+                tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)}
+                tick={{ fill: "#3d4b57", fontSize: 12 }}
+                label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }}
+              />
+              <YAxis
+                domain={["auto", "auto"]}
+                tick={{ fill: "#3d4b57", fontSize: 12 }}
+                width={64}
+                label={{ value: unit ? `${variable} (${unit})` : variable, angle: -90, position: "insideLeft", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }}
+              />
+              <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} />} />
+              <Area type="linear" dataKey="range" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
+              <Line type="linear" dataKey="mean" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={false} isAnimationActive={false} connectNulls={false} />
+              {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
+            </ComposedChart>
+          </ResponsiveContainer>
+        )}
+        {load.state === "loading" && <div className="chart-loading">Loading the chart…</div>}
+      </div>
+    );
+  }
+
+  const chartable = current.canRead && hasRecords && load.state !== "denied";
+  return (
+    <div className="chart-viewer">
+      <div className="chart-controls">
+        {selector}
+        {chartable && (
+          <p className="chart-range" aria-live="polite">
+            <span className="visually-hidden">Showing </span>
+            {shownStart !== null && shownEnd !== null ? (
+              <>
+                <time dateTime={new Date(shownStart * 1000).toISOString()}>{formatDateTime(shownStart, offsetMinutes)}</time>
+                {" – "}
+                <time dateTime={new Date(shownEnd * 1000).toISOString()}>{formatDateTime(shownEnd, offsetMinutes)}</time>
+                <span className="muted"> ({zone})</span>
+              </>
+            ) : null}
+          </p>
+        )}
+      </div>
+      {body}
+      {chartable && (
+        <>
+          <div className="chart-legend" aria-hidden="true">
+            <span className="legend-mean">Mean</span>
+            <span className="legend-band">Min–max range</span>
+            <span className="muted">Drag across the chart to zoom in.</span>
+          </div>
+          <div className="chart-toolbar" role="group" aria-label="Chart range">
+            <button type="button" className="button secondary" onClick={() => pan(-0.5)}>← Earlier</button>
+            <button type="button" className="button secondary" onClick={() => zoomBy(0.5)}>Zoom in</button>
+            <button type="button" className="button secondary" onClick={() => zoomBy(2)}>Zoom out</button>
+            <button type="button" className="button secondary" onClick={() => pan(0.5)}>Later →</button>
+            <button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })} disabled={start === null && end === null}>
+              Whole series
+            </button>
+          </div>
+          <form className="chart-range-form" onSubmit={applyRange}>
+            <div className="field">
+              <label htmlFor="chart-from">From ({zone})</label>
+              <input id="chart-from" type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} required />
+            </div>
+            <div className="field">
+              <label htmlFor="chart-to">To ({zone})</label>
+              <input id="chart-to" type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} required />
+            </div>
+            <button type="submit" className="button">Show this range</button>
+            {formError && <p className="field-error" role="alert">{formError}</p>}
+          </form>
+        </>
+      )}
+    </div>
+  );
+}
+
+function ChartTooltip({ active, payload, offsetMinutes, unit, zone }: { active?: boolean; payload?: { payload: Row }[]; offsetMinutes: number; unit: string; zone: string }) {
+  if (!active || !payload?.length) return null;
+  const row = payload[0].payload;
+  const u = unit ? ` ${unit}` : "";
+  return (
+    <div className="chart-tooltip">
+      <div className="muted">{formatDateTime(row.t, offsetMinutes)} ({zone})</div>
+      {row.mean === null && row.range === null ? (
+        <div>No data</div>
+      ) : (
+        <>
+          <div><strong>Mean {row.text.mean ?? "—"}{u}</strong></div>
+          {row.range && <div>Min {row.text.min}{u} · Max {row.text.max}{u}</div>}
+        </>
+      )}
+    </div>
+  );
+}

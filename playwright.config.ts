@@ -1,0 +1,86 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig } from "@playwright/test";
+
+/**
+ * Browser tests of the site (issue 7) in Debian's Chromium against the built app (`next build`
+ * first; `npm test` does it), served by server.mjs on its own port with a fresh SQLite database
+ * holding the demo data. The config is evaluated by every worker, so the paths are derived
+ * from the port, not random.
+ */
+const PORT = Number(process.env.E2E_PORT ?? 3311);
+const E2E_DIR = join(tmpdir(), `enhydris-e2e-${PORT}`);
+const DATABASE_URL = `file:${join(E2E_DIR, "e2e.db")}`;
+process.env.E2E_DATABASE_URL = DATABASE_URL;
+// The development mail transport writes each message here (lib/mail.ts).
+const OUTBOX = join(E2E_DIR, "outbox");
+process.env.E2E_OUTBOX = OUTBOX;
+// A second server, with ENHYDRIS_AUTHENTICATION_REQUIRED and an empty database.
+const AUTH_PORT = PORT + 1;
+const AUTH_DIR = join(tmpdir(), `enhydris-e2e-${AUTH_PORT}-auth`);
+process.env.E2E_AUTH_URL = `http://127.0.0.1:${AUTH_PORT}`;
+const AUTH_DATABASE_URL = `file:${join(AUTH_DIR, "auth.db")}`;
+process.env.E2E_AUTH_DATABASE_URL = AUTH_DATABASE_URL;
+
+const CHROMIUM_ARGS = [
+  "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+];
+
+function serverEnv(port: number, dir: string, databaseUrl: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOSTNAME_BIND: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    ENHYDRIS_MEDIA_DIR: join(dir, "media"),
+    ENHYDRIS_SECRET_KEY: "e2e-secret-key-not-for-production",
+    ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
+    ENHYDRIS_SITE_NAME: "Enhydris",
+    ENHYDRIS_EMAIL_HOST: "",
+    ...extra,
+  };
+}
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  outputDir: "test-results",
+  timeout: 45_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 2,
+  retries: process.env.CI ? 1 : 0,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}/`,
+    viewport: { width: 1280, height: 800 },
+    launchOptions: { executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
+    acceptDownloads: true,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  webServer: [
+    {
+      // A fresh database every run: the server migrates it and loads the demo data at start-up.
+      command: `rm -rf "${E2E_DIR}" && mkdir -p "${E2E_DIR}" && exec node server.mjs`,
+      url: `http://127.0.0.1:${PORT}/accounts/login/`,
+      reuseExistingServer: false,
+      timeout: 180_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: serverEnv(PORT, E2E_DIR, DATABASE_URL, { ENHYDRIS_DEMO_DATA: "1", ENHYDRIS_OUTBOX_DIR: OUTBOX }),
+    },
+    {
+      command: `rm -rf "${AUTH_DIR}" && mkdir -p "${AUTH_DIR}" && exec node server.mjs`,
+      url: `http://127.0.0.1:${AUTH_PORT}/accounts/login/`,
+      reuseExistingServer: false,
+      timeout: 180_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: serverEnv(AUTH_PORT, AUTH_DIR, AUTH_DATABASE_URL, {
+        ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_AUTHENTICATION_REQUIRED: "1", ENHYDRIS_OUTBOX_DIR: join(AUTH_DIR, "outbox"),
+      }),
+    },
+  ],
+});

@@ -1,0 +1,39 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { settings } from "@/lib/config";
+import { CSRF_COOKIE, csrfCookieHeader, isHttps, newCsrfToken } from "@/lib/auth/csrf";
+import { siteUserFromCookies } from "@/lib/site/current-user";
+
+/**
+ * Site pages only (api.md §16): sets the `csrftoken` cookie when the request has none
+ * (legacy.md §1.2), sends anonymous users to the login page when authentication is required
+ * (§15.4), and tells the layout the current search (to fill the header's search box).
+ *
+ * The matcher keeps the proxy off the API, next-auth's routes, the legacy data path, Next's
+ * assets and static files: a proxy buffers the bodies of the requests it matches.
+ */
+export const config = {
+  matcher: ["/((?!api/|api$|_next/|accounts/auth/|accounts/auth$|timeseries/data/|timeseries/data$|.*\\.[A-Za-z0-9]+$).*)"],
+};
+
+/** Pages an anonymous user may open even when authentication is required. */
+const OPEN_PATHS = new Set(["/accounts/login/", "/accounts/password/reset/"]);
+
+export async function proxy(request: NextRequest): Promise<NextResponse> {
+  const { pathname, search, searchParams } = request.nextUrl;
+  let response: NextResponse;
+  if (settings().authenticationRequired && !OPEN_PATHS.has(pathname)
+    && !(await siteUserFromCookies((name) => request.cookies.get(name)?.value))) {
+    const login = request.nextUrl.clone();
+    login.pathname = "/accounts/login/";
+    login.search = `?next=${encodeURIComponent(pathname + search)}`;
+    response = NextResponse.redirect(login, 302);
+  } else {
+    const headers = new Headers(request.headers);
+    headers.set("x-enhydris-q", encodeURIComponent(pathname === "/" ? (searchParams.get("q") ?? "") : ""));
+    response = NextResponse.next({ request: { headers } });
+  }
+  if (!request.cookies.get(CSRF_COOKIE)?.value) {
+    response.headers.append("Set-Cookie", csrfCookieHeader(newCsrfToken(), isHttps(request)));
+  }
+  return response;
+}

@@ -1,0 +1,148 @@
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import { at, createUser, hydrated, logIn, offline, unique } from "./helpers";
+
+/** The group page (api.md §16): chart viewer, zoom, shareable state, private series, download. */
+test.beforeEach(async ({ context }) => {
+  await offline(context);
+});
+
+const isChart = (url: string) => /\/timeseries\/\d+\/chart\/\?/.test(url);
+
+async function openKombotiTemperature(page: Page) {
+  await page.goto("/?q=KMB");
+  await page.getByRole("link", { name: "Komboti" }).click();
+  const chart = page.waitForResponse((r) => isChart(r.url()));
+  await page.getByRole("link", { name: "Air temperature" }).click();
+  await hydrated(page);
+  return chart;
+}
+
+const range = (page: Page) => page.locator(".chart-range");
+const drawn = (page: Page) => page.locator(".chart-box[data-state='ready'] .recharts-line-curve");
+
+test("open a chart and zoom by dragging: the chart is fetched again for the new range", async ({ page }) => {
+  const first = await openKombotiTemperature(page);
+  expect(first.status()).toBe(200);
+  const firstUrl = new URL(first.url());
+  expect(firstUrl.searchParams.get("start_date")).toBeNull();
+  const whole = (await first.json()) as { mean: string | null }[];
+  expect(whole.length).toBeGreaterThan(100);
+  // A 10-minute series without gaps: (nearly) every interval has values.
+  expect(whole.filter((p) => p.mean !== null).length).toBeGreaterThan(whole.length * 0.9);
+  await expect(drawn(page)).toBeVisible();
+  await expect(range(page)).toContainText("2025-01-01 00:00 – 2025-12-31 23:50");
+  await expect(range(page)).toContainText("UTC+02:00");
+  await expect(page.locator(".recharts-label", { hasText: "Temperature (°C)" })).toBeVisible();
+  await expect(page.locator(".recharts-label", { hasText: "Time (UTC+02:00)" })).toBeVisible();
+
+  // Drag from about March to about June.
+  const grid = (await page.locator(".recharts-cartesian-grid").boundingBox())!;
+  const y = grid.y + grid.height / 2;
+  const zoomed = page.waitForResponse((r) => isChart(r.url()) && new URL(r.url()).searchParams.has("start_date"));
+  await page.mouse.move(grid.x + grid.width * 0.2, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(grid.x + grid.width * (0.2 + 0.025 * i), y);
+  await page.mouse.up();
+  const response = await zoomed;
+  expect(response.status()).toBe(200);
+  const params = new URL(response.url()).searchParams;
+  const start = Date.parse(params.get("start_date")!);
+  const end = Date.parse(params.get("end_date")!);
+  expect(params.get("start_date")).toMatch(/^2025-0[2-4]-\d\dT\d\d:\d\d:\d\d\+02:00$/);
+  expect(end - start).toBeGreaterThan(60 * 86400_000);
+  expect(end - start).toBeLessThan(120 * 86400_000);
+  const points = (await response.json()) as { timestamp: number; mean: string | null }[];
+  expect(points.filter((p) => p.mean !== null).length).toBeGreaterThan(points.length * 0.9);
+  expect(points[0].timestamp * 1000).toBeGreaterThanOrEqual(start);
+  expect(points[points.length - 1].timestamp * 1000).toBeLessThanOrEqual(end);
+  await expect(drawn(page)).toBeVisible();
+  await expect(range(page)).not.toContainText("2025-01-01 00:00");
+  const shown = await range(page).textContent();
+  expect(shown).toMatch(/^(Showing )?2025-0[2-4]-\d\d \d\d:\d\d – 2025-0[4-7]-\d\d \d\d:\d\d/);
+
+  // The state is in the URL: series, start and end; opening it again shows the same chart.
+  const url = new URL(page.url());
+  expect(url.searchParams.get("series")).toMatch(/^\d+$/);
+  expect(url.searchParams.get("start")).toBe(params.get("start_date"));
+  expect(url.searchParams.get("end")).toBe(params.get("end_date"));
+  const again = page.waitForResponse((r) => isChart(r.url()));
+  await page.goto(url.toString());
+  expect(new URL((await again).url()).searchParams.get("start_date")).toBe(params.get("start_date"));
+  await expect(range(page)).toHaveText(shown!);
+
+  // The buttons zoom too; "Whole series" goes back.
+  const inner = page.waitForResponse((r) => isChart(r.url()));
+  await page.getByRole("button", { name: "Zoom in" }).click();
+  const innerParams = new URL((await inner).url()).searchParams;
+  expect(Date.parse(innerParams.get("end_date")!) - Date.parse(innerParams.get("start_date")!)).toBeLessThan(end - start);
+  const wholeAgain = page.waitForResponse((r) => isChart(r.url()) && !new URL(r.url()).searchParams.has("start_date"));
+  await page.getByRole("button", { name: "Whole series" }).click();
+  await wholeAgain;
+  await expect(range(page)).toContainText("2025-01-01 00:00 – 2025-12-31 23:50");
+});
+
+test("choose another time series of the group", async ({ page }) => {
+  const first = await openKombotiTemperature(page);
+  const firstId = /timeseries\/(\d+)\/chart/.exec(first.url())![1];
+  await expect(drawn(page)).toBeVisible();
+  const next = page.waitForResponse((r) => isChart(r.url()) && !r.url().includes(`/timeseries/${firstId}/`));
+  await page.getByLabel("Time series", { exact: true }).first().selectOption({ label: "Aggregated (Daily mean, D)" });
+  const response = await next;
+  const id = /timeseries\/(\d+)\/chart/.exec(response.url())![1];
+  await expect(page).toHaveURL(new RegExp(`series=${id}`));
+  await expect(drawn(page)).toBeVisible();
+  await expect(range(page)).toContainText("2025-01-01 00:00 – 2025-12-31 00:00");
+});
+
+test("a private series shows a message instead of the chart, unless the user may read it", async ({ page }) => {
+  let charted = false;
+  page.on("request", (r) => {
+    if (isChart(r.url())) charted = true;
+  });
+  await page.goto("/?q=IOA");
+  await page.getByRole("link", { name: "Ioannina" }).click();
+  await page.getByRole("link", { name: "Air temperature" }).click();
+  await expect(page.getByText("The data of this time series are not public.")).toBeVisible();
+  await expect(page.locator(".chart-message").getByRole("link", { name: "Log in" })).toBeVisible();
+  await expect(page.getByText("There are no time series here whose data you may download.")).toBeVisible();
+  expect(charted).toBe(false);
+  const groupPage = new URL(page.url()).pathname;
+
+  // A superuser may read every series.
+  const admin = unique("reader");
+  createUser(admin, "reader-password-1", { superuser: true });
+  await logIn(page, admin, "reader-password-1", `/accounts/login/?next=${encodeURIComponent(groupPage)}`);
+  await expect(page).toHaveURL(at(groupPage));
+  await expect(drawn(page)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Download" })).toBeVisible();
+});
+
+test("download a CSV of a date range", async ({ page }) => {
+  await openKombotiTemperature(page);
+  const form = page.locator(".download-form");
+  await form.getByLabel("Format").selectOption("csv");
+  await form.getByLabel("Start date").fill("2025-03-01");
+  await form.getByLabel("End date").fill("2025-03-02");
+  await expect(form.getByLabel("Time zone of the timestamps")).toHaveValue("Etc/GMT-2");
+  const link = form.getByRole("link", { name: "Download" });
+  const href = new URL((await link.getAttribute("href"))!, page.url());
+  expect(href.pathname).toMatch(/^\/api\/stations\/\d+\/timeseriesgroups\/\d+\/timeseries\/\d+\/data\/$/);
+  expect(Object.fromEntries(href.searchParams)).toEqual({
+    fmt: "csv", start_date: "2025-03-01T00:00", end_date: "2025-03-02T23:59:59", timezone: "Etc/GMT-2",
+  });
+  const download = page.waitForEvent("download");
+  await link.click();
+  const text = readFileSync(await (await download).path(), "utf8");
+  const lines = text.split("\r\n").filter(Boolean);
+  expect(lines[0]).toMatch(/^2025-03-01 00:00,-?\d+\.\d,$/);
+  expect(lines[lines.length - 1]).toMatch(/^2025-03-02 23:50,/);
+  expect(lines).toHaveLength(2 * 144);
+
+  // HTS in UTC: the link follows the form.
+  await form.getByLabel("Format").selectOption("hts");
+  await form.getByLabel("Time zone of the timestamps").selectOption("UTC");
+  const hts = new URL((await link.getAttribute("href"))!, page.url()).searchParams;
+  expect(hts.get("fmt")).toBe("hts");
+  expect(hts.get("timezone")).toBe("UTC");
+});

@@ -1,0 +1,93 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { expect, type BrowserContext, type Page } from "@playwright/test";
+
+/** Shared by the browser tests: the test database, users, screenshots, and no internet. */
+export const ROOT = resolve(__dirname, "..", "..");
+export const SCREENSHOTS = join(ROOT, "tests", "artifacts", "screenshots");
+
+/** The demo data (lib/demo.ts) as the tests rely on it. */
+export const DEMO = {
+  stations: 6,
+  /** Stations with a group of variable "Precipitation". */
+  precipitation: ["Arta", "Athens (Zografou)"],
+  /** Stations with a group of variable "Temperature". */
+  temperature: ["Arta", "Athens (Zografou)", "Ioannina", "Komboti", "Larisa"],
+};
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${process.pid}${++counter}`;
+
+/** Creates a user in the test server's database with the project's own command. */
+export function createUser(username: string, password: string, options: { email?: string; superuser?: boolean; databaseUrl?: string } = {}): void {
+  const script = options.superuser ? "createsuperuser" : "createuser";
+  execFileSync("npm", ["run", "--silent", script, "--", "--username", username, "--password", password, "--email", options.email ?? `${username}@example.com`], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: options.databaseUrl ?? process.env.E2E_DATABASE_URL, ENHYDRIS_DEMO_DATA: "0" },
+    stdio: "pipe",
+  });
+}
+
+/** The text of the e-mail sent to an address (the server's development outbox), once it is there. */
+export async function mailTo(address: string): Promise<string> {
+  const dir = process.env.E2E_OUTBOX!;
+  let found: string | undefined;
+  await expect.poll(() => {
+    const files = existsSync(dir) ? readdirSync(dir).sort() : [];
+    found = files.map((f) => readFileSync(join(dir, f), "utf8")).find((m) => m.includes(`\nTo: ${address}\n`));
+    return found !== undefined;
+  }, { timeout: 10_000 }).toBe(true);
+  return found!;
+}
+
+/** Map tiles and anything else outside the test server are unreachable: fail them at once. */
+export async function offline(context: BrowserContext): Promise<void> {
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/]|localhost[:/])/, (route) => route.abort());
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const width = page.viewportSize()?.width ?? 1280;
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width < 600 ? "phone" : "desktop"}.png`), fullPage: true, animations: "disabled" });
+}
+
+/** Waits until the home page's map has its points (not its tiles). */
+export async function mapReady(page: Page, count: number): Promise<void> {
+  await expect(page.locator(".map-frame")).toHaveAttribute("data-map-state", "ready");
+  await expect(page.locator(".map-frame")).toHaveAttribute("data-points", String(count));
+  if (count > 0) await expect(page.locator(".leaflet-marker-icon").first()).toBeVisible();
+}
+
+/** How many stations the visible markers stand for (clusters count their points). */
+export async function markerTotal(page: Page): Promise<number> {
+  const counts = await page.locator(".leaflet-marker-icon [data-count]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-count"))));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** A URL whose path (and query) is exactly `pathAndQuery`, on the test server. */
+export function at(pathAndQuery: string): RegExp {
+  return new RegExp(`^https?://[^/]+${pathAndQuery.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+}
+
+/** Waits until React has hydrated the page, so that typing and clicking reach its components. */
+export async function hydrated(page: Page): Promise<void> {
+  await expect(page.locator("html[data-hydrated='true']")).toHaveCount(1);
+  await expect(page.locator("form[data-client]:not([data-hydrated])")).toHaveCount(0);
+}
+
+/** Opens a path and waits for hydration. */
+export async function open(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await hydrated(page);
+}
+
+/** The page's alert (not Next's route announcer, which also has role=alert). */
+export const alertBox = (page: Page) => page.locator("[role='alert']:not(#__next-route-announcer__)");
+
+export async function logIn(page: Page, username: string, password: string, path = "/accounts/login/"): Promise<void> {
+  await open(page, path);
+  await page.getByLabel("Username or e-mail address").fill(username);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+}
