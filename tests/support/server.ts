@@ -90,6 +90,8 @@ export async function startServer(options: { env?: Record<string, string>; datab
   child.stderr!.on("data", (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(url, child, () => output);
+  // Fixtures now write to this server's database; stop() gives them back to the previous one.
+  const previous = { databaseUrl: process.env.DATABASE_URL, mediaDir: process.env.ENHYDRIS_MEDIA_DIR };
   await connectFixtures(databaseUrl, mediaDir);
   return {
     url, databaseUrl, mediaDir, child,
@@ -102,6 +104,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
         if (child.exitCode === null) child.kill("SIGKILL");
       }
       await closeDb();
+      if (process.env.DATABASE_URL === databaseUrl && previous.databaseUrl) await connectFixtures(previous.databaseUrl, previous.mediaDir);
       rmSync(dir, { recursive: true, force: true });
     },
   };
