@@ -136,6 +136,16 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", 10);
     add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", 3);
 
+    // Legacy cached statistics {site}/timeseries/data/ (issue 6). "Cold" requests vary start_offset,
+    // which is part of the cache key, so each one is computed; "cached" repeats one request.
+    const legacy = `${url}/timeseries/data/?object_id=${series}`;
+    let offset = 0;
+    add("/timeseries/data/ last=month (cold)",
+      await medianOf(async () => (await ok(await fetch(`${legacy}&last=month&start_offset=${++offset}`))).arrayBuffer()), "ms", 10);
+    add("/timeseries/data/ last=month (cached)", await medianOf(async () => (await ok(await fetch(`${legacy}&last=month`))).arrayBuffer()), "ms", 2);
+    add("/timeseries/data/ last=year (cold)",
+      await medianOf(async () => (await ok(await fetch(`${legacy}&last=year&start_offset=${++offset}`))).arrayBuffer()), "ms", 30);
+
     console.error(`[${label}] stations…`);
     add("station list, search over 10,000 stations (page 1, count, bounding_box)",
       await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("agios")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);

@@ -47,7 +47,8 @@ export function readRange(params: URLSearchParams, s: SeriesContext, errors: Err
   return { start: read("start_date", "start"), end: read("end_date", "end") };
 }
 
-function validators(s: SeriesContext, kind: string, effective: unknown[]): Validators {
+/** The validators of a data response of `kind` with its effective parameters (formats.md §9). */
+export function validators(s: SeriesContext, kind: string, effective: unknown[]): Validators {
   const stamp = (d: Date | null) => d?.getTime() ?? null;
   const etag = makeEtag(s.id, s.version, [kind, ...effective, stamp(s.group.lastModified), stamp(s.station.lastModified),
     stamp(s.variable.lastModified), stamp(s.unit.lastModified)]);

@@ -34,40 +34,52 @@ interface StationRow {
 /** The latest record timestamp over the station's series (every type, private ones included). */
 export const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
 
-/** Station objects for ids, in the order of `ids` (missing ids are skipped); one native query. */
-export async function stationsJson(ids: number[]): Promise<StationJson[]> {
-  if (ids.length === 0) return [];
-  const rows = await db().query<StationRow>(Prisma.sql`
+function stationRows(condition: Prisma.Sql): Promise<StationRow[]> {
+  return db().query<StationRow>(Prisma.sql`
     SELECT s.id, ${LAST_UPDATE_SQL} AS last_update, s.last_modified, s.name, s.code, s.remarks, s.original_srid, s.altitude,
       s.lon, s.lat, s.display_timezone, s.start_date, s.end_date, s.owner_id, s.overseer,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_stype", "station_type_id", "station_id", Prisma.sql`s.id`)} AS stype,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
-    FROM station s WHERE s.id IN (${Prisma.join(ids)})`);
+    FROM station s ${condition}`);
+}
+
+/** Station objects for ids, in the order of `ids` (missing ids are skipped); one native query. */
+export async function stationsJson(ids: number[]): Promise<StationJson[]> {
+  if (ids.length === 0) return [];
+  const rows = await stationRows(Prisma.sql`WHERE s.id IN (${Prisma.join(ids)})`);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => {
     const r = byId.get(id);
-    if (!r) return [];
-    return [{
-      id: r.id,
-      last_update: isoSeconds(r.last_update),
-      last_modified: isoMillis(r.last_modified),
-      name: r.name,
-      code: r.code,
-      remarks: r.remarks,
-      original_srid: r.original_srid,
-      altitude: r.altitude,
-      geom: formatPointEwkt(r.lon, r.lat),
-      display_timezone: r.display_timezone,
-      start_date: r.start_date,
-      end_date: r.end_date,
-      owner: r.owner_id,
-      overseer: r.overseer,
-      maintainers: parseIdList(r.maintainers),
-      stype: parseIdList(r.stype),
-      data_viewers: parseIdList(r.data_viewers),
-    }];
+    return r ? [stationRowJson(r)] : [];
   });
+}
+
+/** Every station object, by id (the legacy list, legacy.md §2.1); one native query. */
+export async function allStationsJson(): Promise<StationJson[]> {
+  return (await stationRows(Prisma.sql`ORDER BY s.id`)).map(stationRowJson);
+}
+
+function stationRowJson(r: StationRow): StationJson {
+  return {
+    id: r.id,
+    last_update: isoSeconds(r.last_update),
+    last_modified: isoMillis(r.last_modified),
+    name: r.name,
+    code: r.code,
+    remarks: r.remarks,
+    original_srid: r.original_srid,
+    altitude: r.altitude,
+    geom: formatPointEwkt(r.lon, r.lat),
+    display_timezone: r.display_timezone,
+    start_date: r.start_date,
+    end_date: r.end_date,
+    owner: r.owner_id,
+    overseer: r.overseer,
+    maintainers: parseIdList(r.maintainers),
+    stype: parseIdList(r.stype),
+    data_viewers: parseIdList(r.data_viewers),
+  };
 }
 
 /** The latest record timestamp of each station that has records. */

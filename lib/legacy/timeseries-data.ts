@@ -1,0 +1,142 @@
+import { orNotFound } from "@/lib/api/common";
+import { requireDataReader } from "@/lib/auth/permissions";
+import { namedCache } from "@/lib/cache";
+import { resolveTimeZone } from "@/lib/formats/timezone";
+import { parseBoolean } from "@/lib/http/boolean";
+import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
+import { ErrorCollector, fieldError } from "@/lib/http/errors";
+import { isCalendarDate, MSG, number, parseIntegerValue } from "@/lib/http/fields";
+import type { RouteContext } from "@/lib/http/router";
+import { isDatabaseId } from "@/lib/legacy/ids";
+import { jsonOrJsonp } from "@/lib/legacy/jsonp";
+import { databaseRecordIndex } from "@/lib/legacy/record-index";
+import { callbackParam } from "@/lib/legacy/station-info";
+import { aggregatedResult, aggregateInDatabase } from "@/lib/legacy/aggregate";
+import { LAST_CHOICES, LegacyAccumulator, legacyJson, normalizedSelection, selectInterval, type LastChoice, type Selection } from "@/lib/legacy/stats";
+import { records } from "@/lib/records";
+import { validators } from "@/lib/services/data";
+import { loadSeriesContext, type SeriesContext } from "@/lib/services/series-context";
+
+/**
+ * GET {site}/timeseries/data/ (legacy.md §7, formats.md §8): the statistics and down-sampled
+ * points of an interval, cached per series version and parameters in a bounded LRU.
+ */
+export const TIME_MESSAGE = "Time has wrong format. Use one of these formats instead: hh:mm.";
+
+/** The value of a parameter, or null when absent or empty (legacy.md §7.1). */
+function param(params: URLSearchParams, name: string): string | null {
+  const value = params.get(name);
+  return value === null || value === "" ? null : value;
+}
+
+/** `object_id`: required integer. */
+export function readObjectId(params: URLSearchParams): number {
+  const raw = param(params, "object_id");
+  if (raw === null) throw fieldError("object_id", MSG.required);
+  const id = parseIntegerValue(raw);
+  if (id === undefined) throw fieldError("object_id", MSG.integer);
+  return id;
+}
+
+export interface LegacyDataParams {
+  selection: Selection;
+  vector: boolean;
+  callback: string | null;
+}
+
+/** Every other parameter, validated whether or not the selection uses it; all problems in one 400. */
+export function readDataParams(params: URLSearchParams): LegacyDataParams {
+  const errors = new ErrorCollector();
+  const position = (name: string): number | null => {
+    const raw = param(params, name);
+    if (raw === null) return null;
+    const n = parseIntegerValue(raw);
+    if (n === undefined) errors.add(name, MSG.integer);
+    else if (n < 0) errors.add(name, MSG.minValue(0));
+    else return n;
+    return null;
+  };
+  const flag = (name: string): boolean => {
+    const raw = param(params, name);
+    if (raw === null) return false;
+    const b = parseBoolean(raw);
+    if (b === undefined) errors.add(name, MSG.boolean);
+    return b ?? false;
+  };
+  const startPos = position("start_pos");
+  const endPos = position("end_pos");
+  let last: LastChoice | null = null;
+  const rawLast = param(params, "last");
+  if (rawLast !== null) {
+    if ((LAST_CHOICES as readonly string[]).includes(rawLast)) last = rawLast as LastChoice;
+    else errors.add("last", MSG.choice(rawLast));
+  }
+  let date = param(params, "date");
+  if (date !== null && !isCalendarDate(date)) {
+    errors.add("date", MSG.date);
+    date = null;
+  }
+  let time = param(params, "time");
+  if (time !== null) {
+    const m = /^(\d{2}):(\d{2})$/.exec(time);
+    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) {
+      errors.add("time", TIME_MESSAGE);
+      time = null;
+    }
+  }
+  let startOffset = 0;
+  const rawOffset = param(params, "start_offset");
+  if (rawOffset !== null) {
+    const parsed = number().parse(rawOffset);
+    if (parsed.ok) startOffset = parsed.value!;
+    else errors.add("start_offset", parsed.errors);
+  }
+  const exactDatetime = flag("exact_datetime");
+  const vector = flag("vector");
+  const callback = callbackParam(params, errors, "jsoncallback");
+  errors.throwIfAny();
+  return { selection: { startPos, endPos, last, date, time, startOffset, exactDatetime }, vector, callback };
+}
+
+const cache = () => namedCache("legacy-timeseries-data", 32 * 1024 * 1024);
+
+/** The JSON text of the result (`null` when exact times are missing), computed or from the cache. */
+export async function legacyDataJson(s: SeriesContext, p: LegacyDataParams, key: string): Promise<string> {
+  const cached = cache().get(key);
+  if (cached !== undefined) return cached;
+  const zone = resolveTimeZone(s.station.displayTimezone)!;
+  const index = databaseRecordIndex(s.id, { count: s.recordCount, first: s.firstTimestamp, last: s.lastTimestamp });
+  const interval = await selectInterval(p.selection, index, zone);
+  let body: string;
+  if (interval === null) {
+    body = legacyJson(null);
+  } else if (!p.vector && aggregateInDatabase(interval.b - interval.a + 1)) {
+    // Down-sampled without vector statistics: aggregated in the database.
+    body = legacyJson(await aggregatedResult(s.id, interval, s.group.precision));
+  } else {
+    // Short intervals, or vector statistics (which need every value): read the records.
+    const acc = new LegacyAccumulator(interval.a, interval.b, s.group.precision, p.vector);
+    if (interval.b >= interval.a && interval.from !== null && interval.to !== null) {
+      for await (const chunk of records().read(s.id, interval.from, interval.to)) acc.add(chunk.timestamps, chunk.values, chunk.length);
+    }
+    body = legacyJson(acc.result());
+  }
+  cache().set(key, body);
+  return body;
+}
+
+/** GET/HEAD {site}/timeseries/data/ */
+export async function timeseriesData(ctx: RouteContext): Promise<Response> {
+  const params = ctx.url.searchParams;
+  const id = readObjectId(params);
+  const s = orNotFound(isDatabaseId(id) ? await loadSeriesContext(id) : null);
+  requireDataReader(ctx, s.access, s.publiclyAvailable);
+  const p = readDataParams(params);
+  // What decides the result (formats.md §8.6): the series version, the precision, the display zone, the normalized parameters.
+  const inputs = [...normalizedSelection(p.selection), p.vector, s.group.precision, s.station.displayTimezone];
+  const v = validators(s, "legacy-timeseries-data", [...inputs, p.callback]);
+  if (matchesIfNoneMatch(ctx.request, v.etag)) return notModified(v);
+  const key = makeEtag(s.id, s.version, inputs);
+  const out = jsonOrJsonp(await legacyDataJson(s, p, key), p.callback);
+  return new Response(out.body, { headers: { ...out.headers, ...validatorHeaders(v) } });
+}
