@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
@@ -14,9 +15,20 @@ const TYPES = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"),
 } as pg.CustomTypesConfig;
 
+const names = new Map<string, string>();
+
+/** A named query: each connection parses and plans it once. */
 function q(text: string, values: unknown[] = []): pg.QueryConfig {
-  return { text, values, types: TYPES };
+  let name = names.get(text);
+  if (!name) {
+    name = `r${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return { name, text, values, types: TYPES };
 }
+
+/** After a bulk load, VACUUM sets the new pages' visibility, so that the first reads need not. */
+const VACUUM_AFTER = 50_000;
 
 /**
  * The records store on PostgreSQL (pg): writes lock their series' row, so appends to one series
@@ -24,7 +36,30 @@ function q(text: string, values: unknown[] = []): pg.QueryConfig {
  * with COPY.
  */
 export class PostgresRecordsStore implements RecordsStore {
+  private vacuum: "idle" | "running" | "again" = "idle";
+
   constructor(private readonly pool: pg.Pool) {}
+
+  /** Runs VACUUM (ANALYZE) in the background; requests made meanwhile coalesce into one more run. */
+  private scheduleVacuum(): void {
+    if (this.vacuum !== "idle") {
+      this.vacuum = "again";
+      return;
+    }
+    this.vacuum = "running";
+    void (async () => {
+      try {
+        do {
+          this.vacuum = "running";
+          await this.pool.query("VACUUM (ANALYZE) timeseries_record, timeseries_block");
+        } while ((this.vacuum as string) === "again");
+      } catch (e) {
+        console.error("VACUUM after a bulk load failed:", (e as Error).message);
+      } finally {
+        this.vacuum = "idle";
+      }
+    })();
+  }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
     const client = await this.pool.connect();
@@ -33,7 +68,9 @@ export class PostgresRecordsStore implements RecordsStore {
       await client.query("BEGIN");
       try {
         const result = await this.writeInTransaction(client, seriesId, batch, options);
-        await client.query(result.ok && !options.dryRun ? "COMMIT" : "ROLLBACK");
+        const commit = result.ok && !options.dryRun;
+        await client.query(commit ? "COMMIT" : "ROLLBACK");
+        if (commit && batch.timestamps.length >= VACUUM_AFTER) this.scheduleVacuum();
         return result;
       } catch (e) {
         await client.query("ROLLBACK").catch(() => { broken = true; });
