@@ -88,10 +88,15 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
   try {
     const json = async (path: string, init?: RequestInit) => (await ok(await fetch(url + path, init))).json();
     // A series of 1,051,200 records, uploaded in one POST.
-    const make = async () => (await json("/api/stations/1/timeseries/", {
-      method: "POST", headers: { ...auth, "Content-Type": "application/json" },
-      body: JSON.stringify({ precision: 1, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Bench" }),
-    })).id as number;
+    let group = 0;
+    const make = async () => {
+      const created = await json("/api/stations/1/timeseries/", {
+        method: "POST", headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ precision: 1, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Bench" }),
+      });
+      group = created.timeseries_group;
+      return created.id as number;
+    };
     const body = recordsBody();
     console.error(`[${label}] uploading ${RECORDS} records (${(body.length / 1e6).toFixed(1)} MB)…`);
     const uploads: number[] = [];
@@ -146,6 +151,12 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     add("/timeseries/data/ last=year (cold)",
       await medianOf(async () => (await ok(await fetch(`${legacy}&last=year&start_offset=${++offset}`))).arrayBuffer()), "ms", 30);
 
+    const page = await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`);
+    if (page) {
+      add("group page to a drawn chart (1,051,200 records; browser, first load)", page.first, "ms", 1000);
+      add("group page to a drawn chart (browser, median of later loads)", page.median, "ms", 1000);
+    }
+
     console.error(`[${label}] stations…`);
     add("station list, search over 10,000 stations (page 1, count, bounding_box)",
       await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("agios")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
@@ -165,6 +176,35 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     await new Promise((r) => child.once("exit", r));
   }
   return rows;
+}
+
+/**
+ * The time from navigating to the group page until its chart is drawn, in Debian's Chromium
+ * (skipped when it is not installed).
+ */
+async function chartPageTimes(pageUrl: string): Promise<{ first: number; median: number } | null> {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (!existsSync(executablePath)) return null;
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const started = performance.now();
+      await page.goto(pageUrl, { waitUntil: "commit" });
+      await page.locator('.chart-box[data-state="ready"] .recharts-line-curve').waitFor({ timeout: 30_000 });
+      times.push(performance.now() - started);
+      await context.close();
+    }
+    return { first: times[0], median: median(times.slice(1)) };
+  } finally {
+    await browser.close();
+  }
 }
 
 function print(label: string, rows: Row[]): void {
