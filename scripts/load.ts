@@ -111,6 +111,11 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   clearInterval(timer);
   const total = results.reduce((s, r) => s + r.requests.total, 0);
   const errors = results.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0);
+  const classes = (["1xx", "3xx", "4xx", "5xx"] as const).map((k) => [k, results.reduce((s, r) => s + (r as unknown as Record<string, number>)[k], 0)] as const)
+    .filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const socket = results.reduce((s, r) => s + r.errors, 0);
+  const timeouts = results.reduce((s, r) => s + r.timeouts, 0);
+  if (errors) console.error(`[${label}] errors: ${[...classes, socket ? `${socket} socket errors` : "", timeouts ? `${timeouts} timeouts` : ""].filter(Boolean).join(", ")}`);
   const pct = (k: "p50" | "p90" | "p99") => Math.max(...results.map((r) => (r.latency as unknown as Record<string, number>)[k]));
   return {
     label,

@@ -51,11 +51,19 @@ interface CompiledRoute extends Route {
   readonly segments: string[];
 }
 
+/**
+ * Every router registers itself by its prefix, so that server.mjs can hand it requests without
+ * Next's route transport (docs/decisions/0007-direct-api-dispatch.md).
+ */
+const REGISTRY = Symbol.for("enhydris.routers");
+type Registry = { [REGISTRY]?: Map<string, Router> };
+
 export class Router {
   private readonly routes: CompiledRoute[];
 
   constructor(readonly prefix: string, routes: Route[]) {
     this.routes = routes.map((r) => ({ ...r, segments: r.path.split("/").filter(Boolean) }));
+    ((globalThis as Registry)[REGISTRY] ??= new Map()).set(prefix, this);
   }
 
   /** The first route matching the path (declare literal segments before `*name` ones). */
