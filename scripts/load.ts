@@ -66,8 +66,10 @@ function localDate(epoch: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
+/** Uploads made so far: each gets instants no earlier upload used, across runs on one database. */
+let uploads = 0;
+
 async function runLoad(label: string, urls: string[], pids: number[], setup: Setup) {
-  let uploads = 0;
   const list = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?page=${1 + Math.floor(Math.random() * (STATIONS / 20))}` }) });
   const search = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?q=${pick(WORDS)}` }) });
   const chart = () => ({

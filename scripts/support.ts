@@ -88,7 +88,8 @@ export async function generateStations(): Promise<void> {
 
 export async function startServer(databaseUrl: string, dir: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["server.mjs"], {
+  // LOAD_NODE_ARGS passes Node options to the server (e.g. --cpu-prof for profiling).
+  const child = spawn(process.execPath, [...(process.env.LOAD_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
       ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000", ...env },

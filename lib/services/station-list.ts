@@ -57,9 +57,12 @@ export function orderBySql(keys: SortKey[]): Prisma.Sql {
 export const DEFAULT_SORT: SortKey[] = [{ field: "name", descending: false }];
 
 export async function countAndExtent(filter: StationFilter): Promise<{ count: number; extent: Bbox | null }> {
-  const [row] = await db().query<{ n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }>(Prisma.sql`
-    SELECT COUNT(*) AS n, MIN(s.lon) AS x0, MIN(s.lat) AS y0, MAX(s.lon) AS x1, MAX(s.lat) AS y1
-    FROM station s WHERE ${filter.where}`);
+  // Unfiltered, each aggregate is answered from an index (station_lon_lat_idx, station_lat_idx).
+  const [row] = await db().query<{ n: unknown; x0: unknown; y0: unknown; x1: unknown; y1: unknown }>(filter === ALL_STATIONS
+    ? Prisma.sql`SELECT (SELECT COUNT(*) FROM station) AS n, (SELECT MIN(lon) FROM station) AS x0, (SELECT MIN(lat) FROM station) AS y0,
+        (SELECT MAX(lon) FROM station) AS x1, (SELECT MAX(lat) FROM station) AS y1`
+    : Prisma.sql`SELECT COUNT(*) AS n, MIN(s.lon) AS x0, MIN(s.lat) AS y0, MAX(s.lon) AS x1, MAX(s.lat) AS y1
+        FROM station s WHERE ${filter.where}`);
   const count = toNumber(row.n) ?? 0;
   if (count === 0) return { count, extent: null };
   return { count, extent: [toNumber(row.x0)!, toNumber(row.y0)!, toNumber(row.x1)!, toNumber(row.y1)!] };
