@@ -258,9 +258,10 @@ server.keepAliveTimeout = 65_000;
 server.requestTimeout = 0;
 server.listen(port, hostname, () => {
   console.log(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
-  // Load the API's route bundles now (start-up work included), not on the first real request.
+  // Load the API's route bundles and the pages' shared runtime now (start-up work included),
+  // not on the first real request.
   const local = hostname === "0.0.0.0" ? "127.0.0.1" : hostname;
-  for (const path of ["/api/", "/timeseries/data/"]) {
+  for (const path of ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])]) {
     fetch(`http://${local.includes(":") ? `[${local}]` : local}:${port}${path}`).then((r) => r.arrayBuffer(), () => {});
   }
 });

@@ -2,12 +2,12 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
-import { seriesApiPath } from "@/lib/site/paths";
+import { chartApiUrl } from "@/lib/site/paths";
 import { formatDateTime, formatLocalInput, isoWithOffset, offsetLabel, parseInstant } from "@/lib/site/time";
 
 /**
@@ -29,13 +29,15 @@ export interface SeriesChartProps {
   groupId: number;
   series: ChartSeries[];
   defaultSeriesId: number | null;
+  /** The first chart as the server read it, with the chart/ URL it answers. */
+  initialChart: { url: string; points: Point[] } | null;
   offsetMinutes: number;
   unit: string;
   variable: string;
   loginHref: string | null;
 }
 
-interface Point {
+export interface Point {
   timestamp: number;
   min: string | null;
   max: string | null;
@@ -57,12 +59,19 @@ type Load =
   | { state: "denied" }
   | { state: "error"; message: string };
 
-const POINTS = 300;
 const MIN_SPAN = 1800;
 
 const toNumber = (v: string | null) => (v === null ? null : Number(v));
 
-export default function SeriesChart({ stationId, groupId, series, defaultSeriesId, offsetMinutes, unit, variable, loginHref }: SeriesChartProps) {
+function toRows(points: Point[]): Row[] {
+  return points.map((p) => {
+    const min = toNumber(p.min);
+    const max = toNumber(p.max);
+    return { t: p.timestamp, mean: toNumber(p.mean), range: min !== null && max !== null ? [min, max] : null, text: { mean: p.mean, min: p.min, max: p.max } };
+  });
+}
+
+export default function SeriesChart({ stationId, groupId, series, defaultSeriesId, initialChart, offsetMinutes, unit, variable, loginHref }: SeriesChartProps) {
   const params = useSearchParams();
   const requested = Number(params.get("series"));
   const current = series.find((s) => s.id === requested) ?? series.find((s) => s.id === defaultSeriesId) ?? series[0] ?? null;
@@ -74,7 +83,10 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
 
   // The answer of the last chart request, with the request it answers: while the current
   // request has no answer yet, the chart is loading.
-  const [answer, setAnswer] = useState<{ url: string; load: Load }>({ url: "", load: { state: "idle" } });
+  const [answer, setAnswer] = useState<{ url: string; load: Load }>(() =>
+    initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points) } } : { url: "", load: { state: "idle" } });
+  // The server's chart stands for the first request only; every later range is fetched anew.
+  const served = useRef(initialChart?.url ?? null);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
 
   /** Writes the chart state into the page's URL (a new history entry, so Back undoes a zoom). */
@@ -92,20 +104,18 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
   const canRead = current?.canRead ?? false;
   const hasRecords = current?.first !== null && current?.first !== undefined;
 
-  let chartUrl: string | null = null;
-  if (seriesId !== null && canRead && hasRecords) {
-    const query = new URLSearchParams({ points: String(POINTS) });
-    if (start !== null) query.set("start_date", isoWithOffset(start, offsetMinutes));
-    if (end !== null) query.set("end_date", isoWithOffset(end, offsetMinutes));
-    chartUrl = `${seriesApiPath(stationId, groupId, seriesId)}chart/?${query}`;
-  }
+  const chartUrl = seriesId !== null && canRead && hasRecords ? chartApiUrl(stationId, groupId, seriesId, start, end, offsetMinutes) : null;
   const load: Load = chartUrl === null ? { state: "idle" } : answer.url === chartUrl ? answer.load : { state: "loading" };
 
   useEffect(() => {
     if (chartUrl === null) return;
     const url = chartUrl;
-    const controller = new AbortController();
     const setLoad = (value: Load) => setAnswer({ url, load: value });
+    if (url === served.current) {
+      served.current = null;
+      return;
+    }
+    const controller = new AbortController();
     fetch(url, { signal: controller.signal, credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(async (response) => {
         if (response.status === 401 || response.status === 403) return setLoad({ state: "denied" });
@@ -118,15 +128,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
           }
           return setLoad({ state: "error", message: `The chart could not be loaded${detail ? `: ${detail}` : ` (HTTP ${response.status})`}` });
         }
-        const points = (await response.json()) as Point[];
-        const rows = points.map((p) => {
-          const min = toNumber(p.min);
-          const max = toNumber(p.max);
-          return {
-            t: p.timestamp, mean: toNumber(p.mean), range: min !== null && max !== null ? [min, max] : null,
-            text: { mean: p.mean, min: p.min, max: p.max },
-          } as Row;
-        });
+        const rows = toRows((await response.json()) as Point[]);
         setLoad({ state: "ready", rows });
       })
       .catch((e: Error) => {

@@ -2,10 +2,14 @@ import { cache } from "react";
 import { db, Prisma } from "@/lib/db";
 import { canReadData } from "@/lib/auth/permissions";
 import type { AuthUser } from "@/lib/auth/users";
+import type { ChartPoint } from "@/lib/formats/chart";
+import { ApiError } from "@/lib/http/errors";
 import { attachmentsPage } from "@/lib/services/attachments";
+import { chartBody, chartRequest } from "@/lib/services/data";
 import { eventsPage } from "@/lib/services/events";
 import { findGroup } from "@/lib/services/groups";
 import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationJson } from "@/lib/services/stations";
+import { loadSeriesContext } from "@/lib/services/series-context";
 import { seriesPage } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 
@@ -136,4 +140,22 @@ export function lonLat(geom: string): [number, number] | null {
   const lon = Number(m[1]);
   const lat = Number(m[2]);
   return Number.isFinite(lon) && Number.isFinite(lat) ? [lon, lat] : null;
+}
+
+/**
+ * The first chart of the group page, read on the server so the browser draws it as soon as the
+ * page is hydrated instead of asking for it afterwards. `url` is the chart/ request the browser
+ * would make (`chartApiUrl`); null when the user may not read the series or the request fails,
+ * and the browser then asks for it itself and shows the answer.
+ */
+export async function initialChart(url: string, seriesId: number, stationId: number, groupId: number, user: AuthUser | null): Promise<ChartPoint[] | null> {
+  const s = await loadSeriesContext(seriesId, { stationId, groupId });
+  if (!s || s.firstTimestamp === null || !canReadData(user, s.access, s.publiclyAvailable)) return null;
+  try {
+    const request = chartRequest(new URL(url, "http://site").searchParams, s);
+    return JSON.parse(await chartBody(s, request)) as ChartPoint[];
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
 }

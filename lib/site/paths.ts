@@ -1,3 +1,5 @@
+import { isoWithOffset } from "@/lib/site/time";
+
 /**
  * Small helpers for the site's links, shared by server and client components (no server-only
  * imports here).
@@ -25,4 +27,18 @@ export const stationPath = (sid: number) => `/stations/${sid}/`;
 export const groupPath = (sid: number, gid: number) => `/stations/${sid}/timeseriesgroups/${gid}/`;
 export const seriesApiPath = (sid: number, gid: number, tid: number) =>
   `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/`;
+
+/** How many points the group page's chart asks for. */
+export const CHART_POINTS = 300;
+
+/**
+ * The chart/ request of the group page for a series and range: the server reads the first one
+ * itself, the browser fetches the later ones, and both name them by this URL.
+ */
+export function chartApiUrl(sid: number, gid: number, tid: number, start: number | null, end: number | null, offsetMinutes: number): string {
+  const query = new URLSearchParams({ points: String(CHART_POINTS) });
+  if (start !== null) query.set("start_date", isoWithOffset(start, offsetMinutes));
+  if (end !== null) query.set("end_date", isoWithOffset(end, offsetMinutes));
+  return `${seriesApiPath(sid, gid, tid)}chart/?${query}`;
+}
 export const contentPath = (kind: "files" | "images", sid: number, id: number) => `/api/stations/${sid}/${kind}/${id}/content/`;

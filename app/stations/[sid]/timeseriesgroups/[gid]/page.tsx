@@ -5,9 +5,9 @@ import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
 import { currentUser } from "@/lib/site/current-user";
-import { groupPageData, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
-import { groupPath, stationPath } from "@/lib/site/paths";
-import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
+import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -42,13 +42,26 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const user = await currentUser();
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const sp = await searchParams;
-  const requested = Number(Array.isArray(sp.series) ? sp.series[0] : sp.series);
+  const param = (name: string) => {
+    const value = sp[name];
+    return (Array.isArray(value) ? value[0] : value) ?? "";
+  };
+  const requested = Number(param("series"));
   // Default: the first series with records that the user may read.
   const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
   const selected = series.find((s) => s.id === requested) ?? preferred;
   const stationName = station.name || `Station ${station.id}`;
   const title = group.name || group.variable || `Group ${group.id}`;
   const here = groupPath(station.id, group.id);
+  // The chart the browser would ask for first (same URL as SeriesChart builds), read here.
+  let chart = null;
+  if (selected?.canRead && selected.first !== null) {
+    const start = param("start") ? parseInstant(param("start"), offset) : null;
+    const end = param("end") ? parseInstant(param("end"), offset) : null;
+    const url = chartApiUrl(station.id, group.id, selected.id, start, end, offset);
+    const points = await initialChart(url, selected.id, station.id, group.id, user);
+    if (points) chart = { url, points };
+  }
 
   return (
     <div className="page">
@@ -78,6 +91,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
             groupId={group.id}
             series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last }))}
             defaultSeriesId={selected?.id ?? null}
+            initialChart={chart}
             offsetMinutes={offset}
             unit={group.unit}
             variable={group.variable}
