@@ -72,6 +72,8 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     rows.push({ workload, result: `${value.toFixed(unit === "rec/s" ? 0 : 1)} ${unit}`, target: targetText ?? `${higherIsBetter ? "≥" : "≤"} ${target} ${unit}`,
       ok: higherIsBetter ? value >= target : value <= target });
   const info = (workload: string, result: string) => rows.push({ workload, result, target: "", ok: null });
+  // Issue 5's records targets are for SQLite, with PostgreSQL allowed twice the time (half the rate).
+  const records = (target: number, higherIsBetter = false) => (label === "SQLite" ? target : higherIsBetter ? target / 2 : target * 2);
 
   console.error(`[${label}] generating ${STATIONS} stations…`);
   await migrate(parseDatabaseUrl(databaseUrl));
@@ -110,7 +112,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       uploads.push(ms);
       uploadPeak = Math.max(uploadPeak, peak);
     }
-    add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", 500_000, true);
+    add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", records(500_000, true), true);
     const base = `${url}/api/stations/1/timeseries/${series}`;
 
     console.error(`[${label}] reading…`);
@@ -125,21 +127,21 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       fullRuns.push({ ms: value.ms, firstByte: value.firstByte, growth: peak - before });
     }
     const full = median(fullRuns.map((r) => r.ms));
-    add("full CSV of 1,051,200 records", RECORDS / (full / 1000), "rec/s", 1_000_000, true);
-    add("full CSV: time to first byte", median(fullRuns.map((r) => r.firstByte)), "ms", 100);
+    add("full CSV of 1,051,200 records", RECORDS / (full / 1000), "rec/s", records(1_000_000, true), true);
+    add("full CSV: time to first byte", median(fullRuns.map((r) => r.firstByte)), "ms", records(100));
     add("full CSV: server memory growth", Math.max(...fullRuns.map((r) => r.growth)), "MB", 100);
 
     const month = "start_date=2020-06-01&end_date=2020-06-30T23:59";
-    add("one month of CSV", await medianOf(async () => (await ok(await fetch(`${base}/data/?${month}`))).arrayBuffer()), "ms", 10);
+    add("one month of CSV", await medianOf(async () => (await ok(await fetch(`${base}/data/?${month}`))).arrayBuffer()), "ms", records(10));
     const chartCold: number[] = [];
     for (let i = 0; i < 5; i++) chartCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?points=${190 + i}`))).arrayBuffer()));
     info("chart of the whole series, computed (first request, 5 point counts)", `${median(chartCold).toFixed(1)} ms`);
-    add("chart of the whole series (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/`))).arrayBuffer()), "ms", 20);
+    add("chart of the whole series (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/`))).arrayBuffer()), "ms", records(20));
     const monthCold: number[] = [];
     for (let i = 0; i < 5; i++) monthCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?${month}&points=${190 + i}`))).arrayBuffer()));
     info("chart of one month, computed (first request)", `${median(monthCold).toFixed(1)} ms`);
-    add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", 10);
-    add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", 3);
+    add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", records(10));
+    add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", records(3));
 
     // Legacy cached statistics {site}/timeseries/data/ (issue 6). "Cold" requests vary start_offset,
     // which is part of the cache key, so each one is computed; "cached" repeats one request.
@@ -153,8 +155,9 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
 
     const page = await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`);
     if (page) {
-      add("group page to a drawn chart (1,051,200 records; browser, first load)", page.first, "ms", 1000);
-      add("group page to a drawn chart (browser, median of later loads)", page.median, "ms", 1000);
+      // No issue sets a target here: the time is mostly Chromium's own work on this machine.
+      info("group page to a drawn chart (1,051,200 records; browser, first load)", `${page.first.toFixed(1)} ms`);
+      info("group page to a drawn chart (browser, median of later loads)", `${page.median.toFixed(1)} ms`);
     }
 
     console.error(`[${label}] stations…`);

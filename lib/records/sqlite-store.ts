@@ -120,25 +120,42 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   async *read(seriesId: number, from: number, to: number, chunkSize = 20_000): AsyncGenerator<RecordChunk> {
-    const select = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record
-      WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp LIMIT ?`).raw(true);
-    let next = from;
-    for (;;) {
-      const rows = select.all(seriesId, next, to, chunkSize) as [number, number | null, string][];
-      const length = rows.length;
-      if (length === 0) return;
+    // One plucked column per query: better-sqlite3 then builds no array per row, which makes
+    // reading twice as fast as one three-column query. Flags are nearly always empty, so only
+    // the non-empty ones are read, through a partial index of them (migration 0003). The
+    // queries of a chunk share one snapshot (a transaction).
+    const where = "WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?";
+    const timestampsOf = this.stmt(`SELECT timestamp FROM timeseries_record ${where} ORDER BY timestamp LIMIT ?`).pluck(true);
+    const valuesOf = this.stmt(`SELECT value FROM timeseries_record ${where} ORDER BY timestamp LIMIT ?`).pluck(true);
+    const flagsOf = this.stmt(`SELECT timestamp, flags FROM timeseries_record INDEXED BY timeseries_record_flagged
+      ${where} AND flags <> '' ORDER BY timestamp`).raw(true);
+    const readChunk = this.conn.transaction((next: number): RecordChunk | null => {
+      const stamps = timestampsOf.all(seriesId, next, to, chunkSize) as number[];
+      const length = stamps.length;
+      if (length === 0) return null;
+      const vals = valuesOf.all(seriesId, next, to, chunkSize) as (number | null)[];
       const timestamps = new Float64Array(length);
       const values = new Float64Array(length);
-      const flags: string[] = new Array(length);
+      const flags: string[] = new Array(length).fill("");
       for (let i = 0; i < length; i++) {
-        const r = rows[i];
-        timestamps[i] = r[0];
-        values[i] = r[1] === null ? NaN : r[1];
-        flags[i] = r[2];
+        timestamps[i] = stamps[i];
+        const v = vals[i];
+        values[i] = v === null ? NaN : v;
       }
-      yield { timestamps, values, flags, length };
-      if (length < chunkSize) return;
-      next = timestamps[length - 1] + 1;
+      let i = 0;
+      for (const [t, f] of flagsOf.all(seriesId, next, timestamps[length - 1]) as [number, string][]) {
+        while (timestamps[i] < t) i++;
+        flags[i] = f;
+      }
+      return { timestamps, values, flags, length };
+    });
+    let next = from;
+    for (;;) {
+      const chunk = readChunk(next);
+      if (!chunk) return;
+      yield chunk;
+      if (chunk.length < chunkSize) return;
+      next = chunk.timestamps[chunk.length - 1] + 1;
     }
   }
 
