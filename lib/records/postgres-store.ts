@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { newChartAggregates } from "@/lib/formats/chart";
+import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
   batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
@@ -124,28 +125,42 @@ export class PostgresRecordsStore implements RecordsStore {
     return { ok: true, stored: n };
   }
 
-  async *read(seriesId: number, from: number, to: number, chunkSize = 20_000): AsyncGenerator<RecordChunk> {
-    let next = from;
-    for (;;) {
-      const { rows } = await this.pool.query({
-        ...q(`SELECT timestamp, value, flags FROM timeseries_record
-          WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp <= $3 ORDER BY timestamp LIMIT $4`, [seriesId, next, to, chunkSize]),
-        rowMode: "array",
-      });
-      const length = rows.length;
-      if (length === 0) return;
-      const timestamps = new Float64Array(length);
-      const values = new Float64Array(length);
-      const flags: string[] = new Array(length);
-      for (let i = 0; i < length; i++) {
-        const r = rows[i] as [number, number | null, string];
-        timestamps[i] = r[0];
-        values[i] = r[1] === null ? NaN : r[1];
-        flags[i] = r[2];
+  async *read(seriesId: number, from: number, to: number, chunkSize = 50_000): AsyncGenerator<RecordChunk> {
+    const last = Math.min(Math.floor(to), Number.MAX_SAFE_INTEGER);
+    let pending: Promise<RecordChunk> | null = this.copyChunk(seriesId, Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER), last, chunkSize);
+    try {
+      while (pending) {
+        const chunk: RecordChunk = await pending;
+        if (chunk.length === 0) return;
+        // The next chunk is read while this one is written out; at most one is waiting.
+        pending = chunk.length === chunkSize ? this.copyChunk(seriesId, chunk.timestamps[chunk.length - 1] + 1, last, chunkSize) : null;
+        yield chunk;
       }
-      yield { timestamps, values, flags, length };
-      if (length < chunkSize) return;
-      next = timestamps[length - 1] + 1;
+    } finally {
+      // A reader that stopped early leaves the waiting chunk to finish and free its connection.
+      pending?.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Up to `limit` records from `from` on, through a binary COPY (lib/records/pg-binary-copy.ts).
+   * COPY takes no parameters: the bounds are integers checked here.
+   */
+  private async copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+    for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
+    if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
+    const parser = new RecordCopyParser();
+    const client = await this.pool.connect();
+    try {
+      const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
+        WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
+        TO STDOUT (FORMAT binary)`));
+      for await (const piece of stream) parser.push(piece as Buffer);
+      client.release();
+      return parser.chunk();
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
     }
   }
 

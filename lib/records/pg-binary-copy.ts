@@ -1,0 +1,99 @@
+import type { RecordChunk } from "@/lib/records/types";
+
+/**
+ * A parser of PostgreSQL's binary COPY format for rows of (timestamp bigint, value double
+ * precision, flags text), fed the stream's buffers as they arrive. It reads numbers straight
+ * from the bytes: no text to parse, no object per row, which makes reading records about twice
+ * as fast as a query's result rows.
+ * https://www.postgresql.org/docs/current/sql-copy.html#id-1.9.3.55.9.4
+ */
+export class RecordCopyParser {
+  private pending: Buffer | null = null;
+  private headerRead = false;
+  private finished = false;
+  private length = 0;
+  private timestamps = new Float64Array(1024);
+  private values = new Float64Array(1024);
+  private readonly flags: string[] = [];
+
+  /** Takes the next piece of the stream; a row split across pieces waits for the rest. */
+  push(piece: Buffer): void {
+    const buf = this.pending ? Buffer.concat([this.pending, piece]) : piece;
+    this.pending = null;
+    let p = 0;
+    if (!this.headerRead) {
+      // "PGCOPY\n\377\r\n\0", flags (int32), header extension length (int32) and extension.
+      if (buf.length < 19) {
+        this.pending = buf;
+        return;
+      }
+      if (buf.toString("latin1", 0, 11) !== "PGCOPY\n\xff\r\n\0") throw new Error("not a binary COPY stream");
+      const extension = buf.readUInt32BE(15);
+      if (buf.length < 19 + extension) {
+        this.pending = buf;
+        return;
+      }
+      p = 19 + extension;
+      this.headerRead = true;
+    }
+    while (p + 2 <= buf.length) {
+      const fields = buf.readInt16BE(p);
+      if (fields === -1) {
+        this.finished = true;
+        p += 2;
+        break;
+      }
+      if (fields !== 3) throw new Error(`a record row of ${fields} fields`);
+      const end = this.row(buf, p + 2);
+      if (end < 0) break;
+      p = end;
+    }
+    if (p < buf.length && !this.finished) this.pending = buf.subarray(p);
+  }
+
+  /** Reads the row whose fields start at `q`; its end, or −1 when the buffer holds only part of it. */
+  private row(buf: Buffer, q: number): number {
+    if (q + 16 > buf.length) return -1;
+    // timestamp: int32 length 8, int64 (epoch seconds, far below 2^53).
+    const timestamp = Number(buf.readBigInt64BE(q + 4));
+    q += 12;
+    const valueLength = buf.readInt32BE(q);
+    q += 4;
+    let value = NaN;
+    if (valueLength === 8) {
+      if (q + 8 > buf.length) return -1;
+      value = buf.readDoubleBE(q);
+      q += 8;
+    }
+    if (q + 4 > buf.length) return -1;
+    const flagsLength = buf.readInt32BE(q);
+    q += 4;
+    if (flagsLength > 0 && q + flagsLength > buf.length) return -1;
+    const i = this.length++;
+    if (i === this.timestamps.length) this.grow();
+    this.timestamps[i] = timestamp;
+    this.values[i] = value;
+    if (flagsLength > 0) {
+      this.flags[i] = buf.toString("utf8", q, q + flagsLength);
+      q += flagsLength;
+    } else {
+      this.flags[i] = "";
+    }
+    return q;
+  }
+
+  private grow(): void {
+    const timestamps = new Float64Array(this.timestamps.length * 2);
+    timestamps.set(this.timestamps);
+    this.timestamps = timestamps;
+    const values = new Float64Array(this.values.length * 2);
+    values.set(this.values);
+    this.values = values;
+  }
+
+  /** The rows read, once the stream has ended with its trailer. */
+  chunk(): RecordChunk {
+    if (!this.finished || this.pending) throw new Error("the COPY stream ended early");
+    return { timestamps: this.timestamps.subarray(0, this.length), values: this.values.subarray(0, this.length), flags: this.flags, length: this.length };
+  }
+}
