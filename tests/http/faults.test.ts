@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { DIALECT, freePort, ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
 
 /** Faults (issue 8): nothing is lost or half-written, and the service recovers. */
 
@@ -61,8 +61,9 @@ describe("an upload cut off by the client", () => {
 
 describe("a server killed with SIGKILL during an upload", () => {
   it("leaves every series whole, and restarts cleanly", async () => {
-    let server = await startServer();
-    const databaseUrl = server.databaseUrl;
+    const database = await scratchDatabase();
+    const databaseUrl = database.url;
+    let server = await startServer({ databaseUrl });
     const u = await f.user({ superuser: true });
     const sid = await f.station();
     const tid = await f.series(await f.group(sid));
@@ -78,7 +79,7 @@ describe("a server killed with SIGKILL during an upload", () => {
       await new Promise((r) => setTimeout(r, delay));
       server.child.kill("SIGKILL");
       outcomes.push(await upload);
-      await new Promise((r) => server.child.once("exit", r));
+      await server.stop();
       server = await startServer({ databaseUrl, migrate: false });
       const after = await state(tid);
       // All or nothing: the summary matches the records, and either none or all were stored.
@@ -102,6 +103,7 @@ describe("a server killed with SIGKILL during an upload", () => {
     expect((await http.post(`/api/stations/${sid}/timeseries/${tid}/data/`, { token: u.token, form: { timeseries_records: "2030-01-01 00:00,5," } })).status).toBe(204);
     expect(outcomes.some((o) => o === "cut")).toBe(true);
     await server.stop();
+    await database.dispose();
   });
 });
 

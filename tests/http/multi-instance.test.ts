@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { freshDatabaseUrl, startServer, type TestServer } from "@/tests/support/server";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
 
 /**
  * Two app instances on one database (issue 8): start-up migrations do not collide; appends
@@ -13,15 +10,18 @@ import { join } from "node:path";
  */
 let a: TestServer;
 let b: TestServer;
+let database: ScratchDatabase;
 
 beforeAll(async () => {
-  const databaseUrl = await freshDatabaseUrl(mkdtempSync(join(tmpdir(), "enhydris-two-")));
+  database = await scratchDatabase();
+  const databaseUrl = database.url;
   // Both start on an empty database at the same time: each applies the migrations under a lock.
   [a, b] = await Promise.all([startServer({ databaseUrl, migrate: false }), startServer({ databaseUrl, migrate: false })]);
 }, 120_000);
 afterAll(async () => {
   await a?.stop();
   await b?.stop();
+  await database?.dispose();
 });
 
 const lines = (from: number, n: number) =>

@@ -37,24 +37,47 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function freshPostgresDatabase(): Promise<string> {
-  const admin = process.env.TEST_PG_URL;
-  if (!admin) throw new Error("TEST_DATABASE=postgres needs TEST_PG_URL");
-  const name = `test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
+/** The admin connection string with another database name. */
+function postgresUrl(admin: string, database: string): string {
   const url = new URL(admin);
-  url.pathname = `/${name}`;
+  url.pathname = `/${database}`;
   return url.toString();
 }
 
-export async function freshDatabaseUrl(dir: string): Promise<string> {
-  return DIALECT === "postgres" ? freshPostgresDatabase() : `file:${join(dir, "test.db")}`;
+async function asPostgresAdmin(statement: string): Promise<void> {
+  const admin = process.env.TEST_PG_URL;
+  if (!admin) throw new Error("TEST_DATABASE=postgres needs TEST_PG_URL");
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface ScratchDatabase {
+  readonly url: string;
+  /** Removes the database and its directory (call after every server on it has stopped). */
+  dispose(): Promise<void>;
+}
+
+/** A fresh database of the dialect under test, in a temporary directory it owns. */
+export async function scratchDatabase(): Promise<ScratchDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), "enhydris-db-"));
+  if (DIALECT !== "postgres") {
+    return { url: `file:${join(dir, "test.db")}`, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  await asPostgresAdmin(`CREATE DATABASE "${name}"`);
+  return {
+    url: postgresUrl(process.env.TEST_PG_URL!, name),
+    async dispose() {
+      await closeDb();
+      await asPostgresAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Points this process's lib/ (fixtures) at a database. */
@@ -68,7 +91,13 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
 export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean } = {}): Promise<TestServer> {
   if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
   const dir = mkdtempSync(join(tmpdir(), "enhydris-test-"));
-  const databaseUrl = options.databaseUrl ?? (await freshDatabaseUrl(dir));
+  // A server given no database gets its own, removed when it stops.
+  const own = options.databaseUrl ? undefined : await scratchDatabase();
+  const databaseUrl = options.databaseUrl ?? own!.url;
+  const removeFiles = async () => {
+    await own?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  };
   if (options.migrate !== false) await migrate(parseDatabaseUrl(databaseUrl));
   const mediaDir = join(dir, "media");
   const port = await freePort();
@@ -89,7 +118,12 @@ export async function startServer(options: { env?: Record<string, string>; datab
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(url, child, () => output);
+  try {
+    await waitUntilUp(url, child, () => output);
+  } catch (error) {
+    await removeFiles();
+    throw error;
+  }
   // Fixtures now write to this server's database; stop() gives them back to the previous one.
   const previous = { databaseUrl: process.env.DATABASE_URL, mediaDir: process.env.ENHYDRIS_MEDIA_DIR };
   await connectFixtures(databaseUrl, mediaDir);
@@ -105,7 +139,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
       }
       await closeDb();
       if (process.env.DATABASE_URL === databaseUrl && previous.databaseUrl) await connectFixtures(previous.databaseUrl, previous.mediaDir);
-      rmSync(dir, { recursive: true, force: true });
+      await removeFiles();
     },
   };
 }
