@@ -13,6 +13,7 @@ export function records(): RecordsStore {
   const holder = globalThis as Holder;
   const current = db();
   if (!holder[KEY] || holder[KEY].db !== current) {
+    holder[KEY]?.store.close?.();
     const store = current.sqlite ? new SqliteRecordsStore(current, current.sqlite) : new PostgresRecordsStore(current.pool!);
     holder[KEY] = { store, db: current };
   }

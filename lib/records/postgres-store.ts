@@ -6,7 +6,7 @@ import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks, readAhead,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -125,21 +125,11 @@ export class PostgresRecordsStore implements RecordsStore {
     return { ok: true, stored: n };
   }
 
-  async *read(seriesId: number, from: number, to: number, chunkSize = 50_000): AsyncGenerator<RecordChunk> {
+  read(seriesId: number, from: number, to: number, chunkSize = 50_000): AsyncGenerator<RecordChunk> {
     const last = Math.min(Math.floor(to), Number.MAX_SAFE_INTEGER);
-    let pending: Promise<RecordChunk> | null = this.copyChunk(seriesId, Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER), last, chunkSize);
-    try {
-      while (pending) {
-        const chunk: RecordChunk = await pending;
-        if (chunk.length === 0) return;
-        // The next chunk is read while this one is written out; at most one is waiting.
-        pending = chunk.length === chunkSize ? this.copyChunk(seriesId, chunk.timestamps[chunk.length - 1] + 1, last, chunkSize) : null;
-        yield chunk;
-      }
-    } finally {
-      // A reader that stopped early leaves the waiting chunk to finish and free its connection.
-      pending?.catch(() => undefined);
-    }
+    return readAhead(Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER), (next) => ({
+      limit: chunkSize, chunk: this.copyChunk(seriesId, next, last, chunkSize),
+    }));
   }
 
   /**

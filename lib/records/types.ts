@@ -62,6 +62,33 @@ export interface RecordsStore {
    * goes to floor((t − S)·N / D), the last interval taking E (and everything when D = 0).
    */
   aggregate(seriesId: number, S: number, E: number, N: number): Promise<ChartAggregates>;
+  /** Frees what the store holds besides the database connection (a reader thread). */
+  close?(): void;
+}
+
+/** A chunk being fetched: how many records were asked for, and the promise of them. */
+export interface ChunkRequest {
+  readonly limit: number;
+  readonly chunk: Promise<RecordChunk>;
+}
+
+/**
+ * The chunks from `from` on, each fetched while the consumer handles the previous one (at most
+ * one waits). `fetch(from, k)` asks for the k-th chunk; one shorter than asked for is the last.
+ */
+export async function* readAhead(from: number, fetch: (from: number, k: number) => ChunkRequest): AsyncGenerator<RecordChunk> {
+  let request: ChunkRequest | null = fetch(from, 0);
+  try {
+    for (let k = 1; request; k++) {
+      const chunk: RecordChunk = await request.chunk;
+      if (chunk.length === 0) return;
+      request = chunk.length === request.limit ? fetch(chunk.timestamps[chunk.length - 1] + 1, k) : null;
+      yield chunk;
+    }
+  } finally {
+    // A consumer that stopped early leaves the waiting chunk to finish (and free its connection).
+    request?.chunk.catch(() => undefined);
+  }
 }
 
 export const DAY = 86_400;
