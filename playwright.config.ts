@@ -27,18 +27,27 @@ const CHROMIUM_ARGS = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 ];
 
-function serverEnv(port: number, dir: string, databaseUrl: string, extra: Record<string, string>): Record<string, string> {
+/** A server of its own on a fresh database and directory (removed before it starts). */
+function webServer(port: number, dir: string, databaseUrl: string, extra: Record<string, string>) {
   return {
-    NODE_ENV: "production",
-    PORT: String(port),
-    HOSTNAME_BIND: "127.0.0.1",
-    DATABASE_URL: databaseUrl,
-    ENHYDRIS_MEDIA_DIR: join(dir, "media"),
-    ENHYDRIS_SECRET_KEY: "e2e-secret-key-not-for-production",
-    ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
-    ENHYDRIS_SITE_NAME: "Enhydris",
-    ENHYDRIS_EMAIL_HOST: "",
-    ...extra,
+    command: `rm -rf "${dir}" && mkdir -p "${dir}" && exec node server.mjs`,
+    url: `http://127.0.0.1:${port}/accounts/login/`,
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: "ignore" as const,
+    stderr: "pipe" as const,
+    env: {
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOSTNAME_BIND: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      ENHYDRIS_MEDIA_DIR: join(dir, "media"),
+      ENHYDRIS_SECRET_KEY: "e2e-secret-key-not-for-production",
+      ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
+      ENHYDRIS_SITE_NAME: "Enhydris",
+      ENHYDRIS_EMAIL_HOST: "",
+      ...extra,
+    },
   };
 }
 
@@ -61,26 +70,11 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { browserName: "chromium" } }],
   webServer: [
-    {
-      // A fresh database every run: the server migrates it and loads the demo data at start-up.
-      command: `rm -rf "${E2E_DIR}" && mkdir -p "${E2E_DIR}" && exec node server.mjs`,
-      url: `http://127.0.0.1:${PORT}/accounts/login/`,
-      reuseExistingServer: false,
-      timeout: 180_000,
-      stdout: "ignore",
-      stderr: "pipe",
-      env: serverEnv(PORT, E2E_DIR, DATABASE_URL, { ENHYDRIS_DEMO_DATA: "1", ENHYDRIS_OUTBOX_DIR: OUTBOX }),
-    },
-    {
-      command: `rm -rf "${AUTH_DIR}" && mkdir -p "${AUTH_DIR}" && exec node server.mjs`,
-      url: `http://127.0.0.1:${AUTH_PORT}/accounts/login/`,
-      reuseExistingServer: false,
-      timeout: 180_000,
-      stdout: "ignore",
-      stderr: "pipe",
-      env: serverEnv(AUTH_PORT, AUTH_DIR, AUTH_DATABASE_URL, {
-        ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_AUTHENTICATION_REQUIRED: "1", ENHYDRIS_OUTBOX_DIR: join(AUTH_DIR, "outbox"),
-      }),
-    },
+    // The demo site: the server migrates the database and loads the demo data at start-up.
+    webServer(PORT, E2E_DIR, DATABASE_URL, { ENHYDRIS_DEMO_DATA: "1", ENHYDRIS_OUTBOX_DIR: OUTBOX }),
+    // A site that requires a login for everything.
+    webServer(AUTH_PORT, AUTH_DIR, AUTH_DATABASE_URL, {
+      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_AUTHENTICATION_REQUIRED: "1", ENHYDRIS_OUTBOX_DIR: join(AUTH_DIR, "outbox"),
+    }),
   ],
 });

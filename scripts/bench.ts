@@ -8,14 +8,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { closeDb } from "@/lib/db";
-import { reloadSettings } from "@/lib/config";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
-import { issueToken } from "@/lib/auth/tokens";
-import { createUser } from "@/lib/services/users";
-import { generateStations, peakDuring, ROOT, rssMb, startServer, STATIONS } from "./support";
+import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const RECORDS = 1_051_200;
@@ -82,12 +76,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
   const records = (target: number, higherIsBetter = false) => (label === "SQLite" ? target : higherIsBetter ? target / 2 : target * 2);
 
   console.error(`[${label}] generating ${STATIONS} stations…`);
-  await migrate(parseDatabaseUrl(databaseUrl));
-  process.env.DATABASE_URL = databaseUrl;
-  reloadSettings();
-  await generateStations();
-  const userId = await createUser({ username: "bench", password: "bench-password", isSuperuser: true });
-  const token = await issueToken(userId);
+  const token = await prepareDatabase(databaseUrl, "bench");
   await closeDb();
 
   const { url, child } = await startServer(databaseUrl, dir);
@@ -231,20 +220,7 @@ async function main(): Promise<void> {
   const results: [string, Row[]][] = [];
   try {
     results.push(["SQLite", await run("SQLite", `file:${join(dir, "bench.db")}`, dir)]);
-    if (given && /^postgres(ql)?:\/\//.test(given)) {
-      const name = `enhydris_bench_${Date.now()}`;
-      const admin = new pg.Client({ connectionString: given });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(given);
-      url.pathname = `/${name}`;
-      try {
-        results.push(["PostgreSQL", await run("PostgreSQL", url.toString(), dir)]);
-      } finally {
-        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        await admin.end();
-      }
-    }
+    if (isPostgresUrl(given)) results.push(["PostgreSQL", await withScratchPostgres(given, "enhydris_bench", (url) => run("PostgreSQL", url, dir))]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,16 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import pg from "pg";
 import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
-import { issueToken } from "@/lib/auth/tokens";
 import { records } from "@/lib/records";
 import { createSeries } from "@/lib/services/series-writes";
-import { createUser } from "@/lib/services/users";
-import { generateStations, rssMb, startServer, STATIONS } from "./support";
+import { isPostgresUrl, prepareDatabase, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
@@ -30,12 +25,7 @@ interface Setup { token: string; readSeries: [number, number][]; uploadSeries: [
 
 /** Stations, 50 series with two months of 10-minute records, 400 series for uploads. */
 async function prepare(databaseUrl: string): Promise<Setup> {
-  await migrate(parseDatabaseUrl(databaseUrl));
-  process.env.DATABASE_URL = databaseUrl;
-  reloadSettings();
-  await generateStations();
-  const userId = await createUser({ username: "load", password: "load-password", isSuperuser: true });
-  const token = await issueToken(userId);
+  const token = await prepareDatabase(databaseUrl, "load");
   const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId: { lte: READ_SERIES + UPLOAD_SERIES } }, orderBy: { id: "asc" } });
   const readSeries: [number, number][] = [];
   const uploadSeries: [number, number][] = [];
@@ -146,18 +136,12 @@ async function main(): Promise<void> {
     } finally {
       server.child.kill("SIGTERM");
     }
-    if (given && /^postgres(ql)?:\/\//.test(given)) {
-      const name = `enhydris_load_${Date.now()}`;
-      const admin = new pg.Client({ connectionString: given });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(given);
-      url.pathname = `/${name}`;
-      try {
+    if (isPostgresUrl(given)) {
+      await withScratchPostgres(given, "enhydris_load", async (url) => {
         console.error("[PostgreSQL] preparing data…");
-        const pgSetup = await prepare(url.toString());
+        const pgSetup = await prepare(url);
         for (const instances of [1, 2]) {
-          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url.toString(), dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
+          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
           try {
             rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup));
           } finally {
@@ -165,16 +149,13 @@ async function main(): Promise<void> {
           }
         }
         // No lost or duplicated record: every series holds a multiple of 10 distinct instants.
-        process.env.DATABASE_URL = url.toString();
+        process.env.DATABASE_URL = url;
         reloadSettings();
         const counts = await db().prisma.timeseries.findMany({ where: { id: { in: pgSetup.uploadSeries.map((s) => s[1]) } }, select: { recordCount: true } });
         const stored = counts.reduce((s, c) => s + c.recordCount, 0);
         console.log(`PostgreSQL uploads: ${stored} records stored in ${counts.length} series (${stored % 10 === 0 ? "whole uploads only" : "PARTIAL UPLOAD FOUND"})`);
         await closeDb();
-      } finally {
-        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        await admin.end();
-      }
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

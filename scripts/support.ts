@@ -3,7 +3,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import pg from "pg";
+import { issueToken } from "@/lib/auth/tokens";
+import { reloadSettings } from "@/lib/config";
 import { db } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { createUser } from "@/lib/services/users";
 import { searchColumn } from "@/lib/search/normalize";
 
 export const ROOT = process.cwd();
@@ -103,5 +109,39 @@ export async function startServer(databaseUrl: string, dir: string, env: Record<
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("server did not start");
+}
+
+/**
+ * Runs `fn` on a new database of the PostgreSQL server that `given` (a postgres:// URL whose
+ * role may create databases) points at; the database is dropped afterwards.
+ */
+export async function withScratchPostgres<T>(given: string, prefix: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `${prefix}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: given });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(given);
+    url.pathname = `/${name}`;
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//.test(url);
+
+/**
+ * Points this process at a new database, migrates it, fills it with the generated stations and
+ * creates a superuser; returns that user's API token.
+ */
+export async function prepareDatabase(databaseUrl: string, username: string): Promise<string> {
+  await migrate(parseDatabaseUrl(databaseUrl));
+  process.env.DATABASE_URL = databaseUrl;
+  reloadSettings();
+  await generateStations();
+  const userId = await createUser({ username, password: `${username}-password`, isSuperuser: true });
+  return issueToken(userId);
 }
 

@@ -3,18 +3,7 @@
  */
 import { formatValue } from "@/lib/formats/value";
 
-/** One record line with its CR LF. A null (or NaN) value is written empty. */
-export function formatRecordLine(
-  epochSeconds: number,
-  value: number | null,
-  flags: string,
-  precision: number,
-  fmtTimestamp: (epochSeconds: number) => string,
-): string {
-  return fmtTimestamp(epochSeconds) + "," + formatValue(value, precision) + "," + flags + "\r\n";
-}
-
-/** The line of `bottom/` (formats.md §2.3): a record line without the CR LF. */
+/** The line of `bottom/` (formats.md §2.3): a record line without the CR LF. A null (or NaN) value is written empty. */
 export function bottomLine(
   epochSeconds: number,
   value: number | null,
@@ -23,6 +12,11 @@ export function bottomLine(
   fmtTimestamp: (epochSeconds: number) => string,
 ): string {
   return fmtTimestamp(epochSeconds) + "," + formatValue(value, precision) + "," + flags;
+}
+
+/** One record line with its CR LF. */
+export function formatRecordLine(...args: Parameters<typeof bottomLine>): string {
+  return bottomLine(...args) + "\r\n";
 }
 
 /**

@@ -6,7 +6,7 @@ import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks, readAhead,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type BlockRow,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -184,16 +184,7 @@ export class PostgresRecordsStore implements RecordsStore {
         WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3 ORDER BY block_start`, [seriesId, S - DAY + 1, E]),
       rowMode: "array",
     });
-    const blocks = rows as [number, number, number | null, number | null, number | null][];
-    const plan = planBlocks(S, E, N, blocks.map((b) => b[0]));
-    for (let k = 0; k < blocks.length; k++) {
-      const i = plan.whole[k];
-      if (i >= 0) {
-        const [, count, min, max, sum] = blocks[k];
-        mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
-      }
-    }
-    await this.aggregateRecords(out, seriesId, S, E, N, plan.edges);
+    await this.aggregateRecords(out, seriesId, S, E, N, mergeWholeBlocks(out, S, E, N, rows as BlockRow[]));
     return out;
   }
 

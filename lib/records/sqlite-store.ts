@@ -6,7 +6,7 @@ import { logError } from "@/lib/log";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, planBlocks, readAhead,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type BlockRow,
   type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -178,16 +178,8 @@ export class SqliteRecordsStore implements RecordsStore {
     }
     const blocks = this.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true)
-      .all(seriesId, S - DAY + 1, E) as [number, number, number | null, number | null, number | null][];
-    const plan = planBlocks(S, E, N, blocks.map((b) => b[0]));
-    for (let k = 0; k < blocks.length; k++) {
-      const i = plan.whole[k];
-      if (i >= 0) {
-        const [, count, min, max, sum] = blocks[k];
-        mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
-      }
-    }
-    this.aggregateRecords(out, seriesId, S, E, N, plan.edges);
+      .all(seriesId, S - DAY + 1, E) as BlockRow[];
+    this.aggregateRecords(out, seriesId, S, E, N, mergeWholeBlocks(out, S, E, N, blocks));
     return out;
   }
 

@@ -149,6 +149,25 @@ export function mergeInto(a: ChartAggregates, i: number, count: number, min: num
   if (max > a.max[i]) a.max[i] = max;
 }
 
+/** A stored daily block as the stores read it: start, non-null count, min, max, sum. */
+export type BlockRow = [number, number, number | null, number | null, number | null];
+
+/**
+ * Merges into `out` the blocks that lie wholly inside one interval, and returns the ranges
+ * whose records must be aggregated one by one (planBlocks' edges).
+ */
+export function mergeWholeBlocks(out: ChartAggregates, S: number, E: number, N: number, blocks: BlockRow[]): [number, number][] {
+  const plan = planBlocks(S, E, N, blocks.map((b) => b[0]));
+  for (let k = 0; k < blocks.length; k++) {
+    const i = plan.whole[k];
+    if (i >= 0) {
+      const [, count, min, max, sum] = blocks[k];
+      mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
+    }
+  }
+  return plan.edges;
+}
+
 /**
  * The plan of an aggregation over daily blocks: blocks that lie wholly inside one interval are
  * taken whole; records of the blocks that straddle an interval boundary (or the range's ends)

@@ -25,18 +25,7 @@ beforeAll(async () => {
   admin = await f.user({ superuser: true });
   viewer = await f.user();
   stranger = await f.user();
-  temperature = await f.variable("Temperature");
-  celsius = await f.unit("°C", [temperature]);
-  st1 = await f.station({ name: "Komboti", lon: 21.06071, lat: 39.09518, altitude: 219, displayTimezone: "Etc/GMT-2" });
-  g1 = await f.group(st1, { name: "", precision: 2, remarks: "Line1\nLine2", variableId: temperature, unitId: celsius });
-  ts12 = await f.series(g1, { type: "Initial", timeStep: "10min", publiclyAvailable: true });
-  await f.addRecords(ts12, [
-    ["2018-12-09T11:10:00Z", 20.456],
-    ["2018-12-09T11:20:00Z", null, "MISS"],
-    ["2018-12-09T11:30:00Z", 21, "FLAG1 FLAG2"],
-    ["2018-12-31T22:00:00Z", -3.125],
-  ]);
-  TS12 = `/api/stations/${st1}/timeseriesgroups/${g1}/timeseries/${ts12}`;
+  ({ variableId: temperature, unitId: celsius, stationId: st1, groupId: g1, seriesId: ts12, path: TS12 } = await f.workedExample());
 });
 afterAll(() => server?.stop());
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
+import { referenceValue } from "@/tests/support/reference-value";
 
 let server: TestServer;
 let http: ReturnType<typeof api>;
@@ -44,18 +45,7 @@ function expect400(r: TestResponse, body: string) {
 beforeAll(async () => {
   server = await startServer();
   http = api(server.url);
-  temperature = await f.variable("Temperature");
-  celsius = await f.unit("°C", [temperature]);
-  st1 = await f.station({ name: "Komboti", lon: 21.06071, lat: 39.09518, altitude: 219, displayTimezone: "Etc/GMT-2" });
-  g1 = await f.group(st1, { name: "", precision: 2, remarks: "Line1\nLine2", variableId: temperature, unitId: celsius });
-  ts12 = await f.series(g1, { type: "Initial", timeStep: "10min", publiclyAvailable: true });
-  await f.addRecords(ts12, [
-    ["2018-12-09T11:10:00Z", 20.456],
-    ["2018-12-09T11:20:00Z", null, "MISS"],
-    ["2018-12-09T11:30:00Z", 21, "FLAG1 FLAG2"],
-    ["2018-12-31T22:00:00Z", -3.125],
-  ]);
-  TS12 = `/api/stations/${st1}/timeseriesgroups/${g1}/timeseries/${ts12}`;
+  ({ variableId: temperature, unitId: celsius, stationId: st1, groupId: g1, seriesId: ts12, path: TS12 } = await f.workedExample());
 });
 afterAll(() => server?.stop());
 
@@ -395,33 +385,6 @@ describe("station display zones in HTS (formats.md §3.1, §5.4)", () => {
     });
 });
 
-/** formats.md §1.2, the reference algorithm. */
-function formatValue(x: number | null, p: number): string {
-  if (x === null) return "";
-  const neg = x < 0 || Object.is(x, -0);
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const exponent = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & ((1n << 52n) - 1n);
-  const m = exponent === 0 ? fraction : fraction | (1n << 52n);
-  const e = exponent === 0 ? -1074 : exponent - 1075;
-  let num = m;
-  let den = 1n;
-  if (e >= 0) num *= 1n << BigInt(e); else den = 1n << BigInt(-e);
-  if (p >= 0) num *= 10n ** BigInt(p); else den *= 10n ** BigInt(-p);
-  let q = num / den;
-  const r = num % den;
-  if (2n * r > den || (2n * r === den && q % 2n === 1n)) q += 1n;
-  let s: string;
-  if (p > 0) {
-    const digits = q.toString().padStart(p + 1, "0");
-    s = `${digits.slice(0, digits.length - p)}.${digits.slice(digits.length - p)}`;
-  } else {
-    s = (q * 10n ** BigInt(-p)).toString();
-  }
-  return (neg ? "-" : "") + s;
-}
 
 describe("a large series against a reference (formats.md §2.1, §3.4)", () => {
   const records: { t: number; v: number | null; flags: string }[] = [];
@@ -455,7 +418,7 @@ describe("a large series against a reference (formats.md §2.1, §3.4)", () => {
     return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
   };
   const expected = (from: number, to: number, offset = OFFSET) =>
-    records.filter((r) => r.t >= from && r.t <= to).map((r) => `${stamp(r.t, offset)},${formatValue(r.v, PRECISION)},${r.flags}\r\n`).join("");
+    records.filter((r) => r.t >= from && r.t <= to).map((r) => `${stamp(r.t, offset)},${referenceValue(r.v, PRECISION)},${r.flags}\r\n`).join("");
   const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
   /** null, or the first line where got and want differ, with its neighbours */
   const firstDiff = (got: string, want: string) => {
@@ -510,7 +473,7 @@ describe("a large series against a reference (formats.md §2.1, §3.4)", () => {
     const last = records[records.length - 1];
     const r = await http.get(`${path}/bottom/`);
     expect(tid).toBeGreaterThan(0);
-    expect(r.text).toBe(`${stamp(last.t, OFFSET)},${formatValue(last.v, PRECISION)},${last.flags}`);
+    expect(r.text).toBe(`${stamp(last.t, OFFSET)},${referenceValue(last.v, PRECISION)},${last.flags}`);
   });
 });
 

@@ -36,17 +36,7 @@ beforeAll(async () => {
   http = api(server.url);
   const alice = await f.user({ username: "alice", password: "topsecret" });
   await f.user({ username: "bob", password: "bobsecret" });
-  const temperature = await f.variable("Temperature");
-  const celsius = await f.unit("°C", [temperature]);
-  st1 = await f.station({ name: "Komboti", altitude: 219, displayTimezone: "Etc/GMT-2", maintainers: [alice.id] });
-  const g1 = await f.group(st1, { name: "", precision: 2, remarks: "Line1\nLine2", variableId: temperature, unitId: celsius });
-  ts12 = await f.series(g1, { type: "Initial", timeStep: "10min", publiclyAvailable: true });
-  await f.addRecords(ts12, [
-    ["2018-12-09T11:10:00Z", 20.456],
-    ["2018-12-09T11:20:00Z", null, "MISS"],
-    ["2018-12-09T11:30:00Z", 21, "FLAG1 FLAG2"],
-    ["2018-12-31T22:00:00Z", -3.125],
-  ]);
+  ({ stationId: st1, seriesId: ts12 } = await f.workedExample({ maintainers: [alice.id] }));
 });
 afterAll(() => server?.stop());
 

@@ -129,3 +129,33 @@ export async function attachment(kind: "files" | "images", stationId: number, da
     ? (await db().write((tx) => tx.gentityFile.create({ data: common }))).id
     : (await db().write((tx) => tx.gentityImage.create({ data: { ...common, featured: data.featured ?? false } }))).id;
 }
+
+export interface WorkedExample {
+  variableId: number;
+  unitId: number;
+  stationId: number;
+  groupId: number;
+  seriesId: number;
+  /** The series' path under /api/, without the trailing slash. */
+  path: string;
+}
+
+/**
+ * The fixtures of formats.md §0: station Komboti (display zone Etc/GMT-2), a
+ * temperature group of precision 2 and its Initial series with four records, one null and two
+ * flagged.
+ */
+export async function workedExample(stationData: Partial<StationData> = {}): Promise<WorkedExample> {
+  const variableId = await variable("Temperature");
+  const unitId = await unit("°C", [variableId]);
+  const stationId = await station({ name: "Komboti", lon: 21.06071, lat: 39.09518, altitude: 219, displayTimezone: "Etc/GMT-2", ...stationData });
+  const groupId = await group(stationId, { name: "", precision: 2, remarks: "Line1\nLine2", variableId, unitId });
+  const seriesId = await series(groupId, { type: "Initial", timeStep: "10min", publiclyAvailable: true });
+  await addRecords(seriesId, [
+    ["2018-12-09T11:10:00Z", 20.456],
+    ["2018-12-09T11:20:00Z", null, "MISS"],
+    ["2018-12-09T11:30:00Z", 21, "FLAG1 FLAG2"],
+    ["2018-12-31T22:00:00Z", -3.125],
+  ]);
+  return { variableId, unitId, stationId, groupId, seriesId, path: `/api/stations/${stationId}/timeseriesgroups/${groupId}/timeseries/${seriesId}` };
+}

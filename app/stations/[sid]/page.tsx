@@ -16,6 +16,16 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: head ? head.station.name || `Station ${id}` : "Page not found" };
 }
 
+/** A card of the page under its heading; says `empty` instead when there is nothing to list. */
+function ListCard({ id, title, empty, children }: { id: string; title: string; empty: string | null; children: ReactNode }) {
+  return (
+    <section className="card" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      {empty === null ? children : <p className="muted">{empty}</p>}
+    </section>
+  );
+}
+
 function Detail({ term, children }: { term: string; children: ReactNode }) {
   return (
     <div>
@@ -97,123 +107,103 @@ export default async function StationPage({ params }: { params: Params }) {
         )}
       </div>
 
-      <section className="card" aria-labelledby="groups-heading">
-        <h2 id="groups-heading">Time series</h2>
-        {data.groups.length === 0 ? (
-          <p className="muted">This station has no time series.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Variable</th>
-                  <th scope="col">Unit</th>
-                  <th scope="col">Time step</th>
-                  <th scope="col">Records</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.groups.map((g) => {
-                  const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
-                  const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
-                  const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
-                  return (
-                    <tr key={g.id}>
-                      <th scope="row">
-                        <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
-                      </th>
-                      <td data-label="Variable">{g.variable}</td>
-                      <td data-label="Unit">{g.unit}</td>
-                      <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
-                      <td data-label="Records">
-                        {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-
-      <section className="card" aria-labelledby="images-heading">
-        <h2 id="images-heading">Images</h2>
-        {data.images.length === 0 ? (
-          <p className="muted">No images.</p>
-        ) : (
-          <ul className="gallery">
-            {data.images.map((img) => (
-              <li key={img.id}>
-                <figure>
-                  <a href={contentPath("images", station.id, img.id)}>
-                    {/* eslint-disable-next-line @next/next/no-img-element -- served by the API, any size */}
-                    <img src={contentPath("images", station.id, img.id)} alt={img.descr || `Image of ${name}`} loading="lazy" />
-                  </a>
-                  <figcaption>
-                    {img.descr || <span className="muted">No description</span>}
-                    {img.date && <span className="muted small"> · {img.date}</span>}
-                    {img.remarks && <span className="block small muted">{img.remarks}</span>}
-                  </figcaption>
-                </figure>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-
-      <section className="card" aria-labelledby="files-heading">
-        <h2 id="files-heading">Files</h2>
-        {data.files.length === 0 ? (
-          <p className="muted">No files.</p>
-        ) : (
-          <ul className="file-list">
-            {data.files.map((f) => (
-              <li key={f.id}>
-                <a href={contentPath("files", station.id, f.id)} download>
-                  {f.descr}
-                </a>
-                <span className="muted small">
-                  {f.date ? ` · ${f.date}` : ""}
-                  {f.fileName ? ` · ${f.fileName}` : ""}
-                </span>
-                {f.remarks && <div className="small">{f.remarks}</div>}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-
-      <section className="card" aria-labelledby="events-heading">
-        <h2 id="events-heading">Events</h2>
-        {data.events.length === 0 ? (
-          <p className="muted">No events.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Reported by</th>
-                  <th scope="col">Report</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.events.map((e) => (
-                  <tr key={e.id}>
-                    <td data-label="Date" className="nowrap">{e.date}</td>
-                    <td data-label="Type">{e.type}</td>
-                    <td data-label="Reported by">{e.user || none}</td>
-                    <td data-label="Report" className="pre-line">{e.report || none}</td>
+      <ListCard id="groups" title="Time series" empty={data.groups.length === 0 ? "This station has no time series." : null}>
+        <div className="table-wrap">
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Variable</th>
+                <th scope="col">Unit</th>
+                <th scope="col">Time step</th>
+                <th scope="col">Records</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.groups.map((g) => {
+                const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
+                const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
+                const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
+                return (
+                  <tr key={g.id}>
+                    <th scope="row">
+                      <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
+                    </th>
+                    <td data-label="Variable">{g.variable}</td>
+                    <td data-label="Unit">{g.unit}</td>
+                    <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
+                    <td data-label="Records">
+                      {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
+                    </td>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </ListCard>
+
+      <ListCard id="images" title="Images" empty={data.images.length === 0 ? "No images." : null}>
+        <ul className="gallery">
+          {data.images.map((img) => (
+            <li key={img.id}>
+              <figure>
+                <a href={contentPath("images", station.id, img.id)}>
+                  {/* eslint-disable-next-line @next/next/no-img-element -- served by the API, any size */}
+                  <img src={contentPath("images", station.id, img.id)} alt={img.descr || `Image of ${name}`} loading="lazy" />
+                </a>
+                <figcaption>
+                  {img.descr || <span className="muted">No description</span>}
+                  {img.date && <span className="muted small"> · {img.date}</span>}
+                  {img.remarks && <span className="block small muted">{img.remarks}</span>}
+                </figcaption>
+              </figure>
+            </li>
+          ))}
+        </ul>
+      </ListCard>
+
+      <ListCard id="files" title="Files" empty={data.files.length === 0 ? "No files." : null}>
+        <ul className="file-list">
+          {data.files.map((f) => (
+            <li key={f.id}>
+              <a href={contentPath("files", station.id, f.id)} download>
+                {f.descr}
+              </a>
+              <span className="muted small">
+                {f.date ? ` · ${f.date}` : ""}
+                {f.fileName ? ` · ${f.fileName}` : ""}
+              </span>
+              {f.remarks && <div className="small">{f.remarks}</div>}
+            </li>
+          ))}
+        </ul>
+      </ListCard>
+
+      <ListCard id="events" title="Events" empty={data.events.length === 0 ? "No events." : null}>
+        <div className="table-wrap">
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Type</th>
+                <th scope="col">Reported by</th>
+                <th scope="col">Report</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.events.map((e) => (
+                <tr key={e.id}>
+                  <td data-label="Date" className="nowrap">{e.date}</td>
+                  <td data-label="Type">{e.type}</td>
+                  <td data-label="Reported by">{e.user || none}</td>
+                  <td data-label="Report" className="pre-line">{e.report || none}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListCard>
     </div>
   );
 }
