@@ -26,6 +26,22 @@ function ListCard({ id, title, empty, children }: { id: string; title: string; e
   );
 }
 
+/** A table of the page: column headings, then the rows given. */
+function DataTable({ columns, children }: { columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <thead>
+          <tr>
+            {columns.map((c) => <th key={c} scope="col">{c}</th>)}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 function Detail({ term, children }: { term: string; children: ReactNode }) {
   return (
     <div>
@@ -108,39 +124,26 @@ export default async function StationPage({ params }: { params: Params }) {
       </div>
 
       <ListCard id="groups" title="Time series" empty={data.groups.length === 0 ? "This station has no time series." : null}>
-        <div className="table-wrap">
-          <table className="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Variable</th>
-                <th scope="col">Unit</th>
-                <th scope="col">Time step</th>
-                <th scope="col">Records</th>
+        <DataTable columns={["Name", "Variable", "Unit", "Time step", "Records"]}>
+          {data.groups.map((g) => {
+            const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
+            const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
+            const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
+            return (
+              <tr key={g.id}>
+                <th scope="row">
+                  <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
+                </th>
+                <td data-label="Variable">{g.variable}</td>
+                <td data-label="Unit">{g.unit}</td>
+                <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
+                <td data-label="Records">
+                  {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {data.groups.map((g) => {
-                const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
-                const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
-                const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
-                return (
-                  <tr key={g.id}>
-                    <th scope="row">
-                      <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
-                    </th>
-                    <td data-label="Variable">{g.variable}</td>
-                    <td data-label="Unit">{g.unit}</td>
-                    <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
-                    <td data-label="Records">
-                      {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       </ListCard>
 
       <ListCard id="images" title="Images" empty={data.images.length === 0 ? "No images." : null}>
@@ -181,28 +184,16 @@ export default async function StationPage({ params }: { params: Params }) {
       </ListCard>
 
       <ListCard id="events" title="Events" empty={data.events.length === 0 ? "No events." : null}>
-        <div className="table-wrap">
-          <table className="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Type</th>
-                <th scope="col">Reported by</th>
-                <th scope="col">Report</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.events.map((e) => (
-                <tr key={e.id}>
-                  <td data-label="Date" className="nowrap">{e.date}</td>
-                  <td data-label="Type">{e.type}</td>
-                  <td data-label="Reported by">{e.user || none}</td>
-                  <td data-label="Report" className="pre-line">{e.report || none}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["Date", "Type", "Reported by", "Report"]}>
+          {data.events.map((e) => (
+            <tr key={e.id}>
+              <td data-label="Date" className="nowrap">{e.date}</td>
+              <td data-label="Type">{e.type}</td>
+              <td data-label="Reported by">{e.user || none}</td>
+              <td data-label="Report" className="pre-line">{e.report || none}</td>
+            </tr>
+          ))}
+        </DataTable>
       </ListCard>
     </div>
   );
