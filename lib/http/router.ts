@@ -6,6 +6,8 @@ import { ApiError, methodNotAllowed, notFound, serverError, serviceUnavailable, 
 import { json } from "@/lib/http/respond";
 import { logError } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
+import { requestContext } from "@/lib/observability/logger.mjs";
+import { contentSecurityPolicy, HTML_HEADERS, tileOrigin } from "@/lib/http/security-headers.mjs";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 export type HandlerMethod = Exclude<Method, "HEAD" | "OPTIONS">;
@@ -106,12 +108,15 @@ export class Router {
         throw notFound();
       } else {
         route = matched.route;
+        const context = requestContext();
+        if (context) context.route = this.prefix + route.path;
         response = await this.run(request, url, method, matched);
       }
     } catch (error) {
       response = errorResponse(error, `${method} ${url.pathname}`);
     }
     response = withCors(request, response, route);
+    withPageHeaders(response);
     if (method === "HEAD") {
       await response.body?.cancel().catch(() => undefined);
       response = new Response(null, { status: response.status, headers: response.headers });
@@ -129,6 +134,8 @@ export class Router {
     const scheme = route.scheme ?? "current";
     const challenge: Challenge = scheme === "legacy" ? "Basic" : "Token";
     const auth = await authenticate(request, scheme);
+    const context = requestContext();
+    if (context) context.userId = auth.user?.id ?? null;
     if (!auth.user && settings().authenticationRequired && !route.open) throw unauthorized(challenge);
 
     let input: Promise<RequestInput> | undefined;
@@ -171,6 +178,17 @@ export function errorResponse(error: unknown, where: string): Response {
   logError(`${where}: unexpected error`, error);
   const e = serverError();
   return json(e.body, e.status);
+}
+
+/**
+ * The security headers of every HTML page (legacy HTML, the API reference, the password-reset
+ * pages), as server.mjs gives the site's; a page may have set a stricter referrer policy.
+ */
+function withPageHeaders(response: Response): void {
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/html")) return;
+  const h = response.headers;
+  if (!h.has("content-security-policy")) h.set("Content-Security-Policy", contentSecurityPolicy({ tiles: tileOrigin(settings().mapTileUrl) }));
+  for (const [name, value] of Object.entries(HTML_HEADERS)) if (!h.has(name)) h.set(name, value);
 }
 
 /** CORS headers for allowed origins (api.md §1.8); nothing for others. */

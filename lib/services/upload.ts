@@ -3,6 +3,7 @@ import { ErrorCollector, badRequest } from "@/lib/http/errors";
 import { boolean, choice, MSG } from "@/lib/http/fields";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
 import { records } from "@/lib/records";
+import { countUpload } from "@/lib/observability/metrics.mjs";
 import { readZone } from "@/lib/services/data";
 import type { SeriesContext } from "@/lib/services/series-context";
 
@@ -44,12 +45,12 @@ export async function uploadRecords(s: SeriesContext, input: RequestInput, optio
   errors.throwIfAny();
 
   const parsed = parseUpload(text!, zone);
-  if (!parsed.ok) throw badRequest({ timeseries_records: parsed.errors });
+  if (!parsed.ok) throw countUpload("rejected", badRequest({ timeseries_records: parsed.errors }));
   const result = await records().write(s.id, parsed, {
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
   });
-  if (!result.ok) throw badRequest({ timeseries_records: result.errors });
-  return dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored };
+  if (!result.ok) throw countUpload("rejected", badRequest({ timeseries_records: result.errors }));
+  return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored });
 }

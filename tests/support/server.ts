@@ -111,6 +111,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
     ENHYDRIS_MEDIA_DIR: mediaDir,
     ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
     ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
+    ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
     ...options.env,
   };
   const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

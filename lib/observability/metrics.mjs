@@ -1,0 +1,139 @@
+// The service's Prometheus metrics (prom-client). Plain JavaScript: server.mjs measures every
+// request and serves {site}/metrics with them, and the Next bundle (records store, uploads)
+// counts into the same objects. One set per process, kept on globalThis, in prom-client's
+// global registry: under node:cluster, the primary's AggregatorRegistry collects exactly that
+// registry from every worker and adds the workers' values up (see `aggregator` below).
+import client from "prom-client";
+
+const KEY = Symbol.for("enhydris.metrics");
+
+/** Request latency buckets (seconds): API calls take milliseconds, large downloads seconds. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * @typedef {{ inUse: number, idle: number, waiting: number }} PoolUse
+ * @typedef {{ queued: number, running: number, failed: number, oldest_queued_age_seconds: number | null }} QueueStats
+ * @typedef {object} MetricSources Read when metrics are collected; set by lib/observability/sources.ts at start-up.
+ * @property {(() => PoolUse | null) | null} databasePool
+ * @property {(() => Promise<QueueStats | null>) | null} queue
+ */
+
+function create() {
+  const registry = client.register;
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  /** @type {MetricSources} */
+  const sources = { databasePool: null, queue: null };
+  const readQueue = async () => {
+    try {
+      return (await sources.queue?.()) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    registry,
+    sources,
+    httpRequests: new client.Counter({
+      name: "enhydris_http_requests_total",
+      help: "HTTP requests by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+    }),
+    httpDuration: new client.Histogram({
+      name: "enhydris_http_request_duration_seconds",
+      help: "Time from a request's arrival to the end of its response, by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+      buckets: LATENCY_BUCKETS,
+    }),
+    recordsWritten: new client.Counter({
+      name: "enhydris_records_written_total",
+      help: "Time-series records stored (uploads, legacy tsdata, demo data)",
+    }),
+    recordsRead: new client.Counter({
+      name: "enhydris_records_read_total",
+      help: "Time-series records read from the records store (downloads, statistics)",
+    }),
+    uploads: new client.Counter({
+      name: "enhydris_uploads_total",
+      help: "Record uploads by outcome: stored, dry_run, or rejected (line or storage errors)",
+      labelNames: ["outcome"],
+    }),
+    databasePool: new client.Gauge({
+      name: "enhydris_db_pool_connections",
+      help: "Database connections by state: PostgreSQL pool clients in use, idle, and requests waiting for one; "
+        + "on SQLite the single writer (in use or idle) and the writes waiting for it",
+      labelNames: ["state"],
+      collect() {
+        const use = sources.databasePool?.();
+        this.reset();
+        if (!use) return;
+        this.set({ state: "in_use" }, use.inUse);
+        this.set({ state: "idle" }, use.idle);
+        this.set({ state: "waiting" }, use.waiting);
+      },
+    }),
+    // The queue lives in the database: every worker reads the same numbers, so the cluster
+    // aggregate takes the largest rather than the sum.
+    jobQueueDepth: new client.Gauge({
+      name: "enhydris_job_queue_depth",
+      help: "Jobs queued (waiting to run, retries included)",
+      aggregator: "max",
+      async collect() {
+        const s = await readQueue();
+        this.set(s?.queued ?? 0);
+      },
+    }),
+    jobQueueLag: new client.Gauge({
+      name: "enhydris_job_queue_lag_seconds",
+      help: "Age of the oldest queued job that is due",
+      aggregator: "max",
+      async collect() {
+        const s = await readQueue();
+        this.set(s?.oldest_queued_age_seconds ?? 0);
+      },
+    }),
+    jobFailures: new client.Gauge({
+      name: "enhydris_job_failures_24h",
+      help: "Jobs that failed for good over the last 24 hours",
+      aggregator: "max",
+      async collect() {
+        const s = await readQueue();
+        this.set(s?.failed ?? 0);
+      },
+    }),
+  };
+}
+
+/** The process's metrics (created on first use). */
+export function metrics() {
+  return (globalThis[KEY] ??= create());
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Counts a finished request. `route` is a pattern ("/api/stations/:sid/"), never a raw path,
+ * so that the number of series stays bounded.
+ * @param {string} method
+ * @param {string} route
+ * @param {number} status
+ * @param {number} seconds
+ */
+export function observeRequest(method, route, status, seconds) {
+  const m = metrics();
+  const labels = { method: METHODS.has(method) ? method : "other", route, status: String(status) };
+  m.httpRequests.inc(labels);
+  m.httpDuration.observe(labels, seconds);
+}
+
+/**
+ * Counts a record upload by outcome and returns `value` (the outcome or the error to throw).
+ * @template T
+ * @param {"stored" | "dry_run" | "rejected"} outcome
+ * @param {T} value
+ * @returns {T}
+ */
+export function countUpload(outcome, value) {
+  metrics().uploads.inc({ outcome });
+  return value;
+}
