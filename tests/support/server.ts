@@ -150,8 +150,9 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
-      const response = await fetch(`${url}/api/`);
-      if (response.status === 200 || response.status === 401) return;
+      // The health endpoint answers whatever the allowed hosts are.
+      const response = await fetch(`${url}/api/health/`);
+      if (response.status === 200) return;
     } catch {
       // not listening yet
     }
