@@ -23,13 +23,20 @@ function create() {
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   /** @type {MetricSources} */
   const sources = { databasePool: null, queue: null };
-  const readQueue = async () => {
-    try {
-      return (await sources.queue?.()) ?? null;
-    } catch {
-      return null;
-    }
-  };
+  /**
+   * A gauge of the job queue's statistics (0 while there is no queue). The queue lives in the
+   * database: every worker reads the same numbers, so the cluster aggregate takes the largest.
+   * @param {string} name
+   * @param {string} help
+   * @param {(stats: QueueStats) => number} pick
+   */
+  const queueGauge = (name, help, pick) => new client.Gauge({
+    name, help, aggregator: "max",
+    async collect() {
+      const stats = await Promise.resolve(sources.queue?.()).catch(() => null);
+      this.set(stats ? pick(stats) : 0);
+    },
+  });
 
   return {
     registry,
@@ -72,35 +79,9 @@ function create() {
         this.set({ state: "waiting" }, use.waiting);
       },
     }),
-    // The queue lives in the database: every worker reads the same numbers, so the cluster
-    // aggregate takes the largest rather than the sum.
-    jobQueueDepth: new client.Gauge({
-      name: "enhydris_job_queue_depth",
-      help: "Jobs queued (waiting to run, retries included)",
-      aggregator: "max",
-      async collect() {
-        const s = await readQueue();
-        this.set(s?.queued ?? 0);
-      },
-    }),
-    jobQueueLag: new client.Gauge({
-      name: "enhydris_job_queue_lag_seconds",
-      help: "Age of the oldest queued job that is due",
-      aggregator: "max",
-      async collect() {
-        const s = await readQueue();
-        this.set(s?.oldest_queued_age_seconds ?? 0);
-      },
-    }),
-    jobFailures: new client.Gauge({
-      name: "enhydris_job_failures_24h",
-      help: "Jobs that failed for good over the last 24 hours",
-      aggregator: "max",
-      async collect() {
-        const s = await readQueue();
-        this.set(s?.failed ?? 0);
-      },
-    }),
+    jobQueueDepth: queueGauge("enhydris_job_queue_depth", "Jobs queued (waiting to run, retries included)", (s) => s.queued),
+    jobQueueLag: queueGauge("enhydris_job_queue_lag_seconds", "Age of the oldest queued job that is due", (s) => s.oldest_queued_age_seconds ?? 0),
+    jobFailures: queueGauge("enhydris_job_failures_24h", "Jobs that failed for good over the last 24 hours", (s) => s.failed),
   };
 }
 

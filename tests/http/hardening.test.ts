@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, rawRequest } from "@/tests/support/http";
+import { suiteServer } from "@/tests/support/suite";
 import * as f from "@/tests/support/fixtures";
 import { freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin, type CookieJar } from "@/tests/support/site-session";
@@ -255,13 +256,7 @@ describe("Origin and Referer checks of cookie-authenticated unsafe requests", ()
 });
 
 describe("flags", () => {
-  let server: TestServer;
-  let http: ReturnType<typeof api>;
-  beforeAll(async () => {
-    server = await startServer();
-    http = api(server.url);
-  });
-  afterAll(() => server?.stop());
+  const suite = suiteServer();
 
   it("are at most 1,000 characters per record: longer ones are a line error and nothing is stored", async () => {
     const u = await f.user({ superuser: true });
@@ -269,30 +264,24 @@ describe("flags", () => {
     const tid = await f.series(await f.group(sid));
     const path = `/api/stations/${sid}/timeseries/${tid}/data/`;
     const huge = "F".repeat(5_000_000);
-    const r = await http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,OK\n2020-01-01 00:10,2,${huge}\n`, timezone: "UTC" } });
+    const r = await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,OK\n2020-01-01 00:10,2,${huge}\n`, timezone: "UTC" } });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ timeseries_records: ["line 2: flags longer than 1000 characters"] });
-    expect((await http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text).toBe("");
+    expect((await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text).toBe("");
     const words = `${"Ω".repeat(499)} ${"A".repeat(500)}`; // 1,000 characters (Ω is one)
-    expect((await http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,${words}\n`, timezone: "UTC" } })).status).toBe(204);
-    const bottom = (await http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text.trimEnd();
+    expect((await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,${words}\n`, timezone: "UTC" } })).status).toBe(204);
+    const bottom = (await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text.trimEnd();
     expect(bottom.startsWith("2020-01-01 ") && bottom.endsWith(`,${words}`)).toBe(true);
   });
 });
 
 describe("security headers", () => {
-  let server: TestServer;
-  let http: ReturnType<typeof api>;
-  beforeAll(async () => {
-    server = await startServer({ env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true" } });
-    http = api(server.url);
-  });
-  afterAll(() => server?.stop());
+  const suite = suiteServer({ env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true" } });
 
   it("pages allow scripts by nonce only, and Next's scripts carry the nonce", async () => {
     const nonces = new Set<string>();
     for (const path of ["/", "/accounts/login/", "/accounts/password/reset/", "/stations/999999/"]) {
-      const r = await http.get(path);
+      const r = await suite.http.get(path);
       const csp = r.headers.get("content-security-policy") ?? "";
       const script = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src"))!;
       expect(script, path).toMatch(/^script-src 'self' 'nonce-[A-Za-z0-9+/]+={0,2}'$/);
@@ -307,10 +296,10 @@ describe("security headers", () => {
 
   it("every HTML page has the same headers: the site's, the legacy HTML, the API reference and the reset pages", async () => {
     const pages = [
-      await http.get("/accounts/login/"),
-      await http.get("/api/Station/", { headers: { Accept: "text/html" } }),
-      await http.get("/api/docs/"),
-      await http.get("/api/auth/password/reset/complete/"),
+      await suite.http.get("/accounts/login/"),
+      await suite.http.get("/api/Station/", { headers: { Accept: "text/html" } }),
+      await suite.http.get("/api/docs/"),
+      await suite.http.get("/api/auth/password/reset/complete/"),
     ];
     for (const r of pages) {
       expect(r.headers.get("content-type")).toMatch(/^text\/html/);
@@ -327,9 +316,9 @@ describe("security headers", () => {
   });
 
   it("sends HSTS on HTTPS only", async () => {
-    expect((await http.get("/api/stations/")).headers.get("strict-transport-security")).toBeNull();
+    expect((await suite.http.get("/api/stations/")).headers.get("strict-transport-security")).toBeNull();
     for (const path of ["/api/stations/", "/accounts/login/"]) {
-      const r = await http.get(path, { headers: { "X-Forwarded-Proto": "https" } });
+      const r = await suite.http.get(path, { headers: { "X-Forwarded-Proto": "https" } });
       expect(r.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
     }
   });

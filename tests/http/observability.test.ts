@@ -1,34 +1,29 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { api, rawRequest } from "@/tests/support/http";
+import { suiteServer } from "@/tests/support/suite";
 import * as f from "@/tests/support/fixtures";
-import { DIALECT, freePort, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
+import { DIALECT, freePort, scratchDatabase, startServer } from "@/tests/support/server";
 
 /** Issue 18, items 2–4: health, metrics, logs. */
 const HEALTHY = { status: "ok", database: "ok", migrations: "ok", queue: null };
 
 describe("api/health/", () => {
-  let server: TestServer;
-  let http: ReturnType<typeof api>;
-  beforeAll(async () => {
-    server = await startServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true", ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org" } });
-    http = api(server.url);
-  });
-  afterAll(() => server?.stop());
+  const suite = suiteServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true", ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org" } });
 
   it("answers 200 with every part, without a login, to any host, uncached", async () => {
-    const r = await http.get("/api/health/");
+    const r = await suite.http.get("/api/health/");
     expect(r.status).toBe(200);
     expect(r.text).toBe(JSON.stringify(HEALTHY));
     expect(r.headers.get("cache-control")).toBe("no-store");
-    expect((await rawRequest(server.url, "GET", "/api/health/", { Host: "10.1.2.3:3000" })).json).toEqual(HEALTHY);
-    expect((await rawRequest(server.url, "GET", "/api/health", { Host: "hydro.example.org" })).status).toBe(308);
+    expect((await rawRequest(suite.server.url, "GET", "/api/health/", { Host: "10.1.2.3:3000" })).json).toEqual(HEALTHY);
+    expect((await rawRequest(suite.server.url, "GET", "/api/health", { Host: "hydro.example.org" })).status).toBe(308);
   });
 
   it("is cheap enough to poll every second", async () => {
     const started = performance.now();
-    for (let i = 0; i < 50; i++) expect((await http.get("/api/health/")).status).toBe(200);
+    for (let i = 0; i < 50; i++) expect((await suite.http.get("/api/health/")).status).toBe(200);
     expect((performance.now() - started) / 50).toBeLessThan(50);
   });
 
@@ -36,13 +31,13 @@ describe("api/health/", () => {
     const [last] = await db().query<{ name: string }>(Prisma.sql`SELECT "name" FROM "_migrations" ORDER BY "name" DESC LIMIT 1`);
     await db().prisma.$executeRaw`DELETE FROM "_migrations" WHERE "name" = ${last.name}`;
     try {
-      const r = await http.get("/api/health/");
+      const r = await suite.http.get("/api/health/");
       expect(r.status).toBe(503);
       expect(r.json).toEqual({ status: "error", database: "ok", migrations: "pending", queue: null });
     } finally {
       await db().prisma.$executeRaw`INSERT INTO "_migrations" ("name", "applied_at") VALUES (${last.name}, ${DIALECT === "postgres" ? new Date() : new Date().toISOString()})`;
     }
-    expect((await http.get("/api/health/")).status).toBe(200);
+    expect((await suite.http.get("/api/health/")).status).toBe(200);
   });
 });
 
@@ -125,31 +120,25 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe("{site}/metrics", () => {
-  let server: TestServer;
-  let http: ReturnType<typeof api>;
-  beforeAll(async () => {
-    server = await startServer({ env: { ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org,127.0.0.1" } });
-    http = api(server.url);
-  });
-  afterAll(() => server?.stop());
+  const suite = suiteServer({ env: { ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org,127.0.0.1" } });
 
   it("counts requests by route pattern and status, records written and read, and uploads", async () => {
     const u = await f.user({ superuser: true });
     const sid = await f.station();
     const tid = await f.series(await f.group(sid));
     const data = `/api/stations/${sid}/timeseries/${tid}/data/`;
-    const before = (await http.get("/metrics")).text;
-    for (let i = 0; i < 3; i++) expect((await http.get(`/api/stations/${sid}/`)).status).toBe(200);
-    expect((await http.get("/api/stations/999999/")).status).toBe(404);
+    const before = (await suite.http.get("/metrics")).text;
+    for (let i = 0; i < 3; i++) expect((await suite.http.get(`/api/stations/${sid}/`)).status).toBe(200);
+    expect((await suite.http.get("/api/stations/999999/")).status).toBe(404);
     const lines = Array.from({ length: 25 }, (_, i) => `2020-01-01 ${String(i % 24).padStart(2, "0")}:${i < 24 ? "00" : "30"},${i},`).join("\n");
-    expect((await http.post(data, { token: u.token, form: { timeseries_records: lines, timezone: "UTC" } })).status).toBe(204);
-    expect((await http.post(data, { token: u.token, form: { timeseries_records: "bad", timezone: "UTC" } })).status).toBe(400);
-    expect((await http.post(data, { token: u.token, form: { timeseries_records: "2021-01-01 00:00,1,", timezone: "UTC", dry_run: "true" } })).status).toBe(200);
-    const csv = await http.get(data);
+    expect((await suite.http.post(data, { token: u.token, form: { timeseries_records: lines, timezone: "UTC" } })).status).toBe(204);
+    expect((await suite.http.post(data, { token: u.token, form: { timeseries_records: "bad", timezone: "UTC" } })).status).toBe(400);
+    expect((await suite.http.post(data, { token: u.token, form: { timeseries_records: "2021-01-01 00:00,1,", timezone: "UTC", dry_run: "true" } })).status).toBe(200);
+    const csv = await suite.http.get(data);
     expect(csv.text.trim().split("\n")).toHaveLength(25);
-    expect((await http.get("/accounts/login/")).status).toBe(200);
+    expect((await suite.http.get("/accounts/login/")).status).toBe(200);
 
-    const r = await http.get("/metrics");
+    const r = await suite.http.get("/metrics");
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = r.text;
@@ -174,10 +163,10 @@ describe("{site}/metrics", () => {
   });
 
   it("answers any host (scrapers use addresses) and counts itself", async () => {
-    const r = await rawRequest(server.url, "GET", "/metrics", { Host: "10.0.0.9:3000" });
+    const r = await rawRequest(suite.server.url, "GET", "/metrics", { Host: "10.0.0.9:3000" });
     expect(r.status).toBe(200);
     expect(sample(r.text, "enhydris_http_requests_total", { method: "GET", route: "/metrics", status: "200" })).toBeGreaterThanOrEqual(1);
-    expect((await http.post("/metrics")).status).toBe(405);
+    expect((await suite.http.post("/metrics")).status).toBe(405);
   });
 
   it("requires the bearer token when ENHYDRIS_METRICS_TOKEN is set", async () => {
@@ -199,20 +188,14 @@ describe("{site}/metrics", () => {
 });
 
 describe("request logs", () => {
-  let server: TestServer;
-  let http: ReturnType<typeof api>;
-  beforeAll(async () => {
-    server = await startServer();
-    http = api(server.url);
-  });
-  afterAll(() => server?.stop());
+  const suite = suiteServer();
 
-  const lines = () => server.output().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = () => suite.server.output().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   const settle = () => new Promise((r) => setTimeout(r, 200));
 
   it("are JSON lines with the request id, method, path, route, status, duration and user", async () => {
     const u = await f.user();
-    const r = await http.get("/api/auth/user/?x=1", { token: u.token, headers: { "X-Request-Id": "trace-42.a" } });
+    const r = await suite.http.get("/api/auth/user/?x=1", { token: u.token, headers: { "X-Request-Id": "trace-42.a" } });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-request-id")).toBe("trace-42.a");
     await settle();
@@ -223,28 +206,28 @@ describe("request logs", () => {
   });
 
   it("make up a request id when the client sends none or a strange one", async () => {
-    const plain = await http.get("/api/stations/");
-    const odd = await http.get("/api/stations/", { headers: { "X-Request-Id": "a b\"c" } });
+    const plain = await suite.http.get("/api/stations/");
+    const odd = await suite.http.get("/api/stations/", { headers: { "X-Request-Id": "a b\"c" } });
     for (const r of [plain, odd]) expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     await settle();
     expect(lines().some((l) => l.req_id === odd.headers.get("x-request-id") && l.user_id === null)).toBe(true);
   });
 
   it("every line of the server's output is a JSON object, errors included", async () => {
-    await http.get("/nope/");
-    await http.post("/accounts/profile/", { headers: { Origin: "https://evil.example" }, body: "x" });
+    await suite.http.get("/nope/");
+    await suite.http.post("/accounts/profile/", { headers: { Origin: "https://evil.example" }, body: "x" });
     await settle();
-    for (const line of server.output().split("\n").filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
+    for (const line of suite.server.output().split("\n").filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it("never hold passwords, tokens or reset links", async () => {
     const password = "Logged-Never-123";
     const u = await f.user({ password });
-    const { key } = (await http.post("/api/auth/login/", { form: { username: u.username, password } })).json;
-    await http.get("/api/auth/user/", { headers: { Authorization: `Token ${key}` } });
-    await http.get("/api/auth/password/reset/confirm/MTI/abcdefg-0123456789abcdefghijklmnopqrstuv/");
+    const { key } = (await suite.http.post("/api/auth/login/", { form: { username: u.username, password } })).json;
+    await suite.http.get("/api/auth/user/", { headers: { Authorization: `Token ${key}` } });
+    await suite.http.get("/api/auth/password/reset/confirm/MTI/abcdefg-0123456789abcdefghijklmnopqrstuv/");
     await settle();
-    const out = server.output();
+    const out = suite.server.output();
     for (const secret of [password, key, "abcdefg-0123456789abcdefghijklmnopqrstuv"]) expect(out).not.toContain(secret);
     expect(out).toContain("/api/auth/password/reset/confirm/MTI/[redacted]/");
   });
