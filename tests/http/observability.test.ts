@@ -2,6 +2,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { api, rawRequest } from "@/tests/support/http";
+import { siteLogin } from "@/tests/support/site-session";
 import { suiteServer } from "@/tests/support/suite";
 import * as f from "@/tests/support/fixtures";
 import { DIALECT, freePort, scratchDatabase, startServer } from "@/tests/support/server";
@@ -203,6 +204,14 @@ describe("request logs", () => {
     expect(line).toMatchObject({ level: "info", method: "GET", path: "/api/auth/user/", route: "/api/auth/user/", status: 200, user_id: u.id });
     expect(typeof line.duration_ms).toBe("number");
     expect(typeof line.time).toBe("string");
+  });
+
+  it("name the user of a site page too", async () => {
+    const u = await f.user();
+    const { jar } = await siteLogin(suite.server.url, u.username, u.password);
+    expect((await suite.http.get("/accounts/profile/", { headers: { Cookie: jar.header(), "X-Request-Id": "page-1" } })).status).toBe(200);
+    await settle();
+    expect(lines().find((l) => l.req_id === "page-1" && l.msg === "request")).toMatchObject({ route: "/accounts/profile", status: 200, user_id: u.id });
   });
 
   it("make up a request id when the client sends none or a strange one", async () => {
