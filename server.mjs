@@ -308,6 +308,8 @@ function routeLabel(path) {
   return /\.[A-Za-z0-9]+$/.test(path) ? "static file" : "unmatched";
 }
 
+const PROBES = new Set(["/api/health/", "/metrics"]);
+
 /** Counts and logs a request once its response has ended (or its connection closed). */
 function finished(req, res, context, path, started) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -319,6 +321,8 @@ function finished(req, res, context, path, started) {
     ...(res.writableFinished ? {} : { aborted: true }),
   };
   if (res.statusCode >= 500) log.error(line, "request");
+  // Probes poll these every few seconds: their successes would bury everything else.
+  else if (PROBES.has(route) && res.statusCode < 400) log.debug(line, "request");
   else log.info(line, "request");
 }
 

@@ -229,6 +229,17 @@ describe("request logs", () => {
     for (const line of suite.server.output().split("\n").filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
+  it("leave out successful probes (health, metrics) at the default level, but not failed ones", async () => {
+    await suite.http.get("/api/health/", { headers: { "X-Request-Id": "probe-1" } });
+    await suite.http.get("/metrics", { headers: { "X-Request-Id": "probe-2" } });
+    await suite.http.post("/metrics", { headers: { "X-Request-Id": "probe-3" } });
+    await settle();
+    const ids = lines().map((l) => l.req_id);
+    expect(ids).not.toContain("probe-1");
+    expect(ids).not.toContain("probe-2");
+    expect(ids).toContain("probe-3");
+  });
+
   it("never hold passwords, tokens or reset links", async () => {
     const password = "Logged-Never-123";
     const u = await f.user({ password });
