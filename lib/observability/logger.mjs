@@ -85,7 +85,7 @@ export async function setupLogger({ pretty = false } = {}) {
   if (pretty) {
     try {
       const { default: pinoPretty } = await import("pino-pretty");
-      destination = pinoPretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" });
+      destination = pinoPretty({ colorize: true, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" });
     } catch {
       // not installed (a production install): JSON lines
     }
