@@ -50,7 +50,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Claims and runs jobs with the handler of their kind. Wake-ups: notifyJobsQueued() in this
- * process, LISTEN on PostgreSQL (other instances' enqueues), a handler finishing, and a poll.
+ * process, other processes' commits (LISTEN on PostgreSQL, data_version on SQLite), a handler
+ * finishing, and a poll.
  */
 export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   const owner = options.owner ?? newOwner();
@@ -73,7 +74,7 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
     sleeper?.();
   };
   const unsubscribe = onJobsQueued(wake);
-  const listener = db().dialect === "postgres" ? listen(wake) : null;
+  const listener = db().dialect === "postgres" ? listen(wake) : watchSqlite(wake);
   const maintenance = options.maintenance === false ? null : scheduleMaintenance(handlers);
 
   async function run(entry: Active): Promise<void> {
@@ -181,6 +182,30 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
 }
 
 const SHUTDOWN = "the runner is shutting down";
+
+/**
+ * SQLite has no notifications between processes (several servers, or a worker, on one file):
+ * PRAGMA data_version changes when another connection commits, and reading it costs no I/O (the
+ * WAL index is in shared memory). So the runner looks again within 25 ms of any commit elsewhere.
+ */
+function watchSqlite(onChange: () => void): { close(): void } {
+  const conn = db().sqlite!;
+  const version = () => conn.pragma("data_version", { simple: true });
+  let seen = version();
+  const timer = setInterval(() => {
+    try {
+      const now = version();
+      if (now !== seen) {
+        seen = now;
+        onChange();
+      }
+    } catch {
+      clearInterval(timer); // the connection was closed
+    }
+  }, 25);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
+}
 
 /**
  * LISTEN for enqueues on PostgreSQL on one dedicated connection, reconnecting after a failure

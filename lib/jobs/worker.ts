@@ -2,7 +2,6 @@ import { parseSettings, SettingsError } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import type { JobHandler } from "@/lib/jobs/kinds";
 import { startJobRunner, type JobRunnerOptions } from "@/lib/jobs/runner";
 import { onShutdown, runShutdownHooks } from "@/lib/shutdown";
 
@@ -11,7 +10,7 @@ import { onShutdown, runShutdownHooks } from "@/lib/shutdown";
  * runner with the settings' concurrency and lease until SIGTERM/SIGINT, then gives back what
  * it could not finish and exits.
  */
-export async function runWorkerProcess(options: { handlers?: ReadonlyMap<string, JobHandler> } & Partial<JobRunnerOptions> = {}): Promise<void> {
+export async function runWorkerProcess(options: JobRunnerOptions = {}): Promise<void> {
   let settings;
   try {
     settings = parseSettings(process.env);
