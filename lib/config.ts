@@ -153,6 +153,19 @@ export function parseSettings(env: Env): Settings {
   };
 }
 
+/** The settings, or an exit naming the invalid variable (start-up of the server and of the worker). */
+export function settingsOrExit(env: Env = process.env): Settings {
+  try {
+    return parseSettings(env);
+  } catch (e) {
+    if (e instanceof SettingsError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+}
+
 const KEY = Symbol.for("enhydris.settings");
 type Holder = { [KEY]?: Settings };
 

@@ -1,4 +1,4 @@
-import { parseSettings, SettingsError } from "@/lib/config";
+import { settingsOrExit } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
@@ -11,16 +11,7 @@ import { onShutdown } from "@/lib/shutdown";
  * runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs one in a process of its own).
  */
 export async function startup(): Promise<void> {
-  let settings;
-  try {
-    settings = parseSettings(process.env);
-  } catch (e) {
-    if (e instanceof SettingsError) {
-      console.error(e.message);
-      process.exit(1);
-    }
-    throw e;
-  }
+  const settings = settingsOrExit();
   const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
   if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
   secretKey();

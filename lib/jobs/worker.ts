@@ -1,4 +1,4 @@
-import { parseSettings, SettingsError } from "@/lib/config";
+import { settingsOrExit } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
@@ -11,16 +11,7 @@ import { onShutdown, runShutdownHooks } from "@/lib/shutdown";
  * it could not finish and exits.
  */
 export async function runWorkerProcess(options: JobRunnerOptions = {}): Promise<void> {
-  let settings;
-  try {
-    settings = parseSettings(process.env);
-  } catch (e) {
-    if (e instanceof SettingsError) {
-      console.error(e.message);
-      process.exit(1);
-    }
-    throw e;
-  }
+  const settings = settingsOrExit();
   await migrate(parseDatabaseUrl(settings.databaseUrl));
   const runner = startJobRunner({ concurrency: settings.jobConcurrency, leaseSeconds: settings.jobLeaseSeconds, ...options });
   onShutdown(() => runner.stop());

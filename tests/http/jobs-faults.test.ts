@@ -11,6 +11,7 @@ import { enqueue, getJob, jobHistory } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
+import { sleep, until } from "@/tests/support/wait";
 
 /**
  * The job queue under faults, with real processes: a worker killed in the middle of a run
@@ -40,7 +41,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Worker {
   readonly child: ChildProcess;
@@ -83,14 +83,6 @@ function startWorker(env: Record<string, string> = {}): Worker {
   };
 }
 
-async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await what();
-    if (ok(value) || Date.now() > deadline) return value;
-    await sleep(50);
-  }
-}
 
 /** The series as stored: its summary, the real number and values of its records, and its blocks' count. */
 async function state(tid: number) {
@@ -135,7 +127,7 @@ describe(`a worker killed in the middle of a run (${DIALECT})`, () => {
     expect(await state(tid)).toEqual(old);
 
     const second = startWorker();
-    const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000);
+    const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000, 50);
     expect(done).toMatchObject({ status: "succeeded", attempts: 2, result: { from: FROM, records_written: AFTER }, error: null });
     expect(done!.leaseOwner).not.toBe(dead.leaseOwner);
     // The second worker waited for the lease to expire (2 s) before taking the job.
@@ -160,7 +152,7 @@ describe(`two runner processes on one database (${DIALECT})`, () => {
     // The same keys again while the first jobs run: they coalesce with queued jobs or queue anew.
     for (let i = 0; i < 150; i += 3) ids.push(...await enqueue({ kind: "test.count", key: `count:${i}`, payload: { ms: 10 } }));
     const unique = [...new Set(ids)];
-    await until(() => db().prisma.job.count({ where: { kind: "test.count", status: { in: ["queued", "running"] } } }), (n) => n === 0, 60_000);
+    await until(() => db().prisma.job.count({ where: { kind: "test.count", status: { in: ["queued", "running"] } } }), (n) => n === 0, 60_000, 50);
     const lines = readFileSync(join(dir, "executions.log"), "utf8").trim().split("\n");
     const executed = lines.map((l) => Number(l.split(" ")[0]));
     expect(executed.sort((x, y) => x - y)).toEqual(unique.sort((x, y) => x - y));
@@ -191,7 +183,7 @@ describe(`a server restarted between an enqueue and the run (${DIALECT})`, () =>
     await sleep(1_500);
     const restarted = await startServer({ databaseUrl: database.url, migrate: false });
     try {
-      const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000);
+      const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000, 50);
       expect(done).toMatchObject({ status: "succeeded", attempts: 1, result: { deleted: 2 } });
       expect(done!.leaseOwner).toContain(`:${restarted.child.pid}:`);
       expect((await jobHistory("old-history")).map((j) => j.finishedAt!.getTime() > Date.now() - 2 * day)).toEqual([true]);

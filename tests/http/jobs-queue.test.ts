@@ -11,6 +11,7 @@ import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { sleep, until } from "@/tests/support/wait";
 
 /**
  * The job queue against the real database of the dialect under test, in process: coalescing,
@@ -39,16 +40,7 @@ beforeEach(async () => {
 });
 
 const jobsOf = (key: string) => db().prisma.job.findMany({ where: { key }, orderBy: { id: "asc" } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await what();
-    if (ok(value) || Date.now() > deadline) return value;
-    await sleep(5);
-  }
-}
 
 describe(`enqueueing (${DIALECT})`, () => {
   it("coalesces: one queued job per key, run at the earlier time, its tries counted anew", async () => {
@@ -279,27 +271,32 @@ describe(`the runner (${DIALECT})`, () => {
   };
 
   it("runs a job within milliseconds of a local enqueue, and a chain of jobs one after another", async () => {
-    const finished: number[] = [];
+    let finished: number[] = [];
     const runner = start({
       "t.chain": async (job) => {
-        const step = (job.payload as { step: number }).step;
-        if (step < 3) await enqueue({ kind: "t.chain", key: `chain:${step + 1}`, payload: { step: step + 1 } });
+        const { round, step } = job.payload as { round: number; step: number };
+        if (step < 3) await enqueue({ kind: "t.chain", key: `chain:${round}:${step + 1}`, payload: { round, step: step + 1 } });
         finished.push(performance.now());
         return { step };
       },
     });
     const tid = await f.series(await f.group(await f.station()));
-    await sleep(50);
-    const committed = performance.now();
-    await records().write(tid, { timestamps: Float64Array.of(1e9), values: Float64Array.of(1), flags: [""] }, {
-      mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.chain", key: "chain:1", payload: { step: 1 } })],
-    });
-    notifyJobsQueued();
-    await until(async () => finished.length, (n) => n === 3, 5_000);
-    const ms = finished[2] - committed;
-    console.log(`chain of 3 jobs after a write (${DIALECT}): ${ms.toFixed(1)} ms from the write's start to the last job's end`);
-    expect(ms).toBeLessThan(250);
-    expect((await jobHistory("chain:3"))[0]).toMatchObject({ status: "succeeded", result: { step: 3 }, leaseOwner: runner.owner });
+    // The first round prepares the statements on the pool's connections; the later ones are what a running server sees.
+    const times: number[] = [];
+    for (let round = 1; round <= 5; round++) {
+      finished = [];
+      await sleep(20);
+      const started = performance.now();
+      await records().write(tid, { timestamps: Float64Array.of(1e9 + round), values: Float64Array.of(1), flags: [""] }, {
+        mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.chain", key: `chain:${round}:1`, payload: { round, step: 1 } })],
+      });
+      notifyJobsQueued();
+      await until(async () => finished.length, (n) => n === 3, 5_000);
+      times.push(finished[2] - started);
+    }
+    console.log(`a write and a chain of 3 jobs after it (${DIALECT}): ${times.map((t) => t.toFixed(1)).join(", ")} ms`);
+    expect(Math.min(...times.slice(1))).toBeLessThan(50);
+    expect((await jobHistory("chain:5:3"))[0]).toMatchObject({ status: "succeeded", result: { step: 3 }, leaseOwner: runner.owner });
     await runner.stop();
   });
 

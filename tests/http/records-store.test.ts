@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
+import { random } from "@/lib/demo";
 import { records, type RecordChunk } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -100,17 +101,6 @@ describe(`records store reads (${DIALECT})`, () => {
 });
 
 describe(`records store replace (${DIALECT})`, () => {
-  /** A small seeded generator (mulberry32), so that a failing case can be run again. */
-  function random(seed: number) {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   type Rec = [number, number, string];
   const DAY_S = 86_400;
   const BASE = Date.UTC(2021, 0, 1) / 1000;
