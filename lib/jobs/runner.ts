@@ -67,6 +67,7 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   const active = new Map<number, Active>();
   let stopping = false;
   let woken = false;
+  let claimFailureLogged = 0;
   let sleeper: (() => void) | null = null;
 
   const wake = () => {
@@ -104,10 +105,11 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
       clearInterval(heartbeat);
       if (entry.given) return;
       const reason = controller.signal.aborted ? controller.signal.reason : null;
-      if (reason instanceof JobInterrupted && reason.message !== SHUTDOWN) return; // lost lease: the job is another's now
-      if (reason instanceof JobInterrupted) await releaseJob(job, owner);
-      else if (failure === null) {
+      if (failure === null) {
         if (!(await completeJob(job, owner, result ?? null))) logError(`job ${job.id} (${job.kind})`, "finished after its lease was lost; result dropped");
+      } else if (reason instanceof JobInterrupted) {
+        // Stopped by a shutdown: the job goes back to the queue. Stopped by a lost lease: it is another's now.
+        if (reason.message === SHUTDOWN) await releaseJob(job, owner);
       } else {
         const message = failure instanceof Error ? failure.message : String(failure);
         const status = await failJob(job, owner, message || "failed", backoff(job.attempts));
@@ -139,7 +141,11 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
           });
         }
       } catch (e) {
-        logError("job runner: claiming", e);
+        // The database may be away for a while: say so once a minute, not at every try.
+        if (Date.now() - claimFailureLogged > 60_000) {
+          claimFailureLogged = Date.now();
+          logError("job runner: claiming", e);
+        }
         await sleep(Math.min(pollMs, 1_000));
       }
       if (woken || stopping) continue;

@@ -190,5 +190,7 @@ describe(`a server restarted between an enqueue and the run (${DIALECT})`, () =>
     } finally {
       await restarted.stop();
     }
+    // SIGTERM: the server stopped its runner through the shutdown hooks and exited cleanly.
+    expect(restarted.child.exitCode).toBe(0);
   }, 90_000);
 });

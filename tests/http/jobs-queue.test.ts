@@ -352,14 +352,21 @@ describe(`the runner (${DIALECT})`, () => {
         seen.push({ signal: ctx.signal });
         await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
       },
-    }, { concurrency: 2, shutdownGraceMs: 200 });
+      "t.wrapping-up": async (_job, ctx: JobContext) => {
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+        return "saved what it had";
+      },
+    }, { concurrency: 3, shutdownGraceMs: 200 });
     const [quick] = await enqueue({ kind: "t.quick", key: "quick" });
     const [endless] = await enqueue({ kind: "t.endless", key: "endless" });
-    await until(() => queueStats(), (s) => s.running === 2);
+    const [wrapping] = await enqueue({ kind: "t.wrapping-up", key: "wrapping-up" });
+    await until(() => queueStats(), (s) => s.running === 3);
     await runner.stop();
     expect(seen[0].signal.aborted).toBe(true);
     expect(await getJob(quick)).toMatchObject({ status: "succeeded", result: "finished" });
     expect(await getJob(endless)).toMatchObject({ status: "queued", attempts: 0 });
+    // A handler that returns after the abort has finished its work: its result counts.
+    expect(await getJob(wrapping)).toMatchObject({ status: "succeeded", result: "saved what it had" });
   });
 
   it("aborts a handler whose lease was taken over", async () => {
