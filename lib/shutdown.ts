@@ -22,10 +22,15 @@ export function onShutdown(fn: ShutdownHook): () => void {
   };
 }
 
+/** Waits for `promise`, at most `ms`. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Runs every hook at once and waits for them, at most `timeoutMs`; a failing hook is logged. */
 export async function runShutdownHooks(timeoutMs = 25_000): Promise<void> {
   const running = hooks().splice(0).map((hook) => Promise.resolve().then(hook).catch((e) => console.error("shutdown hook failed:", e)));
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(running), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  clearTimeout(timer);
+  await within(Promise.all(running), timeoutMs);
 }

@@ -7,6 +7,7 @@ import {
   CHANNEL, claimJob, completeJob, defaultBackoff, failJob, newOwner, onJobsQueued, releaseJob, renewLease, type Job,
 } from "@/lib/jobs/queue";
 import { logError } from "@/lib/log";
+import { within } from "@/lib/shutdown";
 
 export interface JobRunnerOptions {
   /** Jobs run at once (default 1). */
@@ -175,9 +176,9 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
       wake();
       await looping;
       const settled = () => Promise.allSettled([...active.values()].map((a) => a.done));
-      await Promise.race([settled(), sleep(graceMs)]);
+      await within(settled(), graceMs);
       for (const entry of active.values()) entry.controller.abort(new JobInterrupted(SHUTDOWN));
-      await Promise.race([settled(), sleep(5_000)]);
+      await within(settled(), 5_000);
       // Handlers that ignore their signal: their jobs are given back now, and fenced off.
       for (const entry of active.values()) {
         entry.given = true;
