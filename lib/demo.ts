@@ -16,7 +16,7 @@ const TEN_MINUTES = 600;
 const STEPS = 365 * 144;
 
 /** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
