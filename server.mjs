@@ -408,12 +408,17 @@ server.listen(port, hostname, () => {
   }
 });
 
+// Shutdown: stop accepting, and let the hooks of lib/shutdown.ts (the job runner) finish.
+const SHUTDOWN_HOOKS = Symbol.for("enhydris.shutdownHooks");
+const within = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5_000).unref();
+    const hooks = (globalThis[SHUTDOWN_HOOKS] ?? []).splice(0).map((hook) =>
+      Promise.resolve().then(hook).catch((error) => console.error("shutdown hook failed:", error)));
+    Promise.all([within(new Promise((resolve) => server.close(resolve)), 5_000), within(Promise.all(hooks), 25_000)])
+      .then(() => process.exit(0));
   });
 }

@@ -41,6 +41,9 @@ export interface Settings {
   emailFrom: string;
   mapTileUrl: string;
   mapTileAttribution: string;
+  jobRunner: boolean;
+  jobConcurrency: number;
+  jobLeaseSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -163,7 +166,23 @@ export function parseSettings(env: Env): Settings {
     emailFrom: r.string("ENHYDRIS_EMAIL_FROM", ""),
     mapTileUrl: r.string("ENHYDRIS_MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
     mapTileAttribution: r.string("ENHYDRIS_MAP_TILE_ATTRIBUTION", "© OpenStreetMap contributors"),
+    jobRunner: r.boolean("ENHYDRIS_JOB_RUNNER", true),
+    jobConcurrency: r.integer("ENHYDRIS_JOB_CONCURRENCY", 1, 1),
+    jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
   };
+}
+
+/** The settings, or an exit naming the invalid variable (start-up of the server and of the worker). */
+export function settingsOrExit(env: Env = process.env): Settings {
+  try {
+    return parseSettings(env);
+  } catch (e) {
+    if (e instanceof SettingsError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
 }
 
 const KEY = Symbol.for("enhydris.settings");

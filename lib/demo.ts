@@ -2,8 +2,8 @@ import { db, type Tx } from "@/lib/db";
 import { parsePointGeom, parseAreaGeom } from "@/lib/geo/wkt";
 import { records } from "@/lib/records";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
-import { createGroup, createSeries } from "@/lib/services/series-writes";
-import { createStation } from "@/lib/services/station-writes";
+import { insertGroup, insertSeries } from "@/lib/services/series-writes";
+import { insertStation } from "@/lib/services/station-writes";
 import { typeCode } from "@/lib/services/timeseries-types";
 
 /**
@@ -16,7 +16,7 @@ const TEN_MINUTES = 600;
 const STEPS = 365 * 144;
 
 /** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -153,8 +153,8 @@ function point(wkt: string) {
 
 export async function loadDemoData(): Promise<void> {
   const l = await db().write(lookups);
-  const station = (name: string, code: string, wkt: string, extra: Partial<Parameters<typeof createStation>[0]>) =>
-    createStation({
+  const station = (name: string, code: string, wkt: string, extra: Partial<Parameters<typeof insertStation>[0]>) =>
+    insertStation({
       name, code, remarks: "", altitude: null, displayTimezone: "Etc/GMT-2", startDate: null, endDate: null,
       ownerId: l.ntua, overseer: "", maintainers: [], stype: [l.meteorological], dataViewers: [], ...point(wkt), ...extra,
     }, null);
@@ -171,10 +171,10 @@ export async function loadDemoData(): Promise<void> {
 
   const now = new Date();
   const group = async (stationId: number, variableId: number, unitId: number, name: string, precision: number, remarks = "") =>
-    db().write((tx) => createGroup(tx, stationId, { name, hidden: false, precision, remarks, variableId, unitId }));
+    db().write((tx) => insertGroup(tx, stationId, { name, hidden: false, precision, remarks, variableId, unitId }));
   const addSeries = async (groupId: number, type: "Initial" | "Checked" | "Regularized" | "Aggregated", timeStep: string,
     data: ReturnType<typeof series>, options: { name?: string; publiclyAvailable?: boolean } = {}) => {
-    const id = await db().write((tx) => createSeries(tx, groupId, {
+    const id = await db().write((tx) => insertSeries(tx, groupId, {
       type: typeCode(type), timeStep, name: options.name ?? "", publiclyAvailable: options.publiclyAvailable ?? true,
     }));
     const result = await records().write(id, data, { mode: "append", validate: () => [] });

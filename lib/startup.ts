@@ -1,4 +1,4 @@
-import { parseSettings, SettingsError } from "@/lib/config";
+import { settingsOrExit } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
@@ -6,27 +6,22 @@ import { loadDemoDataIfEmpty } from "@/lib/demo";
 import { HOSTS_REQUIRED } from "@/lib/http/hosts.mjs";
 import { logger } from "@/lib/observability/logger.mjs";
 import { connectMetricSources } from "@/lib/observability/sources";
-
-function refuse(message: string): never {
-  logger().fatal(message);
-  process.exit(1);
-}
+import { onShutdown } from "@/lib/shutdown";
 
 /**
  * Start-up: refuse invalid settings (naming the variable) and a production server that would
  * take its site's host from requests, bring the database schema up to date, make sure a secret
- * key exists, give an empty database the demo data, and connect the metrics to the database.
+ * key exists, give an empty database the demo data, connect the metrics to the database and the
+ * queue, and start the job runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs
+ * one in a process of its own).
  */
 export async function startup(): Promise<void> {
-  let settings;
-  try {
-    settings = parseSettings(process.env);
-  } catch (e) {
-    if (e instanceof SettingsError) refuse(e.message);
-    throw e;
-  }
+  const settings = settingsOrExit();
   // server.mjs sets localhost for development and the local demo; this catches other servers.
-  if (process.env.NODE_ENV === "production" && settings.allowedHosts.length === 0) refuse(HOSTS_REQUIRED);
+  if (process.env.NODE_ENV === "production" && settings.allowedHosts.length === 0) {
+    logger().fatal(HOSTS_REQUIRED);
+    process.exit(1);
+  }
   const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
   if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
   secretKey();
@@ -35,4 +30,9 @@ export async function startup(): Promise<void> {
     if (loaded) logger().info("Loaded the demo data into the empty database.");
   }
   connectMetricSources();
+  if (settings.jobRunner) {
+    const { startJobRunner } = await import("@/lib/jobs/runner");
+    const runner = startJobRunner({ concurrency: settings.jobConcurrency, leaseSeconds: settings.jobLeaseSeconds });
+    onShutdown(() => runner.stop());
+  }
 }

@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
-import { createSeries } from "@/lib/services/series-writes";
+import { insertSeries } from "@/lib/services/series-writes";
 import { isPostgresUrl, prepareDatabase, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
@@ -31,7 +31,7 @@ async function prepare(databaseUrl: string): Promise<Setup> {
   const uploadSeries: [number, number][] = [];
   const n = 60 * 144;
   for (const [k, g] of groups.entries()) {
-    const id = await db().write((tx) => createSeries(tx, g.id, { type: 1, timeStep: "10min", name: "", publiclyAvailable: true }));
+    const id = await db().write((tx) => insertSeries(tx, g.id, { type: 1, timeStep: "10min", name: "", publiclyAvailable: true }));
     if (k < READ_SERIES) {
       const timestamps = Float64Array.from({ length: n }, (_, i) => START + i * 600);
       const values = Float64Array.from({ length: n }, (_, i) => 15 + 8 * Math.sin(i / 144 * 2 * Math.PI) + (i % 7) / 10);

@@ -1,18 +1,17 @@
-import {
-  changePassword, completeReset, INVALID_EMAIL, isValidEmail, LOGIN_FAILED, loginKeys, loginThrottle,
-  requestPasswordReset, resetLinkUser, resetUidUser, verifyLogin,
-} from "@/lib/auth/accounts";
+import { changePassword, completeReset, INVALID_EMAIL, isValidEmail, LOGIN_FAILED, loginKeys, requestPasswordReset, resetLinkUser, resetUidUser, verifyLogin } from "@/lib/auth/accounts";
 import { clientAddress } from "@/lib/auth/client-address";
-import { requireUser } from "@/lib/auth/permissions";
+import { ensureUser } from "@/lib/auth/permissions";
 import { endSiteSessions, SESSION_COOKIES } from "@/lib/auth/session";
+import { ensureNotThrottled } from "@/lib/auth/throttle";
 import { issueToken, revokeToken } from "@/lib/auth/tokens";
-import { USERNAME_MESSAGE, USERNAME_PATTERN } from "@/lib/services/users";
-import { db } from "@/lib/db";
-import { badRequest, ErrorCollector, nonFieldError, throttled } from "@/lib/http/errors";
-import { text, validateFields } from "@/lib/http/fields";
+import { text, validatedFields, validateFields } from "@/lib/http/fields";
 import { json } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
 import { siteRoot } from "@/lib/http/urls";
+import { writeMode } from "@/lib/api/common";
+import { readProfile } from "@/lib/api/user-fields";
+import { ValidationFailed } from "@/lib/services/errors";
+import { profileOf, updateProfile } from "@/lib/services/users";
 
 /** The authentication endpoints of api.md §12. */
 
@@ -25,19 +24,16 @@ export async function login(ctx: RouteContext): Promise<Response> {
   const username = name.username ?? "";
   const email = name.email ?? "";
   const keys = loginKeys(username, email, clientAddress(ctx.request));
-  const wait = await loginThrottle(keys);
-  if (wait > 0) throw throttled(wait);
-  const errors = new ErrorCollector();
-  const fields = await validateFields(input, { username: text(), email: text(), password: password() }, "create", errors);
-  errors.throwIfAny();
+  await ensureNotThrottled(keys);
+  const fields = await validatedFields(input, { username: text(), email: text(), password: password() }, "create");
   const result = await verifyLogin(username, email, fields.password!, keys);
-  if (!result.ok) throw nonFieldError(LOGIN_FAILED);
+  if (!result.ok) throw ValidationFailed.nonField(LOGIN_FAILED);
   return json({ key: await issueToken(result.user.id) });
 }
 
 /** POST auth/logout/: ends the token used, or the user's site sessions. */
 export async function logout(ctx: RouteContext): Promise<Response> {
-  const user = requireUser(ctx);
+  const user = ensureUser(ctx.auth.user);
   const headers = new Headers();
   if (ctx.auth.via === "token" && ctx.auth.tokenId) {
     await revokeToken(ctx.auth.tokenId);
@@ -48,72 +44,48 @@ export async function logout(ctx: RouteContext): Promise<Response> {
   return json({ detail: "Successfully logged out." }, 200, headers);
 }
 
-async function userJson(id: number) {
-  const u = await db().prisma.user.findUniqueOrThrow({ where: { id } });
+async function profileJson(ctx: RouteContext) {
+  const u = await profileOf(ctx.auth.user);
   return { pk: u.id, username: u.username, email: u.email, first_name: u.firstName, last_name: u.lastName };
 }
 
 /** GET auth/user/ */
 export async function getUser(ctx: RouteContext): Promise<Response> {
-  return json(await userJson(requireUser(ctx).id));
+  return json(await profileJson(ctx));
 }
 
 /** PUT/PATCH auth/user/: username (unique, valid), first and last name; pk and email are read-only. */
 export async function updateUser(ctx: RouteContext): Promise<Response> {
-  const user = requireUser(ctx);
-  const errors = new ErrorCollector();
-  const values = await validateFields(await ctx.input(), {
-    username: text({ required: true, blank: false, max: 150 }),
-    first_name: text({ max: 150 }),
-    last_name: text({ max: 150 }),
-  }, ctx.method === "PUT" ? "replace" : "update", errors);
-  if (values.username !== undefined && !errors.has("username")) {
-    if (!USERNAME_PATTERN.test(values.username)) errors.add("username", USERNAME_MESSAGE);
-    else if (await db().prisma.user.findFirst({ where: { username: values.username, id: { not: user.id } }, select: { id: true } })) {
-      errors.add("username", "A user with that username already exists.");
-    }
-  }
-  errors.throwIfAny();
-  await db().write((tx) => tx.user.update({
-    where: { id: user.id },
-    data: { username: values.username, firstName: values.first_name, lastName: values.last_name },
-  }));
-  return json(await userJson(user.id));
+  await updateProfile(ctx.auth.user, async (user) => readProfile(await ctx.input(), user.id, writeMode(ctx)));
+  return json(await profileJson(ctx));
 }
 
 /** POST auth/password/change/ */
 export async function passwordChange(ctx: RouteContext): Promise<Response> {
-  const user = requireUser(ctx);
-  const errors = new ErrorCollector();
-  const v = await validateFields(await ctx.input(), { old_password: password(), new_password1: password(), new_password2: password() }, "create", errors);
-  errors.throwIfAny();
-  const problems = await changePassword(user, v.old_password!, v.new_password1!, v.new_password2!, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId });
-  if (Object.keys(problems).length) throw badRequest(problems);
+  const user = ensureUser(ctx.auth.user);
+  const v = await validatedFields(await ctx.input(), { old_password: password(), new_password1: password(), new_password2: password() }, "create");
+  await changePassword(user, v.old_password!, v.new_password1!, v.new_password2!, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId });
   return json({ detail: "New password has been saved." });
 }
 
 /** POST auth/password/reset/: the same answer whether the address is registered or not. */
 export async function passwordReset(ctx: RouteContext): Promise<Response> {
-  const errors = new ErrorCollector();
-  const { email } = await validateFields(await ctx.input(), { email: text({ required: true, blank: false }) }, "create", errors);
-  if (email !== undefined && !isValidEmail(email)) errors.add("email", INVALID_EMAIL);
-  errors.throwIfAny();
+  const { email } = await validatedFields(await ctx.input(), { email: text({ required: true, blank: false }) }, "create", (v, errors) => {
+    if (v.email !== undefined && !isValidEmail(v.email)) errors.add("email", INVALID_EMAIL);
+  });
   requestPasswordReset(email!, siteRoot(ctx.request));
   return json({ detail: "Password reset e-mail has been sent." });
 }
 
 /** POST auth/password/reset/confirm/ (API form of the link). */
 export async function passwordResetConfirm(ctx: RouteContext): Promise<Response> {
-  const errors = new ErrorCollector();
-  const v = await validateFields(await ctx.input(), {
+  const v = await validatedFields(await ctx.input(), {
     uid: text({ required: true, blank: false }), token: text({ required: true, blank: false }),
     new_password1: password(), new_password2: password(),
-  }, "create", errors);
-  errors.throwIfAny();
-  if (!(await resetUidUser(v.uid!))) throw badRequest({ uid: ["Invalid value"] });
+  }, "create");
+  if (!(await resetUidUser(v.uid!))) throw ValidationFailed.field("uid", "Invalid value");
   const user = await resetLinkUser(v.uid!, v.token!);
-  if (!user) throw badRequest({ token: ["Invalid value"] });
-  const problems = await completeReset(user, v.new_password1!, v.new_password2!);
-  if (Object.keys(problems).length) throw badRequest(problems);
+  if (!user) throw ValidationFailed.field("token", "Invalid value");
+  await completeReset(user, v.new_password1!, v.new_password2!);
   return json({ detail: "Password has been reset with the new password." });
 }

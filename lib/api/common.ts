@@ -1,8 +1,7 @@
-import { notFound } from "@/lib/http/errors";
+import type { WriteMode } from "@/lib/http/fields";
 import { paginate } from "@/lib/http/pagination";
 import { json } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { stationAccess, type StationAccess } from "@/lib/services/stations";
 
 /** Helpers shared by the API's handlers. */
 
@@ -17,14 +16,12 @@ export async function listResponse<T>(
   return json(extra ? { ...page, ...extra } : page);
 }
 
-/** The station of the path, or 404. */
-export async function pathStation(ctx: RouteContext): Promise<StationAccess> {
-  const station = await stationAccess(ctx.params.sid);
-  if (!station) throw notFound();
-  return station;
+/** create = POST, replace = PUT, update = PATCH (api.md §1.3). */
+export function writeMode(ctx: RouteContext): WriteMode {
+  return ctx.method === "POST" ? "create" : ctx.method === "PUT" ? "replace" : "update";
 }
 
-export function orNotFound<T>(value: T | null | undefined): T {
-  if (value === null || value === undefined) throw notFound();
-  return value;
+/** Strips the keys whose value is undefined (fields not sent keep their stored values). */
+export function sent<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

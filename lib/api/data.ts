@@ -1,24 +1,22 @@
-import { requireDataReader, requireEditor } from "@/lib/auth/permissions";
 import { matchesIfNoneMatch, notModified, validatorHeaders, type Validators } from "@/lib/http/conditional";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { orNotFound } from "@/lib/api/common";
-import { bottomBody, bottomRequest, chartBody, chartRequest, dataBody, dataHeaders, dataRequest } from "@/lib/services/data";
-import { loadSeriesContext, type SeriesContext } from "@/lib/services/series-context";
+import { bottomRequest, chartRequest, dataHeaders, dataRequest } from "@/lib/api/data-params";
+import { readUpload } from "@/lib/api/upload-fields";
+import { bottomBody, chartBody, dataBody } from "@/lib/services/data";
+import { readableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
 import { uploadRecords } from "@/lib/services/upload";
 
 /** data/, bottom/ and chart/ of a time series (api.md §8), on both path forms (§7.2). */
 
-async function pathSeries(ctx: RouteContext): Promise<SeriesContext> {
+function seriesPath(ctx: RouteContext): SeriesPath {
   const { sid, gid, tid } = ctx.params;
-  return orNotFound(await loadSeriesContext(tid, { stationId: sid, groupId: gid }));
+  return { seriesId: tid, stationId: sid, groupId: gid };
 }
 
 /** The series, if the caller may read its records (the private-data rule). */
-async function readableSeries(ctx: RouteContext): Promise<SeriesContext> {
-  const s = await pathSeries(ctx);
-  requireDataReader(ctx, s.access, s.publiclyAvailable);
-  return s;
+function pathSeries(ctx: RouteContext): Promise<SeriesContext> {
+  return readableSeries(ctx.auth.user, seriesPath(ctx));
 }
 
 /** 304 when If-None-Match matches (after every other check, formats.md §9.5). */
@@ -27,31 +25,29 @@ function conditional(ctx: RouteContext, v: Validators, respond: () => Promise<Re
 }
 
 export async function getData(ctx: RouteContext): Promise<Response> {
-  const s = await readableSeries(ctx);
+  const s = await pathSeries(ctx);
   const r = dataRequest(ctx.url.searchParams, s);
   return conditional(ctx, r.validators, async () =>
     new Response(await dataBody(s, r), { headers: { ...dataHeaders(s, r.fmt), ...validatorHeaders(r.validators) } }));
 }
 
 export async function postData(ctx: RouteContext): Promise<Response> {
-  const s = await pathSeries(ctx);
-  requireEditor(ctx, s.access);
-  const outcome = await uploadRecords(s, await ctx.input());
+  const outcome = await uploadRecords(ctx.auth.user, seriesPath(ctx), async (s) => readUpload(await ctx.input(), s));
   return "dryRun" in outcome ? json(outcome.dryRun) : noContent();
 }
 
 export async function getBottom(ctx: RouteContext): Promise<Response> {
-  const s = await readableSeries(ctx);
+  const s = await pathSeries(ctx);
   const r = bottomRequest(ctx.url.searchParams, s);
   return conditional(ctx, r.validators, async () =>
     new Response(bottomBody(s, r.output), { headers: { "Content-Type": "text/plain; charset=utf-8", ...validatorHeaders(r.validators) } }));
 }
 
 export async function getChart(ctx: RouteContext): Promise<Response> {
-  const s = await readableSeries(ctx);
+  const s = await pathSeries(ctx);
   const r = chartRequest(ctx.url.searchParams, s);
   return conditional(ctx, r.validators, async () =>
-    new Response(await chartBody(s, r), { headers: { "Content-Type": "application/json", ...validatorHeaders(r.validators) } }));
+    new Response(await chartBody(s, r, r.validators.etag), { headers: { "Content-Type": "application/json", ...validatorHeaders(r.validators) } }));
 }
 
 export const DATA_ROUTES = { data: { GET: getData, POST: postData }, bottom: { GET: getBottom }, chart: { GET: getChart } } as const;

@@ -7,8 +7,8 @@ import {
   BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
+import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
-import { LOOKUP_WRITERS } from "@/lib/services/lookup-writes";
 
 /**
  * The OpenAPI 3.1 document of the current interface (api.md §3), generated from the zod
@@ -116,7 +116,7 @@ function operations(): Operation[] {
     ...attachments("files", FileSchema),
     ...attachments("images", ImageSchema),
     ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
-    ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_WRITERS[name].fields(), "superuser")),
+    ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

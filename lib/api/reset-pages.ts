@@ -4,6 +4,7 @@ import { settings } from "@/lib/config";
 import type { RouteContext } from "@/lib/http/router";
 import { standalonePage } from "@/lib/site/chrome";
 import { escapeHtml } from "@/lib/site/html";
+import { ValidationFailed, type FieldErrors } from "@/lib/services/errors";
 
 /**
  * The password-reset pages of api.md §13: the link from the e-mail, the form that sets the new
@@ -27,7 +28,7 @@ function invalidLink(ctx: RouteContext): Response {
 <p><a href="/accounts/password/reset/">Ask for a new link</a> or <a href="/accounts/login/">log in</a>.</p>`, "Invalid password-reset link", ctx);
 }
 
-function form(ctx: RouteContext, uid: string, token: string, errors: Record<string, string[]> = {}): Response {
+function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Response {
   const messages = Object.values(errors).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
   return html(`<h1>Choose a new password</h1>
 ${messages ? `<ul class="form-errors" role="alert">${messages}</ul>` : ""}
@@ -73,8 +74,12 @@ export async function submitForm(ctx: RouteContext): Promise<Response> {
   const token = ctx.strings.token ?? (field("token") || readCookie(ctx.request, COOKIE) || "");
   const user = await resetLinkUser(ctx.strings.uid, token);
   if (!user) return invalidLink(ctx);
-  const errors = await completeReset(user, field("new_password1"), field("new_password2"));
-  if (Object.keys(errors).length) return form(ctx, ctx.strings.uid, token, errors);
+  try {
+    await completeReset(user, field("new_password1"), field("new_password2"));
+  } catch (error) {
+    if (error instanceof ValidationFailed) return form(ctx, ctx.strings.uid, token, error.fields);
+    throw error;
+  }
   return new Response(null, {
     status: 302,
     headers: { Location: `${BASE}/complete/`, "Set-Cookie": cookie(ctx, "", 0), "Referrer-Policy": "no-referrer" },

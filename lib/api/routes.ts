@@ -10,10 +10,10 @@ import {
   attachmentReaders, getEvent, getGroup, getOlderShape, getSeries, listEvents, listGroups, listOlderShape, listSeries,
 } from "@/lib/api/station-children";
 import {
-  createGroupHandler, createOlderShape, createSeriesHandler, deleteGroupHandler, deleteOlderShape, deleteSeriesHandler,
-  updateGroupHandler, updateOlderShape, updateSeriesHandler,
+  createGroupHandler, createOlderShapeHandler, createSeriesHandler, deleteGroupHandler, deleteOlderShapeHandler, deleteSeriesHandler,
+  updateGroupHandler, updateOlderShapeHandler, updateSeriesHandler,
 } from "@/lib/api/series-writes";
-import { attachmentWriters, createEvent, deleteEvent, updateEvent } from "@/lib/api/attachment-writes";
+import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
 import { DATA_ROUTES } from "@/lib/api/data";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
@@ -61,13 +61,13 @@ export function apiRoutes(): Route[] {
     { path: "stations/:sid/", handlers: { GET: getStation, PUT: updateStationHandler, PATCH: updateStationHandler, DELETE: deleteStationHandler } },
     ...groupRoutes("timeseriesgroups"),
     ...groupRoutes("timeseriesgroup"),
-    { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape, POST: createOlderShape } },
-    { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape, PUT: updateOlderShape, PATCH: updateOlderShape, DELETE: deleteOlderShape } },
+    { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape, POST: createOlderShapeHandler } },
+    { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape, PUT: updateOlderShapeHandler, PATCH: updateOlderShapeHandler, DELETE: deleteOlderShapeHandler } },
     ...dataRoutes("stations/:sid/timeseries/:tid/"),
     ...attachmentRoutes("files"),
     ...attachmentRoutes("images"),
-    { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEvent } },
-    { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEvent, PATCH: updateEvent, DELETE: deleteEvent } },
+    { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
+    { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
     ...lookupRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },

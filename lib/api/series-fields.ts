@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { settings } from "@/lib/config";
 import { invalidTimeStepMessage, isValidTimeStep } from "@/lib/formats/time-step";
-import { boolean, choice, integer, parsePk, pk, text, type Field } from "@/lib/http/fields";
+import { boolean, choice, integer, parsePk, pk, text, type Field, type WriteMode } from "@/lib/http/fields";
+import type { ErrorCollector } from "@/lib/services/errors";
 import { existing } from "@/lib/services/refs";
 import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
 
@@ -10,6 +11,16 @@ import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
 /** A parent id that defaults to the one in the path and may never differ from it. */
 export function parentField(): Field<number> {
   return { required: false, parse: (raw) => parsePk(raw), schema: z.int() };
+}
+
+/**
+ * The check of a parent id sent in the body against the path's: `equal` on create when it
+ * differs, `fixed` on a change.
+ */
+export function parentCheck(field: string, equal: string, fixed: string) {
+  return (errors: ErrorCollector, sent: number | undefined, path: number, mode: WriteMode): void => {
+    if (sent !== undefined && sent !== path) errors.add(field, mode === "create" ? equal : fixed);
+  };
 }
 
 export function timeStepField(): Field<string> {

@@ -1,21 +1,24 @@
 import type { RouteContext } from "@/lib/http/router";
 import { json } from "@/lib/http/respond";
 import { requestOrigin } from "@/lib/http/urls";
-import { listResponse, orNotFound, pathStation } from "@/lib/api/common";
+import { listResponse } from "@/lib/api/common";
+import { attachmentResponse } from "@/lib/api/media";
+import { orNotFound } from "@/lib/services/errors";
 import { countGroups, findGroup, groupJson, groupsPage } from "@/lib/services/groups";
-import { countSeries, countStationSeries, findSeries, findStationSeries, olderShapeJson, seriesJson, seriesPage, stationSeriesPage } from "@/lib/services/timeseries";
+import { existingStation } from "@/lib/services/stations";
+import { countSeries, countStationSeries, olderShapeJson, seriesAt, seriesJson, seriesPage, stationSeriesPage, type SeriesWithGroup } from "@/lib/services/timeseries";
 import { attachmentJson, attachmentsPage, countAttachments, findAttachment, type AttachmentKind } from "@/lib/services/attachments";
 import { countEvents, eventJson, eventsPage, findEvent } from "@/lib/services/events";
-import { serveAttachmentContent } from "@/lib/services/media";
+import { attachmentContent } from "@/lib/services/media";
 
 /** Reads of what belongs to a station: groups, time series, files, images, events. */
 
 export async function listGroups(ctx: RouteContext): Promise<Response> {
-  const station = await pathStation(ctx);
+  const station = await existingStation(ctx.params.sid);
   return listResponse(ctx, await countGroups(station.id), async (o, l) => (await groupsPage(station.id, o, l)).map(groupJson));
 }
 
-export async function pathGroup(ctx: RouteContext) {
+async function pathGroup(ctx: RouteContext) {
   return orNotFound(await findGroup(ctx.params.sid, ctx.params.gid));
 }
 
@@ -29,9 +32,9 @@ export async function listSeries(ctx: RouteContext): Promise<Response> {
 }
 
 /** The series of a full path (…/timeseriesgroups/{gid}/timeseries/{tid}/) or a short one (…/timeseries/{tid}/). */
-export async function pathSeries(ctx: RouteContext) {
+function pathSeries(ctx: RouteContext): Promise<SeriesWithGroup> {
   const { sid, gid, tid } = ctx.params;
-  return orNotFound(gid === undefined ? await findStationSeries(sid, tid) : await findSeries(sid, gid, tid));
+  return seriesAt({ seriesId: tid, stationId: sid, groupId: gid });
 }
 
 export async function getSeries(ctx: RouteContext): Promise<Response> {
@@ -40,32 +43,31 @@ export async function getSeries(ctx: RouteContext): Promise<Response> {
 
 /** GET stations/{sid}/timeseries/ (older shape, api.md §7.1). */
 export async function listOlderShape(ctx: RouteContext): Promise<Response> {
-  const station = await pathStation(ctx);
+  const station = await existingStation(ctx.params.sid);
   return listResponse(ctx, await countStationSeries(station.id),
-    async (o, l) => (await stationSeriesPage(station.id, o, l)).map((t) => olderShapeJson(t, t.group)));
+    async (o, l) => (await stationSeriesPage(station.id, o, l)).map((t) => olderShapeJson(t)));
 }
 
 export async function getOlderShape(ctx: RouteContext): Promise<Response> {
-  const series = await pathSeries(ctx);
-  return json(olderShapeJson(series, series.group));
+  return json(olderShapeJson(await pathSeries(ctx)));
 }
 
 export function attachmentReaders(kind: AttachmentKind) {
   const one = async (ctx: RouteContext) => orNotFound(await findAttachment(kind, ctx.params.sid, ctx.params.id));
   return {
     list: async (ctx: RouteContext) => {
-      const station = await pathStation(ctx);
+      const station = await existingStation(ctx.params.sid);
       const origin = requestOrigin(ctx.request);
       return listResponse(ctx, await countAttachments(kind, station.id),
         async (o, l) => (await attachmentsPage(kind, station.id, o, l)).map((row) => attachmentJson(kind, row, origin)));
     },
     detail: async (ctx: RouteContext) => json(attachmentJson(kind, await one(ctx), requestOrigin(ctx.request))),
-    content: async (ctx: RouteContext) => serveAttachmentContent(await one(ctx)),
+    content: async (ctx: RouteContext) => attachmentResponse(await attachmentContent(await one(ctx))),
   };
 }
 
 export async function listEvents(ctx: RouteContext): Promise<Response> {
-  const station = await pathStation(ctx);
+  const station = await existingStation(ctx.params.sid);
   return listResponse(ctx, await countEvents(station.id), async (o, l) => (await eventsPage(station.id, o, l)).map(eventJson));
 }
 

@@ -1,20 +1,20 @@
-import { requireEditor, requireStationCreator } from "@/lib/auth/permissions";
-import { ErrorCollector } from "@/lib/http/errors";
-import { validateFields, type Values, type WriteMode } from "@/lib/http/fields";
+import { validatedFields, type Values } from "@/lib/http/fields";
 import { pageRequest, paginate, resolvePage } from "@/lib/http/pagination";
 import { json, noContent, text } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { orNotFound, pathStation } from "@/lib/api/common";
+import { sent, writeMode } from "@/lib/api/common";
 import { stationFields, type StationFields } from "@/lib/api/station-fields";
+import { readStationQuery } from "@/lib/api/station-params";
+import { orNotFound } from "@/lib/services/errors";
 import { stationExportZip } from "@/lib/services/station-export";
-import { parseStationQuery, stationGeoJson, stationSearch } from "@/lib/services/station-query";
+import { stationGeoJson, stationSearch } from "@/lib/services/station-query";
 import { countAndExtent } from "@/lib/services/station-list";
 import { createStation, deleteStation, updateStation, type StationData } from "@/lib/services/station-writes";
 import { stationJsonById } from "@/lib/services/stations";
 
 /** GET stations/ (api.md §4.3–4.6): a page of stations plus the bounding box of every match. */
 export async function listStations(ctx: RouteContext): Promise<Response> {
-  const query = parseStationQuery(ctx.url.searchParams);
+  const query = readStationQuery(ctx.url.searchParams);
   const request = pageRequest(ctx.url);
   // The page, the count and the extent come from one query; only `page=last` counts first.
   const number = request.page === "last" ? resolvePage((await countAndExtent(query.filter)).count, request).number : request.page;
@@ -30,13 +30,13 @@ export async function getStation(ctx: RouteContext): Promise<Response> {
 
 /** GET stations/geojson/ (api.md §4.8) */
 export async function stationsGeoJson(ctx: RouteContext): Promise<Response> {
-  const body = await stationGeoJson(parseStationQuery(ctx.url.searchParams));
+  const body = await stationGeoJson(readStationQuery(ctx.url.searchParams));
   return text(body, "application/geo+json");
 }
 
 /** GET stations/csv/ (api.md §4.7): a zip streamed as it is written. */
 export async function stationsCsv(ctx: RouteContext): Promise<Response> {
-  const query = parseStationQuery(ctx.url.searchParams);
+  const query = readStationQuery(ctx.url.searchParams);
   return new Response(stationExportZip(query), {
     headers: { "Content-Type": "application/zip", "Content-Disposition": 'attachment; filename="data.zip"' },
   });
@@ -55,38 +55,29 @@ function stationData(v: Values<StationFields>, hasOriginalSrid: boolean): Partia
     if (!hasOriginalSrid) data.originalSrid = v.geom.srid;
   }
   if (hasOriginalSrid) data.originalSrid = v.original_srid;
-  return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)) as Partial<StationData>;
+  return sent(data);
 }
 
-async function readStation(ctx: RouteContext, mode: WriteMode): Promise<Partial<StationData>> {
+/** The station fields of the body (after the service's permission check). */
+async function readStation(ctx: RouteContext): Promise<Partial<StationData>> {
   const input = await ctx.input();
-  const errors = new ErrorCollector();
-  const values = await validateFields(input, stationFields(), mode, errors);
-  errors.throwIfAny();
-  return stationData(values, input.has("original_srid"));
+  return stationData(await validatedFields(input, stationFields(), writeMode(ctx)), input.has("original_srid"));
 }
 
 /** POST stations/: the creator is recorded (api.md §4.3). */
 export async function createStationHandler(ctx: RouteContext): Promise<Response> {
-  const user = requireStationCreator(ctx);
-  const data = (await readStation(ctx, "create")) as StationData;
-  const id = await createStation(data, user.id);
+  const id = await createStation(ctx.auth.user, async () => (await readStation(ctx)) as StationData);
   return json(await stationJsonById(id), 201);
 }
 
 /** PUT / PATCH stations/{sid}/ */
 export async function updateStationHandler(ctx: RouteContext): Promise<Response> {
-  const station = await pathStation(ctx);
-  requireEditor(ctx, station);
-  const data = await readStation(ctx, ctx.method === "PUT" ? "replace" : "update");
-  await updateStation(station.id, data);
-  return json(await stationJsonById(station.id));
+  await updateStation(ctx.auth.user, ctx.params.sid, () => readStation(ctx));
+  return json(await stationJsonById(ctx.params.sid));
 }
 
 /** DELETE stations/{sid}/: everything under the station goes with it. */
 export async function deleteStationHandler(ctx: RouteContext): Promise<Response> {
-  const station = await pathStation(ctx);
-  requireEditor(ctx, station);
-  await deleteStation(station.id);
+  await deleteStation(ctx.auth.user, ctx.params.sid);
   return noContent();
 }

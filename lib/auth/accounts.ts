@@ -5,8 +5,8 @@ import { endSiteSessions } from "@/lib/auth/session";
 import { clearNameFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
 import { checkCredentials, type AuthUser } from "@/lib/auth/users";
 import { settings } from "@/lib/config";
-import type { FieldErrors } from "@/lib/http/errors";
 import { sendMail } from "@/lib/mail";
+import { ValidationFailed } from "@/lib/services/errors";
 
 /**
  * Account operations shared by the API (api.md §12) and the site (§16): logging in with the
@@ -24,18 +24,13 @@ export function loginKeys(username: string, email: string, address: string): str
   return throttleKeys(username || email || null, address);
 }
 
-/** Seconds the attempt must wait (429), or 0. */
-export async function loginThrottle(keys: string[]): Promise<number> {
-  return throttleWait(keys);
-}
-
 /**
  * Checks a login attempt (username, or e-mail) against both throttle counters first, then the
  * credentials; failures count, a success clears the name's counter.
  */
 export async function attemptLogin(username: string, email: string, password: string, address: string): Promise<LoginResult> {
   const keys = loginKeys(username, email, address);
-  const wait = await loginThrottle(keys);
+  const wait = await throttleWait(keys);
   if (wait > 0) return { ok: false, throttledFor: wait };
   return verifyLogin(username, email, password, keys);
 }
@@ -54,10 +49,10 @@ export async function verifyLogin(username: string, email: string, password: str
 }
 
 /** Checks the two new passwords (api.md §12.4); errors under new_password2. */
-export function newPasswordErrors(new1: string, new2: string, username: string): FieldErrors {
-  if (new1 !== new2) return { new_password2: [PASSWORDS_DIFFER] };
+function checkNewPassword(new1: string, new2: string, username: string): void {
+  if (new1 !== new2) throw ValidationFailed.field("new_password2", PASSWORDS_DIFFER);
   const problems = passwordProblems(new2, username);
-  return problems.length ? { new_password2: problems } : {};
+  if (problems.length) throw ValidationFailed.field("new_password2", ...problems);
 }
 
 /** Which credential survives a password change: the one that made it (api.md §2.1). */
@@ -76,15 +71,14 @@ export async function setPassword(userId: number, password: string, keep: Keep =
   await endSiteSessions(userId, keep.sessionId);
 }
 
-export async function changePassword(user: AuthUser, old: string, new1: string, new2: string, keep: Keep): Promise<FieldErrors> {
+/** Changes the user's password (api.md §12.4); ValidationFailed names what is wrong. */
+export async function changePassword(user: AuthUser, old: string, new1: string, new2: string, keep: Keep): Promise<void> {
   const stored = await db().prisma.user.findUnique({ where: { id: user.id }, select: { password: true } });
   if (!stored || !(await verifyPassword(old, stored.password))) {
-    return { old_password: ["Your old password was entered incorrectly. Please enter it again."] };
+    throw ValidationFailed.field("old_password", "Your old password was entered incorrectly. Please enter it again.");
   }
-  const errors = newPasswordErrors(new1, new2, user.username);
-  if (Object.keys(errors).length) return errors;
+  checkNewPassword(new1, new2, user.username);
   await setPassword(user.id, new1, keep);
-  return {};
 }
 
 const EMAIL = /^[^\s@",;<>()[\]\\]+@(?:localhost|(?:[A-Za-z0-9\u00a0-\uffff](?:[A-Za-z0-9\u00a0-\uffff-]{0,61}[A-Za-z0-9\u00a0-\uffff])?\.)+[A-Za-z\u00a0-\uffff][A-Za-z0-9\u00a0-\uffff-]{0,62})$/;
@@ -135,9 +129,7 @@ export async function resetUidUser(uidb64: string): Promise<{ id: number } | nul
 }
 
 /** Completes a reset: the new password is set and every token and session of the user ends. */
-export async function completeReset(user: { id: number; username: string }, new1: string, new2: string): Promise<FieldErrors> {
-  const errors = newPasswordErrors(new1, new2, user.username);
-  if (Object.keys(errors).length) return errors;
+export async function completeReset(user: { id: number; username: string }, new1: string, new2: string): Promise<void> {
+  checkNewPassword(new1, new2, user.username);
   await setPassword(user.id, new1);
-  return {};
 }

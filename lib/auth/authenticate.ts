@@ -1,7 +1,7 @@
-import { throttled, unauthorized } from "@/lib/http/errors";
+import { unauthorized } from "@/lib/http/errors";
 import { clientAddress } from "@/lib/auth/client-address";
 import { readSiteSession } from "@/lib/auth/session";
-import { clearNameFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
+import { clearNameFailures, ensureNotThrottled, recordFailure, throttleKeys } from "@/lib/auth/throttle";
 import { findToken } from "@/lib/auth/tokens";
 import { checkCredentials, findAuthUser, type AuthUser } from "@/lib/auth/users";
 
@@ -57,8 +57,7 @@ async function basicAuth(request: Request, parts: string[]): Promise<Auth> {
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   const keys = throttleKeys(name, clientAddress(request));
-  const wait = await throttleWait(keys);
-  if (wait > 0) throw throttled(wait);
+  await ensureNotThrottled(keys);
   const result = await checkCredentials(name, null, password);
   if (!result.ok) {
     if (result.reason === "inactive") throw unauthorized("Basic", "User inactive or deleted.");

@@ -1,59 +1,63 @@
 import { settings } from "@/lib/config";
-import { forbidden, unauthorized, type Challenge } from "@/lib/http/errors";
+import { PermissionDenied } from "@/lib/services/errors";
 import type { AuthUser } from "@/lib/auth/users";
 import type { StationAccess } from "@/lib/services/stations";
 
-/** The permission model of api.md §15, in one place. */
+/**
+ * The permission model of api.md §15, in one place: yes/no functions for pages (show only what
+ * the user may use) and `ensure…` functions for services, which throw PermissionDenied (401 for
+ * an anonymous actor, 403 for a known one, api.md §15.3).
+ */
 
-export function isEditor(user: AuthUser | null, station: StationAccess): boolean {
+/** Who acts: the authenticated user, or null for an anonymous request. */
+export type Actor = AuthUser | null;
+
+export function isEditor(user: Actor, station: StationAccess): boolean {
   if (!user || !user.isActive) return false;
   return user.isSuperuser || station.creatorId === user.id || station.maintainers.includes(user.id);
 }
 
-export function isDataReader(user: AuthUser | null, station: StationAccess): boolean {
+export function isDataReader(user: Actor, station: StationAccess): boolean {
   return isEditor(user, station) || (!!user && user.isActive && station.dataViewers.includes(user.id));
 }
 
-export function canCreateStation(user: AuthUser | null): boolean {
+export function canCreateStation(user: Actor): boolean {
   if (!user || !user.isActive) return false;
   return user.isSuperuser || user.canAddStations || settings().usersCanAddContent;
 }
 
 /** May the user read the records of a series with this flag at this station? */
-export function canReadData(user: AuthUser | null, station: StationAccess, publiclyAvailable: boolean): boolean {
+export function canReadData(user: Actor, station: StationAccess, publiclyAvailable: boolean): boolean {
   return publiclyAvailable || isDataReader(user, station);
 }
 
-/** The refusal for a request: 401 when anonymous, 403 for a known user (api.md §15.3). */
-export function denied(user: AuthUser | null, challenge: Challenge) {
-  return user ? forbidden() : unauthorized(challenge);
+/** Lookup writes (api.md §11). */
+export function isSuperuser(user: Actor): boolean {
+  return !!user && user.isActive && user.isSuperuser;
 }
 
-interface Caller {
-  auth: { user: AuthUser | null };
-  challenge: Challenge;
+function ensure(allowed: boolean, actor: Actor): void {
+  if (!allowed) throw new PermissionDenied(actor === null);
 }
 
-export function requireUser(ctx: Caller): AuthUser {
-  if (!ctx.auth.user) throw unauthorized(ctx.challenge);
-  return ctx.auth.user;
+export function ensureUser(actor: Actor): AuthUser {
+  ensure(actor !== null, actor);
+  return actor!;
 }
 
-export function requireEditor(ctx: Caller, station: StationAccess): void {
-  if (!isEditor(ctx.auth.user, station)) throw denied(ctx.auth.user, ctx.challenge);
+export function ensureEditor(actor: Actor, station: StationAccess): void {
+  ensure(isEditor(actor, station), actor);
 }
 
-export function requireDataReader(ctx: Caller, station: StationAccess, publiclyAvailable: boolean): void {
-  if (!canReadData(ctx.auth.user, station, publiclyAvailable)) throw denied(ctx.auth.user, ctx.challenge);
+export function ensureDataReader(actor: Actor, station: StationAccess, publiclyAvailable: boolean): void {
+  ensure(canReadData(actor, station, publiclyAvailable), actor);
 }
 
-export function requireSuperuser(ctx: Caller): void {
-  const user = ctx.auth.user;
-  if (!user?.isSuperuser) throw denied(user, ctx.challenge);
+export function ensureSuperuser(actor: Actor): void {
+  ensure(isSuperuser(actor), actor);
 }
 
-export function requireStationCreator(ctx: Caller): AuthUser {
-  const user = requireUser(ctx);
-  if (!canCreateStation(user)) throw forbidden();
-  return user;
+export function ensureStationCreator(actor: Actor): AuthUser {
+  ensure(canCreateStation(actor), actor);
+  return actor!;
 }

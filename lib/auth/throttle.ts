@@ -1,5 +1,6 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
+import { Throttled } from "@/lib/services/errors";
 
 /**
  * The login throttle (api.md §12.1): counters of failed attempts within a sliding window, one
@@ -30,6 +31,12 @@ export async function throttleWait(keys: string[]): Promise<number> {
     wait = Math.max(wait, Math.max(1, Math.ceil((freedAt - now) / 1000)));
   }
   return wait;
+}
+
+/** Throws Throttled while an attempt covered by `keys` must wait. */
+export async function ensureNotThrottled(keys: string[]): Promise<void> {
+  const wait = await throttleWait(keys);
+  if (wait > 0) throw new Throttled(wait);
 }
 
 export async function recordFailure(keys: string[]): Promise<void> {

@@ -17,6 +17,16 @@ export async function findAuthUser(id: number): Promise<AuthUser | null> {
   return db().prisma.user.findUnique({ where: { id }, select: AUTH_USER_SELECT });
 }
 
+/** A user with the names of the profile (api.md §12.3). */
+export interface UserProfile extends AuthUser {
+  firstName: string;
+  lastName: string;
+}
+
+export async function findUserProfile(id: number): Promise<UserProfile | null> {
+  return db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true } });
+}
+
 /**
  * The user a login names (api.md §12.1): the username exactly; else, for a value with "@", the
  * one active user with that e-mail address (case-insensitive). With no username, `email`.

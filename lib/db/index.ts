@@ -154,10 +154,16 @@ function createPostgresDb(url: string): Db {
   };
 }
 
-function sqliteValue(v: unknown): unknown {
+/** A parameter as better-sqlite3 takes it: booleans as 0/1, Dates as epoch milliseconds. */
+export function sqliteValue(v: unknown): unknown {
   if (typeof v === "boolean") return v ? 1 : 0;
   if (v instanceof Date) return v.getTime();
   return v;
+}
+
+/** A parameter for pg: Dates in UTC (timestamp columns hold UTC; pg would send local time). */
+export function postgresValue(v: unknown): unknown {
+  return v instanceof Date ? v.toISOString() : v;
 }
 
 const KEY = Symbol.for("enhydris.db");

@@ -52,6 +52,26 @@ export class RequestInput {
     return new RequestInput("form", {}, form);
   }
 
+  /** A FormData's fields and files: a multipart body's, or a site form's (the same fields, the same messages). */
+  static formData(data: FormData): RequestInput {
+    const entries: [string, string | UploadedFile][] = [];
+    for (const [key, value] of data.entries()) {
+      if (typeof value === "string") {
+        entries.push([key, value]);
+      } else {
+        const blob = value as File;
+        entries.push([key, {
+          kind: "file",
+          name: blob.name ?? "",
+          type: blob.type,
+          size: blob.size,
+          bytes: async () => new Uint8Array(await blob.arrayBuffer()),
+        }]);
+      }
+    }
+    return RequestInput.form(entries);
+  }
+
   static empty(): RequestInput {
     return RequestInput.form([]);
   }
@@ -192,20 +212,5 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<R
   } catch {
     throw new ApiError(400, { detail: "Multipart form parse error - Invalid multipart body." });
   }
-  const entries: [string, string | UploadedFile][] = [];
-  for (const [key, value] of data.entries()) {
-    if (typeof value === "string") {
-      entries.push([key, value]);
-    } else {
-      const blob = value as File;
-      entries.push([key, {
-        kind: "file",
-        name: blob.name ?? "",
-        type: blob.type,
-        size: blob.size,
-        bytes: async () => new Uint8Array(await blob.arrayBuffer()),
-      }]);
-    }
-  }
-  return RequestInput.form(entries);
+  return RequestInput.formData(data);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isUploadedFile, pythonTypeName, type RequestInput, type UploadedFile } from "@/lib/http/body";
 import { parseBoolean } from "@/lib/http/boolean";
-import { ErrorCollector } from "@/lib/http/errors";
+import { ErrorCollector } from "@/lib/services/errors";
 
 /**
  * Request field validation with Django REST framework's semantics and messages (api.md §1.2,
@@ -305,6 +305,23 @@ export async function validateFields<S extends FieldSpec>(
     values[name] = parsed.value;
   }
   return values as Values<S>;
+}
+
+/**
+ * The values of `spec` in `input` (as validateFields) after `more` checks them further (rules
+ * across fields, or that need the database); every error of both in one ValidationFailed.
+ */
+export async function validatedFields<S extends FieldSpec>(
+  input: RequestInput,
+  spec: S,
+  mode: WriteMode,
+  more?: (values: Values<S>, errors: ErrorCollector) => void | Promise<void>,
+): Promise<Values<S>> {
+  const errors = new ErrorCollector();
+  const values = await validateFields(input, spec, mode, errors);
+  await more?.(values, errors);
+  errors.throwIfAny();
+  return values;
 }
 
 function isFileField(field: Field<unknown>): boolean {

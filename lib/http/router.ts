@@ -2,7 +2,7 @@ import { settings } from "@/lib/config";
 import { isDatabaseUnavailable } from "@/lib/db";
 import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticate";
 import { parseBody, type RequestInput } from "@/lib/http/body";
-import { ApiError, methodNotAllowed, notFound, serverError, serviceUnavailable, unauthorized, type Challenge } from "@/lib/http/errors";
+import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable, unauthorized, type Challenge } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
 import { logError } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
@@ -25,8 +25,6 @@ export interface RouteContext {
   /** Text path parameters (`*name` segments). */
   readonly strings: Record<string, string>;
   readonly auth: Auth;
-  /** The 401 challenge of this interface. */
-  readonly challenge: Challenge;
   /** The parsed body (read once; 413/415/400 on problems). */
   input(): Promise<RequestInput>;
 }
@@ -113,7 +111,7 @@ export class Router {
         response = await this.run(request, url, method, matched);
       }
     } catch (error) {
-      response = errorResponse(error, `${method} ${url.pathname}`);
+      response = errorResponse(error, `${method} ${url.pathname}`, challengeOf(route));
     }
     response = withCors(request, response, route);
     withPageHeaders(response);
@@ -131,16 +129,15 @@ export class Router {
     const handler = route.handlers[(method === "HEAD" ? "GET" : method) as HandlerMethod];
     if (!handler) throw methodNotAllowed(method, allow);
 
-    const scheme = route.scheme ?? "current";
-    const challenge: Challenge = scheme === "legacy" ? "Basic" : "Token";
-    const auth = await authenticate(request, scheme);
+    const challenge = challengeOf(route);
+    const auth = await authenticate(request, route.scheme ?? "current");
     const context = requestContext();
     if (context) context.userId = auth.user?.id ?? null;
     if (!auth.user && settings().authenticationRequired && !route.open) throw unauthorized(challenge);
 
     let input: Promise<RequestInput> | undefined;
     const ctx: RouteContext = {
-      request, url, method, params, strings, auth, challenge,
+      request, url, method, params, strings, auth,
       input: () => (input ??= parseBody(request, settings().maxUploadSize)),
     };
     if (auth.via === "session" && method !== "GET" && method !== "HEAD" && !route.csrfExempt) {
@@ -167,9 +164,18 @@ function allowHeader(route: Route): string {
   return METHOD_ORDER.filter((m) => methods.has(m)).join(", ");
 }
 
-/** The JSON response of an error; unexpected errors are logged and answered without detail. */
-export function errorResponse(error: unknown, where: string): Response {
-  if (error instanceof ApiError) return json(error.body, error.status, error.headers);
+/** The 401 challenge of a route's interface (api.md §2, legacy.md §1.1). */
+function challengeOf(route: Route | undefined): Challenge {
+  return route?.scheme === "legacy" ? "Basic" : "Token";
+}
+
+/**
+ * The JSON response of an error: HTTP and domain errors as api.md §1.6 gives them; unexpected
+ * errors are logged and answered without detail.
+ */
+export function errorResponse(error: unknown, where: string, challenge: Challenge = "Token"): Response {
+  const known = httpError(error, challenge);
+  if (known) return json(known.body, known.status, known.headers);
   if (isDatabaseUnavailable(error)) {
     logError(`${where}: database unavailable`, error);
     const e = serviceUnavailable();

@@ -1,139 +1,25 @@
-import { db, Prisma } from "@/lib/db";
-import { formatPointEwkt } from "@/lib/geo/wkt";
-import { attachmentJson } from "@/lib/services/attachments";
-import { eventJson } from "@/lib/services/events";
-import { groupJson } from "@/lib/services/groups";
-import { descrJson, fileTypeJson, gareaJson, organizationJson, personJson, unitJson } from "@/lib/services/lookups";
-import { isoMillis } from "@/lib/services/serialize";
-import { allStationsJson, stationJsonById } from "@/lib/services/stations";
-import { olderShapeJson } from "@/lib/services/timeseries";
+import type { LegacyModelName } from "@/lib/services/legacy-models";
 
-/**
- * The models of the model-named endpoints (legacy.md §2.1): their field order and how all
- * objects (by id) or one object are read, with the current interface's JSON shapes. Lists take
- * one query per model (two for models with a joined table).
- */
-export type LegacyObject = Record<string, unknown>;
-
-export interface LegacyModel {
-  readonly fields: readonly string[];
-  list(origin: string): Promise<LegacyObject[]>;
-  get(id: number, origin: string): Promise<LegacyObject | null>;
-}
-
-const BY_ID = { id: "asc" } as const;
-const UNIT_INCLUDE = { variables: { select: { variableId: true } } } as const;
-
-/** A model read through Prisma. */
-function prismaModel<R>(
-  fields: readonly string[],
-  findMany: () => Promise<R[]>,
-  findOne: (id: number) => Promise<R | null>,
-  toJson: (row: R, origin: string) => object,
-): LegacyModel {
-  return {
-    fields,
-    list: async (origin) => (await findMany()).map((r) => toJson(r, origin) as LegacyObject),
-    get: async (id, origin) => {
-      const row = await findOne(id);
-      return row ? (toJson(row, origin) as LegacyObject) : null;
-    },
-  };
-}
-
-/** A model read with one native query; `where` is empty for the list. */
-function sqlModel<R>(fields: readonly string[], query: (where: Prisma.Sql) => Prisma.Sql, toJson: (row: R) => LegacyObject, idColumn: string): LegacyModel {
-  return {
-    fields,
-    list: async () => (await db().query<R>(query(Prisma.empty))).map(toJson),
-    get: async (id) => {
-      const [row] = await db().query<R>(query(Prisma.sql`AND ${Prisma.raw(idColumn)} = ${id}`));
-      return row ? toJson(row) : null;
-    },
-  };
-}
-
-interface GentityRow {
-  id: number; kind: string; last_modified: Date | null; name: string; code: string; remarks: string;
-  lon: number | null; lat: number | null; geom: string | null;
-}
-
-interface GpointRow {
-  id: number; last_modified: Date | null; name: string; code: string; remarks: string; lon: number; lat: number; altitude: number | null;
-}
-
-interface LentityRow {
-  id: number; last_modified: Date | null; remarks: string;
-}
-
+/** The fields of each model of the model-named endpoints (legacy.md §2.1), in output order. */
 const DESCR = ["id", "last_modified", "descr"] as const;
 const GENTITY = ["id", "last_modified", "name", "code", "remarks", "geom"] as const;
 
-function models(): Record<string, LegacyModel> {
-  const p = db().prisma;
-  return {
-    Station: {
-      fields: ["id", "last_update", "last_modified", "name", "code", "remarks", "original_srid", "altitude", "geom", "display_timezone",
-        "start_date", "end_date", "owner", "overseer", "maintainers", "stype", "data_viewers"],
-      list: async () => (await allStationsJson()) as unknown as LegacyObject[],
-      get: async (id) => (await stationJsonById(id)) as unknown as LegacyObject | null,
-    },
-    Gentity: sqlModel<GentityRow>(GENTITY, (where) => Prisma.sql`
-      SELECT g.id, g.kind, COALESCE(s.last_modified, a.last_modified) AS last_modified, COALESCE(s.name, a.name) AS name,
-        COALESCE(s.code, a.code) AS code, COALESCE(s.remarks, a.remarks) AS remarks, s.lon, s.lat, a.geom
-      FROM gentity g LEFT JOIN station s ON s.id = g.id LEFT JOIN garea a ON a.id = g.id
-      WHERE (s.id IS NOT NULL OR a.id IS NOT NULL) ${where} ORDER BY g.id`, (r) => ({
-      id: r.id, last_modified: isoMillis(r.last_modified), name: r.name, code: r.code, remarks: r.remarks,
-      geom: r.lon !== null && r.lat !== null ? formatPointEwkt(r.lon, r.lat) : r.geom,
-    }), "g.id"),
-    Gpoint: sqlModel<GpointRow>([...GENTITY, "altitude"], (where) => Prisma.sql`
-      SELECT s.id, s.last_modified, s.name, s.code, s.remarks, s.lon, s.lat, s.altitude FROM station s
-      WHERE 1 = 1 ${where} ORDER BY s.id`, (r) => ({
-      id: r.id, last_modified: isoMillis(r.last_modified), name: r.name, code: r.code, remarks: r.remarks,
-      geom: formatPointEwkt(r.lon, r.lat), altitude: r.altitude,
-    }), "s.id"),
-    Garea: prismaModel(GENTITY, () => p.garea.findMany({ orderBy: BY_ID }), (id) => p.garea.findUnique({ where: { id } }), gareaJson),
-    Timeseries: prismaModel(
-      ["id", "last_modified", "name", "hidden", "precision", "remarks", "gentity", "variable", "unit_of_measurement", "time_step", "timeseries_group"],
-      () => p.timeseries.findMany({ orderBy: BY_ID, include: { group: true } }),
-      (id) => p.timeseries.findUnique({ where: { id }, include: { group: true } }),
-      (t) => olderShapeJson(t, t.group)),
-    TimeseriesGroup: prismaModel(
-      ["id", "last_modified", "name", "hidden", "precision", "remarks", "gentity", "variable", "unit_of_measurement"],
-      () => p.timeseriesGroup.findMany({ orderBy: BY_ID }), (id) => p.timeseriesGroup.findUnique({ where: { id } }), groupJson),
-    Variable: prismaModel(DESCR, () => p.variable.findMany({ orderBy: BY_ID }), (id) => p.variable.findUnique({ where: { id } }), descrJson),
-    UnitOfMeasurement: prismaModel(["id", "last_modified", "descr", "symbol", "variables"],
-      () => p.unitOfMeasurement.findMany({ orderBy: BY_ID, include: UNIT_INCLUDE }),
-      (id) => p.unitOfMeasurement.findUnique({ where: { id }, include: UNIT_INCLUDE }), unitJson),
-    Organization: prismaModel(["id", "last_modified", "remarks", "name", "acronym"],
-      () => p.organization.findMany({ orderBy: BY_ID }), (id) => p.organization.findUnique({ where: { id } }), organizationJson),
-    Person: prismaModel(["id", "last_modified", "remarks", "last_name", "first_name", "middle_names", "initials"],
-      () => p.person.findMany({ orderBy: BY_ID }), (id) => p.person.findUnique({ where: { id } }), personJson),
-    Lentity: sqlModel<LentityRow>(["id", "last_modified", "remarks"], (where) => Prisma.sql`
-      SELECT l.id, COALESCE(o.last_modified, p.last_modified) AS last_modified, COALESCE(o.remarks, p.remarks) AS remarks
-      FROM lentity l LEFT JOIN organization o ON o.id = l.id LEFT JOIN person p ON p.id = l.id
-      WHERE (o.id IS NOT NULL OR p.id IS NOT NULL) ${where} ORDER BY l.id`, (r) => ({
-      id: r.id, last_modified: isoMillis(r.last_modified), remarks: r.remarks,
-    }), "l.id"),
-    StationType: prismaModel(DESCR, () => p.stationType.findMany({ orderBy: BY_ID }), (id) => p.stationType.findUnique({ where: { id } }), descrJson),
-    EventType: prismaModel(DESCR, () => p.eventType.findMany({ orderBy: BY_ID }), (id) => p.eventType.findUnique({ where: { id } }), descrJson),
-    FileType: prismaModel(["id", "last_modified", "descr", "mime_type"],
-      () => p.fileType.findMany({ orderBy: BY_ID }), (id) => p.fileType.findUnique({ where: { id } }), fileTypeJson),
-    GentityFile: prismaModel(["id", "last_modified", "date", "content", "descr", "remarks", "gentity"],
-      () => p.gentityFile.findMany({ orderBy: BY_ID }), (id) => p.gentityFile.findUnique({ where: { id } }),
-      (row, origin) => attachmentJson("files", row, origin)),
-    GentityEvent: prismaModel(["id", "last_modified", "date", "user", "report", "gentity", "type"],
-      () => p.event.findMany({ orderBy: BY_ID }), (id) => p.event.findUnique({ where: { id } }), eventJson),
-  };
-}
-
-/** The model names of legacy.md §2.1, in the table's order. */
-export const LEGACY_MODEL_NAMES = [
-  "Station", "Gentity", "Gpoint", "Garea", "Timeseries", "TimeseriesGroup", "Variable", "UnitOfMeasurement", "Organization",
-  "Person", "Lentity", "StationType", "EventType", "FileType", "GentityFile", "GentityEvent",
-] as const;
-export type LegacyModelName = (typeof LEGACY_MODEL_NAMES)[number];
-
-export function legacyModel(name: LegacyModelName): LegacyModel {
-  return models()[name];
-}
+export const LEGACY_FIELDS: Record<LegacyModelName, readonly string[]> = {
+  Station: ["id", "last_update", "last_modified", "name", "code", "remarks", "original_srid", "altitude", "geom", "display_timezone",
+    "start_date", "end_date", "owner", "overseer", "maintainers", "stype", "data_viewers"],
+  Gentity: GENTITY,
+  Gpoint: [...GENTITY, "altitude"],
+  Garea: GENTITY,
+  Timeseries: ["id", "last_modified", "name", "hidden", "precision", "remarks", "gentity", "variable", "unit_of_measurement", "time_step", "timeseries_group"],
+  TimeseriesGroup: ["id", "last_modified", "name", "hidden", "precision", "remarks", "gentity", "variable", "unit_of_measurement"],
+  Variable: DESCR,
+  UnitOfMeasurement: ["id", "last_modified", "descr", "symbol", "variables"],
+  Organization: ["id", "last_modified", "remarks", "name", "acronym"],
+  Person: ["id", "last_modified", "remarks", "last_name", "first_name", "middle_names", "initials"],
+  Lentity: ["id", "last_modified", "remarks"],
+  StationType: DESCR,
+  EventType: DESCR,
+  FileType: ["id", "last_modified", "descr", "mime_type"],
+  GentityFile: ["id", "last_modified", "date", "content", "descr", "remarks", "gentity"],
+  GentityEvent: ["id", "last_modified", "date", "user", "report", "gentity", "type"],
+};

@@ -1,10 +1,11 @@
-import { orNotFound } from "@/lib/api/common";
 import type { Handler, RouteContext } from "@/lib/http/router";
 import { requestOrigin } from "@/lib/http/urls";
-import { isDatabaseId } from "@/lib/legacy/ids";
-import { legacyModel, type LegacyModelName, type LegacyObject } from "@/lib/legacy/models";
+import { LEGACY_FIELDS } from "@/lib/legacy/models";
 import { negotiate } from "@/lib/legacy/negotiate";
 import { renderCsv, renderHtml, renderXml } from "@/lib/legacy/render";
+import { orNotFound } from "@/lib/services/errors";
+import { legacyReader, type LegacyModelName, type LegacyObject } from "@/lib/services/legacy-models";
+import { isDatabaseId } from "@/lib/services/refs";
 
 /**
  * GET/HEAD of `/api/<Model>/` and `/api/<Model>/<id>/` (legacy.md §2–§3): the object or all
@@ -31,18 +32,14 @@ function represent(ctx: RouteContext, title: string, body: LegacyObject | Legacy
 }
 
 export function modelList(name: LegacyModelName): Handler {
-  return async (ctx) => {
-    const model = legacyModel(name);
-    return represent(ctx, `${name} list`, await model.list(requestOrigin(ctx.request)), model.fields);
-  };
+  return async (ctx) => represent(ctx, `${name} list`, await legacyReader(name).list(requestOrigin(ctx.request)), LEGACY_FIELDS[name]);
 }
 
 /** `param` is the route's id parameter (`sid` for Station, whose writes share the current interface's handlers). */
 export function modelDetail(name: LegacyModelName, param = "id"): Handler {
   return async (ctx) => {
-    const model = legacyModel(name);
     const id = ctx.params[param];
-    const object = isDatabaseId(id) ? await model.get(id, requestOrigin(ctx.request)) : null;
-    return represent(ctx, `${name} ${id}`, orNotFound(object), model.fields);
+    const object = isDatabaseId(id) ? await legacyReader(name).get(id, requestOrigin(ctx.request)) : null;
+    return represent(ctx, `${name} ${id}`, orNotFound(object), LEGACY_FIELDS[name]);
   };
 }

@@ -1,25 +1,18 @@
-import { orNotFound } from "@/lib/api/common";
-import { requireDataReader } from "@/lib/auth/permissions";
-import { namedCache } from "@/lib/cache";
-import { resolveTimeZone } from "@/lib/formats/timezone";
+import { validators } from "@/lib/api/data-params";
 import { parseBoolean } from "@/lib/http/boolean";
 import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
-import { ErrorCollector, fieldError } from "@/lib/http/errors";
 import { isCalendarDate, MSG, number, parseIntegerValue } from "@/lib/http/fields";
 import type { RouteContext } from "@/lib/http/router";
-import { isDatabaseId } from "@/lib/legacy/ids";
 import { jsonOrJsonp } from "@/lib/legacy/jsonp";
-import { databaseRecordIndex } from "@/lib/legacy/record-index";
 import { callbackParam } from "@/lib/legacy/station-info";
-import { aggregatedResult, aggregateInDatabase } from "@/lib/legacy/aggregate";
-import { LAST_CHOICES, LegacyAccumulator, legacyJson, normalizedSelection, selectInterval, type LastChoice, type Selection } from "@/lib/legacy/stats";
-import { records } from "@/lib/records";
-import { validators } from "@/lib/services/data";
-import { loadSeriesContext, type SeriesContext } from "@/lib/services/series-context";
+import { LAST_CHOICES, normalizedSelection, type LastChoice } from "@/lib/legacy/stats";
+import { ErrorCollector, ValidationFailed } from "@/lib/services/errors";
+import { legacyDataJson, type LegacyDataRequest } from "@/lib/services/legacy-timeseries-data";
+import { readableSeries } from "@/lib/services/series-context";
 
 /**
  * GET {site}/timeseries/data/ (legacy.md §7, formats.md §8): the statistics and down-sampled
- * points of an interval, cached per series version and parameters in a bounded LRU.
+ * points of an interval (lib/services/legacy-timeseries-data.ts), JSON or JSONP, with validators.
  */
 export const TIME_MESSAGE = "Time has wrong format. Use one of these formats instead: hh:mm.";
 
@@ -32,15 +25,13 @@ function param(params: URLSearchParams, name: string): string | null {
 /** `object_id`: required integer. */
 export function readObjectId(params: URLSearchParams): number {
   const raw = param(params, "object_id");
-  if (raw === null) throw fieldError("object_id", MSG.required);
+  if (raw === null) throw ValidationFailed.field("object_id", MSG.required);
   const id = parseIntegerValue(raw);
-  if (id === undefined) throw fieldError("object_id", MSG.integer);
+  if (id === undefined) throw ValidationFailed.field("object_id", MSG.integer);
   return id;
 }
 
-export interface LegacyDataParams {
-  selection: Selection;
-  vector: boolean;
+export interface LegacyDataParams extends LegacyDataRequest {
   callback: string | null;
 }
 
@@ -98,39 +89,10 @@ export function readDataParams(params: URLSearchParams): LegacyDataParams {
   return { selection: { startPos, endPos, last, date, time, startOffset, exactDatetime }, vector, callback };
 }
 
-const cache = () => namedCache("legacy-timeseries-data", 32 * 1024 * 1024);
-
-/** The JSON text of the result (`null` when exact times are missing), computed or from the cache. */
-export async function legacyDataJson(s: SeriesContext, p: LegacyDataParams, key: string): Promise<string> {
-  const cached = cache().get(key);
-  if (cached !== undefined) return cached;
-  const zone = resolveTimeZone(s.station.displayTimezone)!;
-  const index = databaseRecordIndex(s.id, { count: s.recordCount, first: s.firstTimestamp, last: s.lastTimestamp });
-  const interval = await selectInterval(p.selection, index, zone);
-  let body: string;
-  if (interval === null) {
-    body = legacyJson(null);
-  } else if (!p.vector && aggregateInDatabase(interval.b - interval.a + 1)) {
-    // Down-sampled without vector statistics: aggregated in the database.
-    body = legacyJson(await aggregatedResult(s.id, interval, s.group.precision));
-  } else {
-    // Short intervals, or vector statistics (which need every value): read the records.
-    const acc = new LegacyAccumulator(interval.a, interval.b, s.group.precision, p.vector);
-    if (interval.b >= interval.a && interval.from !== null && interval.to !== null) {
-      for await (const chunk of records().read(s.id, interval.from, interval.to)) acc.add(chunk.timestamps, chunk.values, chunk.length);
-    }
-    body = legacyJson(acc.result());
-  }
-  cache().set(key, body);
-  return body;
-}
-
 /** GET/HEAD {site}/timeseries/data/ */
 export async function timeseriesData(ctx: RouteContext): Promise<Response> {
   const params = ctx.url.searchParams;
-  const id = readObjectId(params);
-  const s = orNotFound(isDatabaseId(id) ? await loadSeriesContext(id) : null);
-  requireDataReader(ctx, s.access, s.publiclyAvailable);
+  const s = await readableSeries(ctx.auth.user, { seriesId: readObjectId(params) });
   const p = readDataParams(params);
   // What decides the result (formats.md §8.6): the series version, the precision, the display zone, the normalized parameters.
   const inputs = [...normalizedSelection(p.selection), p.vector, s.group.precision, s.station.displayTimezone];

@@ -1,15 +1,11 @@
-import { orNotFound } from "@/lib/api/common";
 import { olderShapeFields } from "@/lib/api/series-fields";
-import { createGroupWithSeries, deleteSeriesAndEmptyGroup } from "@/lib/api/series-writes";
-import { requireEditor, requireUser } from "@/lib/auth/permissions";
-import { db } from "@/lib/db";
-import { ErrorCollector } from "@/lib/http/errors";
-import { pk, validateFields } from "@/lib/http/fields";
+import { ensureUser } from "@/lib/auth/permissions";
+import { pk, validatedFields } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { isDatabaseId } from "@/lib/legacy/ids";
 import { existing } from "@/lib/services/refs";
-import { stationAccess } from "@/lib/services/stations";
+import { createOlderShape, deleteOlderShape } from "@/lib/services/series-writes";
+import { olderShapeJson, seriesAt } from "@/lib/services/timeseries";
 
 /**
  * Legacy writes of time series (legacy.md §4.3). Station writes are the current interface's
@@ -21,27 +17,19 @@ function legacySeriesFields() {
   return { ...olderShapeFields(), gentity: pk(existing("station"), { required: true }) };
 }
 
-/** POST /api/Timeseries/: anonymous → 401, then the body (400), then the permission (403). */
+/** POST /api/Timeseries/: anonymous → 401, then the body (400), then the station (404) and the permission (403). */
 export async function createTimeseries(ctx: RouteContext): Promise<Response> {
-  requireUser(ctx);
-  const errors = new ErrorCollector();
-  const v = await validateFields(await ctx.input(), legacySeriesFields(), "create", errors);
-  errors.throwIfAny();
-  const station = orNotFound(await stationAccess(v.gentity!));
-  requireEditor(ctx, station);
-  const body = await createGroupWithSeries(station.id, {
+  ensureUser(ctx.auth.user);
+  const v = await validatedFields(await ctx.input(), legacySeriesFields(), "create");
+  const id = await createOlderShape(ctx.auth.user, v.gentity!, {
     group: { name: v.name, hidden: v.hidden, precision: v.precision!, remarks: v.remarks, variableId: v.variable!, unitId: v.unit_of_measurement! },
     timeStep: v.time_step,
   });
-  return json(body, 201);
+  return json(olderShapeJson(await seriesAt({ seriesId: id })), 201);
 }
 
 /** DELETE /api/Timeseries/<id>/: as the older shape's delete (api.md §7.1). */
 export async function deleteTimeseries(ctx: RouteContext): Promise<Response> {
-  const id = ctx.params.id;
-  const series = orNotFound(isDatabaseId(id) ? await db().prisma.timeseries.findUnique({ where: { id }, include: { group: true } }) : null);
-  const station = orNotFound(await stationAccess(series.group.stationId));
-  requireEditor(ctx, station);
-  await deleteSeriesAndEmptyGroup(series.id, series.groupId);
+  await deleteOlderShape(ctx.auth.user, { seriesId: ctx.params.id });
   return noContent();
 }

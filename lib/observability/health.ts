@@ -2,7 +2,7 @@ import { db, Prisma } from "@/lib/db";
 import { loadMigrations } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { settings } from "@/lib/config";
-import { jobQueueStats } from "@/lib/observability/queue";
+import { queueStats } from "@/lib/jobs/queue";
 
 /**
  * The service's health for load balancers and monitoring (`GET api/health/`): one query that
@@ -21,6 +21,7 @@ export interface Health {
   database: "ok" | "unavailable";
   /** "pending": the database lacks a migration this code needs; "unknown": the database did not answer. */
   migrations: "ok" | "pending" | "unknown";
+  /** The job queue (lib/jobs); null when the database did not answer. */
   queue: QueueHealth | null;
 }
 
@@ -52,7 +53,7 @@ async function appliedMigrations(): Promise<Set<string> | null> {
 }
 
 async function queueHealth(): Promise<QueueHealth | null> {
-  const stats = await withDeadline(jobQueueStats(), HEALTH_DEADLINE_MS).catch(() => null);
+  const stats = await withDeadline(queueStats(), HEALTH_DEADLINE_MS).catch(() => null);
   return stats && {
     depth: stats.queued, running: stats.running, failed_24h: stats.failed, oldest_job_age_seconds: stats.oldest_queued_age_seconds,
   };

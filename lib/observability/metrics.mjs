@@ -13,7 +13,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /**
  * @typedef {{ inUse: number, idle: number, waiting: number }} PoolUse
  * @typedef {{ queued: number, running: number, failed: number, oldest_queued_age_seconds: number | null }} QueueStats
- * @typedef {object} MetricSources Read when metrics are collected; set by lib/observability/sources.ts at start-up.
+ * @typedef {object} MetricSources Read when metrics are collected; set by lib/observability/sources.ts at start-up
+ *   (the queue's are lib/jobs/queue.ts's queueStats()).
  * @property {(() => PoolUse | null) | null} databasePool
  * @property {(() => Promise<QueueStats | null>) | null} queue
  */
@@ -24,7 +25,7 @@ function create() {
   /** @type {MetricSources} */
   const sources = { databasePool: null, queue: null };
   /**
-   * A gauge of the job queue's statistics (0 while there is no queue). The queue lives in the
+   * A gauge of the job queue's statistics (0 until start-up connects the queue). The queue lives in the
    * database: every worker reads the same numbers, so the cluster aggregate takes the largest.
    * @param {string} name
    * @param {string} help
@@ -80,7 +81,7 @@ function create() {
       },
     }),
     jobQueueDepth: queueGauge("enhydris_job_queue_depth", "Jobs queued (waiting to run, retries included)", (s) => s.queued),
-    jobQueueLag: queueGauge("enhydris_job_queue_lag_seconds", "Age of the oldest queued job that is due", (s) => s.oldest_queued_age_seconds ?? 0),
+    jobQueueLag: queueGauge("enhydris_job_queue_lag_seconds", "Age of the oldest queued job (retries waiting for their backoff included)", (s) => s.oldest_queued_age_seconds ?? 0),
     jobFailures: queueGauge("enhydris_job_failures_24h", "Jobs that failed for good over the last 24 hours", (s) => s.failed),
   };
 }

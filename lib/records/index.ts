@@ -24,6 +24,12 @@ class CountedStore implements RecordsStore {
     }
   }
 
+  async replace(...args: Parameters<RecordsStore["replace"]>): Promise<number> {
+    const written = await this.store.replace(...args);
+    metrics().recordsWritten.inc(written);
+    return written;
+  }
+
   summary: RecordsStore["summary"] = (seriesId) => this.store.summary(seriesId);
   count: RecordsStore["count"] = (seriesId, from, to) => this.store.count(seriesId, from, to);
   aggregate: RecordsStore["aggregate"] = (seriesId, S, E, N) => this.store.aggregate(seriesId, S, E, N);

@@ -3,11 +3,13 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
+import { postgresValue } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type BlockRow,
-  type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions,
+  type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -63,16 +65,31 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    return this.transaction(async (client) => {
+      const result = await this.writeInTransaction(client, seriesId, batch, options);
+      return { value: result, commit: result.ok && !options.dryRun, written: batch.timestamps.length };
+    });
+  }
+
+  async replace(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions = {}): Promise<number> {
+    checkReplacement(from, batch);
+    return this.transaction(async (client) => {
+      const { n, deleted } = await this.replaceInTransaction(client, seriesId, from, batch, options);
+      return { value: n, commit: true, written: n + deleted };
+    });
+  }
+
+  /** Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM. */
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<{ value: T; commit: boolean; written: number }>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query("BEGIN");
       try {
-        const result = await this.writeInTransaction(client, seriesId, batch, options);
-        const commit = result.ok && !options.dryRun;
+        const { value, commit, written } = await fn(client);
         await client.query(commit ? "COMMIT" : "ROLLBACK");
-        if (commit && batch.timestamps.length >= VACUUM_AFTER) this.scheduleVacuum();
-        return result;
+        if (commit && written >= VACUUM_AFTER) this.scheduleVacuum();
+        return value;
       } catch (e) {
         await client.query("ROLLBACK").catch(() => { broken = true; });
         throw e;
@@ -80,6 +97,11 @@ export class PostgresRecordsStore implements RecordsStore {
     } finally {
       client.release(broken);
     }
+  }
+
+  /** The write's `also` statements, on its client, inside its transaction. */
+  private async runAlso(client: pg.PoolClient, options: AlsoOptions): Promise<void> {
+    for (const sql of options.also ?? []) await client.query(sql.text, sql.values.map(postgresValue));
   }
 
   private async writeInTransaction(client: pg.PoolClient, seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
@@ -99,6 +121,57 @@ export class PostgresRecordsStore implements RecordsStore {
     if (errors.length) return { ok: false, errors };
     if (n === 0 || options.dryRun) return { ok: true, stored: n };
 
+    await this.storeRecords(client, seriesId, batch);
+    const last = n - 1;
+    await client.query(q(`UPDATE timeseries SET
+        record_count = record_count + $1,
+        first_timestamp = LEAST(first_timestamp, $2),
+        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $4 ELSE last_value END,
+        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $5 ELSE last_flags END,
+        last_timestamp = GREATEST(last_timestamp, $3),
+        version = version + 1,
+        last_modified = to_timestamp($6::float8 / 1000) AT TIME ZONE 'UTC'
+      WHERE id = $7`,
+    [n, batch.timestamps[0], batch.timestamps[last], nullable(batch.values[last]), batch.flags[last], Date.now(), seriesId]));
+    await this.runAlso(client, options);
+    return { ok: true, stored: n };
+  }
+
+  private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions) {
+    const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
+    if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
+    const deleted = (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
+    const n = batch.timestamps.length;
+    if (deleted > 0 || n > 0) {
+      // The day holding `from` keeps its earlier records: its block is counted again from them.
+      const day = blockStart(from);
+      await client.query(q("DELETE FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2", [seriesId, day]));
+      await client.query(q(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+        SELECT $1, $2, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
+        WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
+      if (n > 0) await this.storeRecords(client, seriesId, batch);
+      const last = n > 0
+        ? [batch.timestamps[n - 1], nullable(batch.values[n - 1]), batch.flags[n - 1]]
+        : (await client.query({
+          ...q("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $1 AND timestamp < $2 ORDER BY timestamp DESC LIMIT 1",
+            [seriesId, from]),
+          rowMode: "array",
+        })).rows[0] ?? [null, null, null];
+      await client.query(q(`UPDATE timeseries SET
+          record_count = record_count - $1 + $2,
+          first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
+          last_timestamp = $5, last_value = $6, last_flags = $7,
+          version = version + 1,
+          last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
+        WHERE id = $9`,
+      [deleted, n, from, n > 0 ? batch.timestamps[0] : null, ...last, Date.now(), seriesId]));
+    }
+    await this.runAlso(client, options);
+    return { n, deleted };
+  }
+
+  /** Streams the records in with COPY and merges their daily aggregates into the blocks. */
+  private async storeRecords(client: pg.PoolClient, seriesId: number, batch: RecordBatch): Promise<void> {
     await pipeline(Readable.from(copyLines(seriesId, batch)), client.query(copyFrom(
       "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN")));
     const blocks = batchBlocks(batch);
@@ -111,18 +184,6 @@ export class PostgresRecordsStore implements RecordsStore {
         max = GREATEST(b.max, excluded.max),
         sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE b.sum + excluded.sum END`,
     [seriesId, blocks.starts, blocks.counts, blocks.valueCounts, blocks.mins, blocks.maxs, blocks.sums]));
-    const last = n - 1;
-    await client.query(q(`UPDATE timeseries SET
-        record_count = record_count + $1,
-        first_timestamp = LEAST(first_timestamp, $2),
-        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $4 ELSE last_value END,
-        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $5 ELSE last_flags END,
-        last_timestamp = GREATEST(last_timestamp, $3),
-        version = version + 1,
-        last_modified = to_timestamp($6::float8 / 1000) AT TIME ZONE 'UTC'
-      WHERE id = $7`,
-    [n, batch.timestamps[0], batch.timestamps[last], nullable(batch.values[last]), batch.flags[last], Date.now(), seriesId]));
-    return { ok: true, stored: n };
   }
 
   read(seriesId: number, from: number, to: number, chunkSize = 50_000): AsyncGenerator<RecordChunk> {

@@ -1,13 +1,14 @@
 import type { Statement } from "better-sqlite3";
-import type { Db } from "@/lib/db";
+import { sqliteValue, type Db } from "@/lib/db";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { logError } from "@/lib/log";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type BlockRow,
-  type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions,
+  type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -34,19 +35,36 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    return this.transaction(() => {
+      const result = this.writeInTransaction(seriesId, batch, options);
+      return { value: result, commit: result.ok && !options.dryRun };
+    });
+  }
+
+  async replace(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions = {}): Promise<number> {
+    checkReplacement(from, batch);
+    return this.transaction(() => ({ value: this.replaceInTransaction(seriesId, from, batch, options), commit: true }));
+  }
+
+  /** Runs `fn` in one synchronous transaction under the process's write lock. */
+  private transaction<T>(fn: () => { value: T; commit: boolean }): Promise<T> {
     return this.db.withWriteLock(() => {
       const conn = this.conn;
       conn.exec("BEGIN IMMEDIATE");
       try {
-        const result = this.writeInTransaction(seriesId, batch, options);
-        if (result.ok && !options.dryRun) conn.exec("COMMIT");
-        else conn.exec("ROLLBACK");
-        return result;
+        const { value, commit } = fn();
+        conn.exec(commit ? "COMMIT" : "ROLLBACK");
+        return value;
       } catch (e) {
         if (conn.inTransaction) conn.exec("ROLLBACK");
         throw e;
       }
     });
+  }
+
+  /** The write's `also` statements, on this connection, inside its transaction. */
+  private runAlso(options: AlsoOptions): void {
+    for (const sql of options.also ?? []) this.stmt(sql.sql).run(sql.values.map(sqliteValue));
   }
 
   private writeInTransaction(seriesId: number, batch: RecordBatch, options: WriteOptions): WriteResult {
@@ -82,7 +100,39 @@ export class SqliteRecordsStore implements RecordsStore {
       batch.timestamps[lastIndex], batch.flags[lastIndex],
       batch.timestamps[lastIndex], batch.timestamps[lastIndex],
       Date.now(), seriesId);
+    this.runAlso(options);
     return { ok: true, stored: n };
+  }
+
+  private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
+    if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
+    const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?").run(seriesId, from).changes;
+    const n = batch.timestamps.length;
+    if (deleted > 0 || n > 0) {
+      // The day holding `from` keeps its earlier records: its block is counted again from them.
+      const day = blockStart(from);
+      this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?").run(seriesId, day);
+      this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+        SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
+        WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`).run(seriesId, day, seriesId, day, from);
+      if (n > 0) {
+        this.insertRecords(seriesId, batch);
+        this.mergeBlocks(seriesId, batch);
+      }
+      const last = n > 0
+        ? [batch.timestamps[n - 1], nullable(batch.values[n - 1]), batch.flags[n - 1]]
+        : (this.stmt("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1")
+          .raw(true).get(seriesId, from) as [number, number | null, string] | undefined) ?? [null, null, null];
+      this.stmt(`UPDATE timeseries SET
+          record_count = record_count - ? + ?,
+          first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
+          last_timestamp = ?, last_value = ?, last_flags = ?,
+          version = version + 1,
+          last_modified = ?
+        WHERE id = ?`).run(deleted, n, from, n > 0 ? batch.timestamps[0] : null, ...last, Date.now(), seriesId);
+    }
+    this.runAlso(options);
+    return n;
   }
 
   private insertRecords(seriesId: number, batch: RecordBatch): void {

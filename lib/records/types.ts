@@ -28,7 +28,18 @@ export interface WriteState {
   readonly existing: ReadonlySet<number>;
 }
 
-export interface WriteOptions {
+/**
+ * Statements (Prisma.sql) run in a write's transaction after its records, before the commit: so
+ * the write and what it causes (a queued job, lib/jobs) commit or roll back together. On SQLite
+ * they run synchronously on the native connection (`sql.sql`), on PostgreSQL on the write's
+ * client (`sql.text`).
+ */
+export interface AlsoOptions {
+  readonly also?: readonly Prisma.Sql[];
+}
+
+/** A write's `also` runs only when it stores records: not for a dry run, a failed validation or an empty batch. */
+export interface WriteOptions extends AlsoOptions {
   readonly mode: "append" | "insert";
   /** Validate and roll back. */
   readonly dryRun?: boolean;
@@ -46,12 +57,19 @@ export interface RecordChunk {
   readonly length: number;
 }
 
+import type { Prisma } from "@/lib/db";
 import { intervalOf, type ChartAggregates } from "@/lib/formats/chart";
 
 export type { ChartAggregates };
 
 export interface RecordsStore {
   write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult>;
+  /**
+   * In one transaction: deletes the series' records with timestamp ≥ from and stores `batch`
+   * (every timestamp ≥ from), keeping the summary and the daily blocks exact; then runs `also`.
+   * Returns the number of records written. Readers see the old records or the new, never a mixture.
+   */
+  replace(seriesId: number, from: number, batch: RecordBatch, options?: AlsoOptions): Promise<number>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
@@ -92,6 +110,14 @@ export async function* readAhead(from: number, fetch: (from: number, k: number) 
 }
 
 export const DAY = 86_400;
+
+/** Refuses a replacement batch with a record before `from` (it would survive the next replace). */
+export function checkReplacement(from: number, batch: RecordBatch): void {
+  if (!Number.isSafeInteger(from)) throw new Error(`replace: not an integer timestamp: ${from}`);
+  if (batch.timestamps.length && batch.timestamps[0] < from) {
+    throw new Error(`replace: the batch starts at ${batch.timestamps[0]}, before ${from}`);
+  }
+}
 
 /** The start of the UTC day holding t. */
 export function blockStart(t: number): number {

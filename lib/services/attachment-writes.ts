@@ -1,20 +1,34 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import type { Actor } from "@/lib/auth/permissions";
 import { db } from "@/lib/db";
-import type { UploadedFile } from "@/lib/http/body";
-import type { AttachmentKind } from "@/lib/services/attachments";
+import { findAttachment, type AttachmentKind } from "@/lib/services/attachments";
+import { valuesOf, type Given } from "@/lib/services/given";
 import { mediaDirectory, mediaPath } from "@/lib/services/media";
+import { editableChild, editableStation, type StationAccess } from "@/lib/services/stations";
 
 /**
- * Writes of station files and images (api.md §9): bytes are stored under generated names in
- * the media directory, never under a name the client chose; the name the client sent is kept
- * (sanitized) only for Content-Disposition.
+ * Writes of station files and images (api.md §9) by the station's editors: bytes are stored
+ * under generated names in the media directory, never under a name the client chose; the name
+ * the client sent is kept (sanitized) only for Content-Disposition.
  */
 export interface AttachmentData {
   date?: string | null;
   descr?: string;
   remarks?: string;
   featured?: boolean;
+}
+
+/** The content of a new file or image: the name it had where it came from, and its bytes. */
+export interface NewContent {
+  readonly name: string;
+  bytes(): Promise<Uint8Array>;
+}
+
+/** The fields given, and new content (required on create). */
+export interface AttachmentValues {
+  data: AttachmentData;
+  content: NewContent | null;
 }
 
 /** The base name of an uploaded file: no path, no control characters. */
@@ -43,7 +57,7 @@ async function uniqueName(kind: AttachmentKind, stationId: number, wanted: strin
 }
 
 /** Writes the bytes atomically under a new generated name. */
-async function store(file: UploadedFile): Promise<string> {
+async function store(file: NewContent): Promise<string> {
   await mkdir(mediaDirectory(), { recursive: true });
   const storedName = `${randomBytes(16).toString("hex")}${extension(file.name)}`;
   const temp = mediaPath(`${storedName.replace(/\..*$/, "")}-tmp`);
@@ -56,11 +70,15 @@ async function discard(storedName: string | null | undefined): Promise<void> {
   if (storedName) await rm(mediaPath(storedName), { force: true });
 }
 
-export async function createAttachment(kind: AttachmentKind, stationId: number, data: AttachmentData, file: UploadedFile): Promise<number> {
-  const fileName = await uniqueName(kind, stationId, sanitizeFileName(file.name));
+/** A new file or image of the station; its id. */
+export async function createAttachment(actor: Actor, kind: AttachmentKind, stationId: number,
+  given: Given<AttachmentValues & { content: NewContent }, StationAccess>): Promise<number> {
+  const station = await editableStation(actor, stationId);
+  const { data, content: file } = await valuesOf(given, station);
+  const fileName = await uniqueName(kind, station.id, sanitizeFileName(file.name));
   const storedName = await store(file);
   try {
-    const common = { stationId, fileName, storedName, date: data.date ?? null, descr: data.descr ?? "", remarks: data.remarks ?? "", lastModified: new Date() };
+    const common = { stationId: station.id, fileName, storedName, date: data.date ?? null, descr: data.descr ?? "", remarks: data.remarks ?? "", lastModified: new Date() };
     return await db().write(async (tx) => (kind === "files"
       ? await tx.gentityFile.create({ data: common })
       : await tx.gentityImage.create({ data: { ...common, featured: data.featured ?? false } })).id);
@@ -70,10 +88,11 @@ export async function createAttachment(kind: AttachmentKind, stationId: number, 
   }
 }
 
-export async function updateAttachment(kind: AttachmentKind, stationId: number, id: number, data: AttachmentData, file: UploadedFile | null): Promise<void> {
-  const p = db().prisma;
-  const before = kind === "files" ? await p.gentityFile.findUnique({ where: { id } }) : await p.gentityImage.findUnique({ where: { id } });
-  const content = file ? { fileName: await uniqueName(kind, stationId, sanitizeFileName(file.name), id), storedName: await store(file) } : {};
+/** Changes the fields given; new content replaces the stored bytes. */
+export async function updateAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number, given: Given<AttachmentValues, StationAccess>): Promise<void> {
+  const { station, child: before } = await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
+  const { data, content: file } = await valuesOf(given, station);
+  const content = file ? { fileName: await uniqueName(kind, station.id, sanitizeFileName(file.name), id), storedName: await store(file) } : {};
   const { featured, ...common } = data;
   const changes = { ...common, ...content, lastModified: new Date() };
   try {
@@ -85,10 +104,11 @@ export async function updateAttachment(kind: AttachmentKind, stationId: number, 
     await discard(content.storedName);
     throw e;
   }
-  if (file) await discard(before?.storedName);
+  if (file) await discard(before.storedName);
 }
 
-export async function deleteAttachment(kind: AttachmentKind, id: number): Promise<void> {
+export async function deleteAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number): Promise<void> {
+  await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
   const row = await db().write(async (tx) => (kind === "files"
     ? await tx.gentityFile.delete({ where: { id } })
     : await tx.gentityImage.delete({ where: { id } })));

@@ -1,86 +1,26 @@
 import { namedCache } from "@/lib/cache";
-import { settings } from "@/lib/config";
-import { chartPoints, chartRange, DEFAULT_CHART_POINTS, MAX_CHART_POINTS } from "@/lib/formats/chart";
-import { DATETIME_FORMAT_MESSAGE, MAX_INSTANT, MIN_INSTANT, parseDateParam } from "@/lib/formats/date-param";
-import { htsHeader, HTS_CONTENT_TYPE } from "@/lib/formats/hts";
+import { chartPoints, chartRange } from "@/lib/formats/chart";
+import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
+import { htsHeader } from "@/lib/formats/hts";
 import { bottomLine, formatRecordLines } from "@/lib/formats/records";
 import { makeTimestampFormatter } from "@/lib/formats/timestamp";
-import { invalidTimeZoneMessage, isFixedOffset, noFixedOffsetMessage, resolveTimeZone, type TimeZone } from "@/lib/formats/timezone";
-import { makeEtag, type Validators } from "@/lib/http/conditional";
-import { ErrorCollector } from "@/lib/http/errors";
-import { MSG } from "@/lib/http/fields";
+import type { TimeZone } from "@/lib/formats/timezone";
 import { records } from "@/lib/records";
-import { latestModification, type SeriesContext } from "@/lib/services/series-context";
+import type { SeriesContext } from "@/lib/services/series-context";
 
 /**
- * The read side of the data endpoints (api.md §8, formats.md §2, §5, §7, §9): parameters,
- * validators, the streamed CSV/HTS body, bottom and chart.
+ * The read side of the data endpoints (api.md §8, formats.md §2, §5, §7): the streamed CSV/HTS
+ * body, bottom and chart of a series the caller may read (series-context.ts readableSeries),
+ * for parameters already read (lib/api/data-params.ts).
  */
 export type OutputFormat = "csv" | "hts" | "hts2";
 
-/**
- * Reads a `timezone` parameter (formats.md §3.1); the default is the station's display zone.
- * The zone keeps the name as the client sent it (or as the station stores it): HTS echoes it.
- */
-export function readZone(value: string | null | undefined, s: SeriesContext, errors: ErrorCollector, field = "timezone"): TimeZone {
-  const fallback = resolveTimeZone(s.station.displayTimezone)!;
-  if (value === null || value === undefined || value === "") return fallback;
-  // A "+" sent unencoded arrives as a space (Etc/GMT+5 → "Etc/GMT 5").
-  const zone = resolveTimeZone(value) ?? (value.includes(" ") ? resolveTimeZone(value.replace(/ /g, "+")) : null);
-  if (!zone) errors.add(field, invalidTimeZoneMessage(value));
-  return zone ?? fallback;
-}
-
-/** `start_date`/`end_date` (formats.md §3.4): naive values in the display zone; clamped; null when absent. */
-export function readRange(params: URLSearchParams, s: SeriesContext, errors: ErrorCollector): { start: number | null; end: number | null } {
-  const displayZone = resolveTimeZone(s.station.displayTimezone)!;
-  const read = (name: "start_date" | "end_date", bound: "start" | "end") => {
-    const value = params.get(name);
-    if (value === null || value === "") return null;
-    const instant = parseDateParam(value, displayZone, bound);
-    if (instant === "invalid") {
-      errors.add(name, DATETIME_FORMAT_MESSAGE);
-      return null;
-    }
-    return instant;
-  };
-  return { start: read("start_date", "start"), end: read("end_date", "end") };
-}
-
-/** The validators of a data response of `kind` with its effective parameters (formats.md §9). */
-export function validators(s: SeriesContext, kind: string, effective: unknown[]): Validators {
-  const stamp = (d: Date | null) => d?.getTime() ?? null;
-  const etag = makeEtag(s.id, s.version, [kind, ...effective, stamp(s.group.lastModified), stamp(s.station.lastModified),
-    stamp(s.variable.lastModified), stamp(s.unit.lastModified)]);
-  const open = s.publiclyAvailable && !settings().authenticationRequired;
-  return { etag, lastModified: latestModification(s), cacheControl: `${open ? "public" : "private"}, no-cache` };
-}
-
-export interface DataRequest {
+/** What GET data/ returns: the format, the zone of the timestamps and the range (null: unbounded). */
+export interface DataSelection {
   fmt: OutputFormat;
   output: TimeZone;
   start: number | null;
   end: number | null;
-  validators: Validators;
-}
-
-/** The parameters of GET data/ (formats.md §2.2); every problem is reported in one 400. */
-export function dataRequest(params: URLSearchParams, s: SeriesContext): DataRequest {
-  const errors = new ErrorCollector();
-  const rawFmt = params.get("fmt") ?? "";
-  const fmt = (rawFmt === "" ? "csv" : rawFmt.toLowerCase()) as OutputFormat;
-  if (!["csv", "hts", "hts2"].includes(fmt)) errors.add("fmt", MSG.choice(rawFmt));
-  const output = readZone(params.get("timezone"), s, errors);
-  if (fmt !== "csv" && !errors.has("timezone") && !isFixedOffset(output)) errors.add("timezone", noFixedOffsetMessage(output.name));
-  const { start, end } = readRange(params, s, errors);
-  errors.throwIfAny();
-  return { fmt, output, start, end, validators: validators(s, "data", [fmt, output.name, start, end]) };
-}
-
-export function dataHeaders(s: SeriesContext, fmt: OutputFormat): Record<string, string> {
-  return fmt === "csv"
-    ? { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `inline; filename="${s.id}.csv"` }
-    : { "Content-Type": HTS_CONTENT_TYPE, "Content-Disposition": `inline; filename="${s.id}.hts"` };
 }
 
 /** Streams record lines of [from, to] after an optional prefix (the HTS header); memory stays bounded. */
@@ -107,7 +47,7 @@ export function recordLinesStream(seriesId: number, from: number, to: number, pr
 }
 
 /** The body of GET data/: record lines, after the HTS header for hts/hts2. */
-export async function dataBody(s: SeriesContext, r: DataRequest): Promise<ReadableStream<Uint8Array>> {
+export async function dataBody(s: SeriesContext, r: DataSelection): Promise<ReadableStream<Uint8Array>> {
   const from = r.start ?? MIN_INSTANT;
   const to = r.end ?? MAX_INSTANT;
   let prefix = "";
@@ -123,46 +63,26 @@ export async function dataBody(s: SeriesContext, r: DataRequest): Promise<Readab
 }
 
 /** GET bottom/ (formats.md §2.3): the last record's line without CR LF; any zone. */
-export function bottomRequest(params: URLSearchParams, s: SeriesContext): { output: TimeZone; validators: Validators } {
-  const errors = new ErrorCollector();
-  const output = readZone(params.get("timezone"), s, errors);
-  errors.throwIfAny();
-  return { output, validators: validators(s, "bottom", [output.name]) };
-}
-
 export function bottomBody(s: SeriesContext, output: TimeZone): string {
   if (s.lastTimestamp === null) return "";
   return bottomLine(s.lastTimestamp, s.lastValue, s.lastFlags ?? "", s.group.precision, makeTimestampFormatter(output));
 }
 
-export interface ChartRequest {
+/** What GET chart/ returns: the range (null: the series' own) and the number of points. */
+export interface ChartSelection {
   start: number | null;
   end: number | null;
   points: number;
-  validators: Validators;
-}
-
-/** The parameters of GET chart/ (formats.md §7.1). */
-export function chartRequest(params: URLSearchParams, s: SeriesContext): ChartRequest {
-  const errors = new ErrorCollector();
-  const { start, end } = readRange(params, s, errors);
-  const raw = params.get("points");
-  let points = DEFAULT_CHART_POINTS;
-  if (raw !== null && raw !== "") {
-    if (!/^\s*[+-]?\d+\s*$/.test(raw)) errors.add("points", MSG.integer);
-    else if (Number(raw) < 1) errors.add("points", MSG.minValue(1));
-    else if (Number(raw) > MAX_CHART_POINTS) errors.add("points", MSG.maxValue(MAX_CHART_POINTS));
-    else points = Number(raw);
-  }
-  errors.throwIfAny();
-  return { start, end, points, validators: validators(s, "chart", [start, end, points]) };
 }
 
 const chartCache = () => namedCache("chart", 32 * 1024 * 1024);
 
-/** The chart JSON (formats.md §7.2), computed from the stored blocks and cached per version. */
-export async function chartBody(s: SeriesContext, r: ChartRequest): Promise<string> {
-  const cached = chartCache().get(r.validators.etag);
+/**
+ * The chart JSON (formats.md §7.2), computed from the stored blocks and cached under `key`,
+ * which names the series version and the selection (the response's ETag).
+ */
+export async function chartBody(s: SeriesContext, r: ChartSelection, key: string): Promise<string> {
+  const cached = chartCache().get(key);
   if (cached !== undefined) return cached;
   const range = chartRange(r.start, r.end, s.firstTimestamp, s.lastTimestamp);
   let body = "[]";
@@ -170,6 +90,6 @@ export async function chartBody(s: SeriesContext, r: ChartRequest): Promise<stri
     const aggregates = await records().aggregate(s.id, range.S, range.E, r.points);
     body = JSON.stringify(chartPoints(range.S, range.E, r.points, aggregates, s.group.precision));
   }
-  chartCache().set(r.validators.etag, body);
+  chartCache().set(key, body);
   return body;
 }

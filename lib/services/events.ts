@@ -1,5 +1,8 @@
+import type { Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
+import { valuesOf, type Given } from "@/lib/services/given";
 import { isoMillis } from "@/lib/services/serialize";
+import { editableChild, editableStation, type StationAccess } from "@/lib/services/stations";
 
 export type EventRow = Prisma.EventGetPayload<object>;
 
@@ -26,4 +29,33 @@ export async function eventsPage(stationId: number, skip: number, take: number):
 
 export async function findEvent(stationId: number, id: number): Promise<EventRow | null> {
   return db().prisma.event.findFirst({ where: { id, stationId } });
+}
+
+/** An event's fields; `date` and `typeId` are required on create. */
+export interface EventData {
+  date?: string;
+  user?: string;
+  report?: string;
+  typeId?: number;
+}
+
+/** Writes of events (api.md §10) by the station's editors. */
+export async function createEvent(actor: Actor, stationId: number, given: Given<EventData & { date: string; typeId: number }, StationAccess>): Promise<EventRow> {
+  const station = await editableStation(actor, stationId);
+  const data = await valuesOf(given, station);
+  return db().write((tx) => tx.event.create({
+    data: { stationId: station.id, date: data.date, user: data.user ?? "", report: data.report ?? "", typeId: data.typeId, lastModified: new Date() },
+  }));
+}
+
+/** Changes the fields given. */
+export async function updateEvent(actor: Actor, stationId: number, id: number, given: Given<EventData, StationAccess>): Promise<EventRow> {
+  const { station, child: event } = await editableChild(actor, stationId, (s) => findEvent(s.id, id));
+  const data = await valuesOf(given, station);
+  return db().write((tx) => tx.event.update({ where: { id: event.id }, data: { ...data, lastModified: new Date() } }));
+}
+
+export async function deleteEvent(actor: Actor, stationId: number, id: number): Promise<void> {
+  const { child: event } = await editableChild(actor, stationId, (s) => findEvent(s.id, id));
+  await db().write((tx) => tx.event.delete({ where: { id: event.id } }));
 }

@@ -1,40 +1,33 @@
+import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, type Tx } from "@/lib/db";
-import { parseAreaGeom } from "@/lib/geo/wkt";
-import { pkList, text, type Field, type FieldSpec } from "@/lib/http/fields";
-import { z } from "zod";
+import { Conflict, NotFound } from "@/lib/services/errors";
+import { valuesOf, type Given } from "@/lib/services/given";
 import type { LookupName } from "@/lib/services/lookups";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
-import { existing } from "@/lib/services/refs";
 import { writeExactFloats } from "@/lib/services/sql";
 
 /**
- * Lookup writes for superusers (api.md §11): the fields of each lookup, and how it is created,
- * changed and deleted. Deleting an object still referenced is refused (the caller answers 409).
+ * Lookup writes for superusers (api.md §11): how each lookup is created, changed and deleted.
+ * Deleting an object still referred to is refused (Conflict).
  */
-export interface LookupWriter {
-  fields(): FieldSpec;
-  create(tx: Tx, v: Record<string, unknown>): Promise<number>;
-  update(tx: Tx, id: number, v: Record<string, unknown>): Promise<void>;
+
+/**
+ * A lookup's values, by the field names of api.md §11 (parsed by lib/api/lookup-fields.ts);
+ * `geom` of an area is its normalized EWKT and box.
+ */
+export type LookupValues = Record<string, unknown>;
+export type AreaGeom = { ewkt: string; bbox: [number, number, number, number] };
+
+interface LookupWriter {
+  create(tx: Tx, v: LookupValues): Promise<number>;
+  update(tx: Tx, id: number, v: LookupValues): Promise<void>;
   /** False when something still refers to the object. */
   remove(tx: Tx, id: number): Promise<boolean>;
 }
 
-type V = Record<string, unknown>;
+type V = LookupValues;
 const now = () => new Date();
 const defined = (o: V) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
-
-/** Area geometry: WKT/EWKT POLYGON or MULTIPOLYGON, stored as normalized EWKT plus its box. */
-function areaField(): Field<{ ewkt: string; bbox: [number, number, number, number] }> {
-  return {
-    required: true,
-    parse(raw) {
-      if (raw === null) return { ok: false, errors: ["This field may not be null."] };
-      const area = parseAreaGeom(typeof raw === "string" ? raw : JSON.stringify(raw));
-      return area.ok ? { ok: true, value: { ewkt: area.ewkt, bbox: area.bbox } } : { ok: false, errors: [area.message] };
-    },
-    schema: z.string().meta({ description: "WKT or EWKT POLYGON or MULTIPOLYGON" }),
-  };
-}
 
 function descrLookup(model: "stationType" | "eventType" | "variable", searchable: boolean): LookupWriter {
   const norm = (v: V) => (searchable && v.descr !== undefined ? { descrNorm: descrNorm(String(v.descr)) } : {});
@@ -44,7 +37,6 @@ function descrLookup(model: "stationType" | "eventType" | "variable", searchable
     delete(a: { where: { id: number } }): Promise<unknown>;
   };
   return {
-    fields: () => ({ descr: text({ max: 200 }) }),
     create: async (tx, v) => (await delegate(tx).create({ data: { descr: v.descr, ...norm(v), lastModified: now() } })).id,
     update: async (tx, id, v) => void (await delegate(tx).update({ where: { id }, data: defined({ descr: v.descr, ...norm(v), lastModified: now() }) })),
     async remove(tx, id) {
@@ -62,18 +54,16 @@ async function ownerUnused(tx: Tx, id: number): Promise<boolean> {
   return (await tx.station.count({ where: { ownerId: id } })) === 0;
 }
 
-export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
+const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
   stationtypes: descrLookup("stationType", true),
   eventtypes: descrLookup("eventType", false),
   variables: descrLookup("variable", true),
   filetypes: {
-    fields: () => ({ descr: text({ max: 200 }), mime_type: text({ max: 100 }) }),
     create: async (tx, v) => (await tx.fileType.create({ data: { descr: v.descr as string, mimeType: v.mime_type as string, lastModified: now() } })).id,
     update: async (tx, id, v) => void (await tx.fileType.update({ where: { id }, data: defined({ descr: v.descr, mimeType: v.mime_type, lastModified: now() }) })),
     remove: async (tx, id) => (await tx.fileType.delete({ where: { id } }), true),
   },
   organizations: {
-    fields: () => ({ remarks: text(), name: text({ max: 200 }), acronym: text({ max: 50 }) }),
     async create(tx, v) {
       const data = { remarks: v.remarks as string, name: v.name as string, acronym: v.acronym as string };
       return (await tx.lentity.create({ data: { kind: "organization", organization: { create: { ...data, searchNorm: organizationNorm(data), lastModified: now() } } } })).id;
@@ -90,7 +80,6 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
     },
   },
   persons: {
-    fields: () => ({ remarks: text(), last_name: text({ max: 100 }), first_name: text({ max: 100 }), middle_names: text({ max: 100 }), initials: text({ max: 20 }) }),
     async create(tx, v) {
       const data = { remarks: v.remarks as string, lastName: v.last_name as string, firstName: v.first_name as string, middleNames: v.middle_names as string, initials: v.initials as string };
       return (await tx.lentity.create({ data: { kind: "person", person: { create: { ...data, searchNorm: personNorm(data), lastModified: now() } } } })).id;
@@ -110,7 +99,6 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
     },
   },
   units: {
-    fields: () => ({ descr: text({ max: 200 }), symbol: text({ max: 50, required: true, blank: false }), variables: pkList(existing("variable")) }),
     async create(tx, v) {
       const ids = (v.variables as number[] | undefined) ?? [];
       return (await tx.unitOfMeasurement.create({
@@ -131,9 +119,8 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
     },
   },
   gareas: {
-    fields: () => ({ name: text({ max: 200 }), code: text({ max: 50 }), remarks: text(), geom: areaField() }),
     async create(tx, v) {
-      const g = v.geom as { ewkt: string; bbox: [number, number, number, number] };
+      const g = v.geom as AreaGeom;
       const gentity = await tx.gentity.create({ data: { kind: "garea" } });
       const data = { name: v.name as string, code: v.code as string, remarks: v.remarks as string };
       await tx.garea.create({
@@ -144,7 +131,7 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
     },
     async update(tx, id, v) {
       const current = await tx.garea.findUniqueOrThrow({ where: { id } });
-      const g = v.geom as { ewkt: string; bbox: [number, number, number, number] } | undefined;
+      const g = v.geom as AreaGeom | undefined;
       const merged = { ...current, ...defined({ name: v.name, code: v.code, remarks: v.remarks }) };
       await tx.garea.update({
         where: { id },
@@ -160,7 +147,7 @@ export const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
 };
 
 /** Whether an object of the lookup exists (for the 404 of writes). */
-export async function lookupExists(name: LookupName, id: number): Promise<boolean> {
+async function lookupExists(name: LookupName, id: number): Promise<boolean> {
   const p = db().prisma;
   const where = { where: { id }, select: { id: true } } as const;
   const row = name === "stationtypes" ? await p.stationType.findUnique(where)
@@ -172,4 +159,38 @@ export async function lookupExists(name: LookupName, id: number): Promise<boolea
     : name === "units" ? await p.unitOfMeasurement.findUnique(where)
     : await p.garea.findUnique(where);
   return row !== null;
+}
+
+const IN_USE = "This object cannot be deleted because other objects refer to it.";
+
+/** A new object of the lookup; its id. */
+export async function createLookup(actor: Actor, name: LookupName, given: Given<LookupValues>): Promise<number> {
+  ensureSuperuser(actor);
+  const values = await valuesOf(given, undefined);
+  return db().write((tx) => LOOKUP_WRITERS[name].create(tx, values));
+}
+
+async function existingLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
+  if (!(await lookupExists(name, id))) throw new NotFound();
+  ensureSuperuser(actor);
+}
+
+/** Changes the fields given. */
+export async function updateLookup(actor: Actor, name: LookupName, id: number, given: Given<LookupValues>): Promise<void> {
+  await existingLookup(actor, name, id);
+  const values = await valuesOf(given, undefined);
+  await db().write((tx) => LOOKUP_WRITERS[name].update(tx, id, values));
+}
+
+export async function deleteLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
+  await existingLookup(actor, name, id);
+  let removed: boolean;
+  try {
+    removed = await db().write((tx) => LOOKUP_WRITERS[name].remove(tx, id));
+  } catch (e) {
+    // A reference added since the check: the database's foreign key refuses the delete.
+    if ((e as { code?: string }).code === "P2003") throw new Conflict(IN_USE);
+    throw e;
+  }
+  if (!removed) throw new Conflict(IN_USE);
 }

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { settings } from "@/lib/config";
-import { notFound } from "@/lib/http/errors";
+import { NotFound } from "@/lib/services/errors";
 import type { AttachmentRow } from "@/lib/services/attachments";
 
 /** Where the bytes of files and images are stored, under generated names (api.md §9). */
@@ -17,45 +17,19 @@ export function mediaPath(storedName: string): string {
   return join(/* turbopackIgnore: true */ mediaDirectory(), storedName);
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  pdf: "application/pdf", jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", gif: "image/gif",
-  webp: "image/webp", txt: "text/plain", csv: "text/csv", zip: "application/zip", json: "application/json",
-  xml: "application/xml", doc: "application/msword", xls: "application/vnd.ms-excel", ods: "application/vnd.oasis.opendocument.spreadsheet",
-  odt: "application/vnd.oasis.opendocument.text", docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", hts: "text/vnd.openmeteo.timeseries",
-  kml: "application/vnd.google-earth.kml+xml", gz: "application/gzip", tif: "image/tiff", tiff: "image/tiff",
-};
-
-/** The Content-Type of a stored file, from its name's extension; unknown ones are octet streams. */
-export function contentTypeOf(fileName: string): string {
-  const ext = /\.([^.]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? "";
-  return CONTENT_TYPES[ext] ?? "application/octet-stream";
+/** The stored bytes of a file or image, streamed; its name is the one to show (api.md §9). */
+export interface AttachmentContent {
+  fileName: string;
+  size: number;
+  stream: ReadableStream<Uint8Array>;
 }
 
-/** `attachment; filename="…"` plus `filename*` for non-ASCII names (RFC 6266). */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
-  const header = `attachment; filename="${ascii}"`;
-  return /^[\x20-\x7e]*$/.test(fileName) && !/["\\]/.test(fileName)
-    ? header
-    : `${header}; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
-
-/** GET …/content/: the bytes, never interpreted by the browser as active content. */
-export async function serveAttachmentContent(row: AttachmentRow): Promise<Response> {
-  if (!row.storedName) throw notFound();
+/** The content of an attachment, or NotFound when it has none or its bytes are gone. */
+export async function attachmentContent(row: AttachmentRow): Promise<AttachmentContent> {
+  if (!row.storedName) throw new NotFound();
   const path = mediaPath(row.storedName);
   const info = await stat(/* turbopackIgnore: true */ path).catch(() => null);
-  if (!info?.isFile()) throw notFound();
-  const body = Readable.toWeb(createReadStream(/* turbopackIgnore: true */ path)) as ReadableStream<Uint8Array>;
-  return new Response(body, {
-    headers: {
-      "Content-Type": contentTypeOf(row.fileName),
-      // server.mjs turns this into Content-Length, which Next would drop.
-      "X-Enhydris-Content-Length": String(info.size),
-      "Content-Disposition": contentDisposition(row.fileName),
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "sandbox; default-src 'none'",
-    },
-  });
+  if (!info?.isFile()) throw new NotFound();
+  const stream = Readable.toWeb(createReadStream(/* turbopackIgnore: true */ path)) as ReadableStream<Uint8Array>;
+  return { fileName: row.fileName, size: info.size, stream };
 }

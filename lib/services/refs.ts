@@ -1,12 +1,16 @@
 import { db } from "@/lib/db";
 
+/** Ids are 32-bit integer columns: another number names no object (and must not reach PostgreSQL). */
+export function isDatabaseId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
+}
+
 /** Existence checks for references in request bodies (lib/http/fields.ts pk/pkList). */
 type Model = "user" | "lentity" | "stationType" | "variable" | "unitOfMeasurement" | "eventType" | "station";
 
 export function existing(model: Model): (ids: number[]) => Promise<Set<number>> {
   return async (ids) => {
-    // Ids beyond the 32-bit columns cannot exist (and PostgreSQL would refuse the comparison).
-    ids = ids.filter((id) => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647);
+    ids = ids.filter(isDatabaseId);
     if (ids.length === 0) return new Set();
     const where = { id: { in: ids } };
     const p = db().prisma;

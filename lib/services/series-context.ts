@@ -1,4 +1,8 @@
 import { db, Prisma } from "@/lib/db";
+import { resolveTimeZone, type TimeZone } from "@/lib/formats/timezone";
+import { ensureDataReader, ensureEditor, type Actor } from "@/lib/auth/permissions";
+import { orNotFound } from "@/lib/services/errors";
+import { isDatabaseId } from "@/lib/services/refs";
 import { idListSql, parseIdList } from "@/lib/services/sql";
 import type { StationAccess } from "@/lib/services/stations";
 
@@ -30,9 +34,16 @@ interface Row {
   variable_descr: string; variable_last_modified: Date | null; unit_symbol: string; unit_last_modified: Date | null;
 }
 
+/** A time series named by its id, and by its station and group when a path names them. */
+export interface SeriesPath {
+  seriesId: number;
+  stationId?: number;
+  groupId?: number;
+}
+
 /** The series by id, restricted to a station (and group) when the path names them. */
 export async function loadSeriesContext(id: number, path: { stationId?: number; groupId?: number } = {}): Promise<SeriesContext | null> {
-  if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) return null;
+  if (!isDatabaseId(id)) return null;
   const conditions = [Prisma.sql`t.id = ${id}`];
   if (path.groupId !== undefined) conditions.push(Prisma.sql`g.id = ${path.groupId}`);
   if (path.stationId !== undefined) conditions.push(Prisma.sql`s.id = ${path.stationId}`);
@@ -64,10 +75,29 @@ export async function loadSeriesContext(id: number, path: { stationId?: number; 
   };
 }
 
+/** The station's display zone: the default output zone and the zone of naive dates (formats.md §3). */
+export function displayZone(s: SeriesContext): TimeZone {
+  return resolveTimeZone(s.station.displayTimezone)!;
+}
+
 /** The latest last_modified among the series, its group, station, variable and unit (formats.md §9.4). */
 export function latestModification(s: SeriesContext): Date {
   const times = [s.lastModified, s.group.lastModified, s.station.lastModified, s.variable.lastModified, s.unit.lastModified]
     .filter((d): d is Date => d !== null)
     .map((d) => d.getTime());
   return new Date(times.length ? Math.max(...times) : 0);
+}
+
+/** The series, if the actor may read its records (the private-data rule, api.md §15.2). */
+export async function readableSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
+  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
+  ensureDataReader(actor, s.access, s.publiclyAvailable);
+  return s;
+}
+
+/** The series, if the actor may write its records (an editor of its station). */
+export async function writableSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
+  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
+  ensureEditor(actor, s.access);
+  return s;
 }

@@ -1,17 +1,16 @@
 import { db, Prisma } from "@/lib/db";
 import { parseBbox } from "@/lib/geo/wkt";
-import { ApiError, ErrorCollector } from "@/lib/http/errors";
+import { ErrorCollector } from "@/lib/services/errors";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
 import { isoSeconds, toNumber } from "@/lib/services/serialize";
 import { LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
 import {
-  ALL_STATIONS, boundingBox, DEFAULT_SORT, orderBySql, searchPage, SORT_FIELDS,
-  type Bbox, type SortField, type SortKey, type StationFilter,
+  ALL_STATIONS, boundingBox, DEFAULT_SORT, orderBySql, searchPage, type Bbox, type SortKey, type StationFilter,
 } from "@/lib/services/station-list";
 
 /**
- * The station list's parameters (api.md §4.4–§4.6): the search `q`, `bbox`, `gentity_id` and
+ * Which stations, in which order (api.md §4.4–§4.6): the search `q`, `bbox`, `gentity_id` and
  * `sort`, shared by the list, the CSV export, the GeoJSON feed and the site's map page.
  */
 export interface StationQuery {
@@ -96,34 +95,27 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
   }
 }
 
-function parseSort(values: string[]): SortKey[] {
-  const keys: SortKey[] = [];
-  for (const raw of values) {
-    const value = raw.trim();
-    const descending = value.startsWith("-");
-    const field = (descending ? value.slice(1) : value) as SortField;
-    if (!(SORT_FIELDS as readonly string[]).includes(field) || keys.some((k) => k.field === field)) continue;
-    keys.push({ field, descending });
-  }
-  return keys.length ? keys : DEFAULT_SORT;
+/** What to search: `q` and `bbox` in the syntax of api.md §4.5–4.6, or one station. */
+export interface StationSearchTerms {
+  q?: string;
+  bbox?: string | null;
+  /** Only this station (q and bbox are then ignored). */
+  gentityId?: number | null;
+  sort?: SortKey[];
 }
 
-/** Reads the list parameters; malformed values are a 400 naming the parameter. */
-export function parseStationQuery(params: URLSearchParams): StationQuery {
-  const sort = parseSort(params.getAll("sort"));
+/** The query of the terms; a malformed `q` or `bbox` is a ValidationFailed naming it. */
+export function stationQuery(terms: StationSearchTerms): StationQuery {
+  const sort = terms.sort ?? DEFAULT_SORT;
+  if (terms.gentityId !== undefined && terms.gentityId !== null) return { filter: { where: Prisma.sql`s.id = ${terms.gentityId}` }, sort };
   const errors = new ErrorCollector();
-  const gentity = params.get("gentity_id")?.trim() ?? "";
-  if (gentity !== "" && gentity !== "0") {
-    if (!/^\+?\d{1,15}$/.test(gentity)) throw new ApiError(400, { gentity_id: ["A valid integer is required."] });
-    return { filter: { where: Prisma.sql`s.id = ${Number(gentity)}` }, sort };
-  }
   const conditions: Prisma.Sql[] = [];
-  for (const term of (params.get("q") ?? "").split(/\s+/).filter(Boolean)) {
+  for (const term of (terms.q ?? "").split(/\s+/).filter(Boolean)) {
     const condition = termCondition(term, errors);
     if (condition) conditions.push(condition);
   }
-  const bbox = params.get("bbox");
-  if (bbox !== null && bbox !== "") {
+  const bbox = terms.bbox;
+  if (bbox !== null && bbox !== undefined && bbox !== "") {
     const box = parseBbox(bbox);
     if (box) conditions.push(bboxCondition(box));
     else errors.add("bbox", bboxMessage(bbox));

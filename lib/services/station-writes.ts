@@ -1,10 +1,17 @@
 import { rm } from "node:fs/promises";
+import { ensureStationCreator, type Actor } from "@/lib/auth/permissions";
 import { db, type Tx } from "@/lib/db";
+import { valuesOf, type Given } from "@/lib/services/given";
 import { mediaPath } from "@/lib/services/media";
 import { stationNorm } from "@/lib/services/norms";
 import { writeExactFloats } from "@/lib/services/sql";
+import { editableStation, type StationAccess } from "@/lib/services/stations";
 
-/** Writes of stations (api.md §4.3); validation is the caller's (lib/api/station-writes.ts). */
+/**
+ * Writes of stations (api.md §4.3) for an actor: who may create, change and delete (api.md §15).
+ * The values are parsed (lib/api/station-fields.ts); references to other objects are checked
+ * there too.
+ */
 export interface StationData {
   name: string;
   code: string;
@@ -45,7 +52,14 @@ async function replaceRelations(tx: Tx, stationId: number, data: Partial<Station
   }
 }
 
-export async function createStation(data: StationData, creatorId: number | null): Promise<number> {
+/** A new station created by the actor, who becomes its creator; its id. */
+export async function createStation(actor: Actor, given: Given<StationData>): Promise<number> {
+  const creator = ensureStationCreator(actor);
+  return insertStation(await valuesOf(given, undefined), creator.id);
+}
+
+/** Inserts a station without a permission check: for seeding (lib/demo.ts, scripts, tests). */
+export async function insertStation(data: StationData, creatorId: number | null): Promise<number> {
   return db().write(async (tx) => {
     const gentity = await tx.gentity.create({ data: { kind: "station" } });
     await tx.station.create({
@@ -57,7 +71,10 @@ export async function createStation(data: StationData, creatorId: number | null)
   });
 }
 
-export async function updateStation(id: number, data: Partial<StationData>): Promise<void> {
+/** Changes the fields given; relations given are replaced whole. */
+export async function updateStation(actor: Actor, id: number, given: Given<Partial<StationData>, StationAccess>): Promise<void> {
+  const station = await editableStation(actor, id);
+  const data = await valuesOf(given, station);
   await db().write(async (tx) => {
     const current = await tx.station.findUniqueOrThrow({ where: { id }, select: { name: true, code: true, remarks: true } });
     const merged = { ...current, ...columns(data) };
@@ -71,7 +88,8 @@ export async function updateStation(id: number, data: Partial<StationData>): Pro
 }
 
 /** Deletes a station and everything under it: groups, series, records, events, files and their bytes. */
-export async function deleteStation(id: number): Promise<void> {
+export async function deleteStation(actor: Actor, id: number): Promise<void> {
+  await editableStation(actor, id);
   const stored = await db().write(async (tx) => {
     const [files, images] = await Promise.all([
       tx.gentityFile.findMany({ where: { stationId: id }, select: { storedName: true } }),

@@ -1,6 +1,9 @@
+import { ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
 import { isoMillis, isoSeconds } from "@/lib/services/serialize";
+import { orNotFound } from "@/lib/services/errors";
+import { isDatabaseId } from "@/lib/services/refs";
 import { idListSql, parseIdList } from "@/lib/services/sql";
 
 /** The station object of api.md §4.1, keys in output order. */
@@ -108,10 +111,34 @@ export interface StationAccess {
 }
 
 export async function stationAccess(id: number): Promise<StationAccess | null> {
+  if (!isDatabaseId(id)) return null;
   const [r] = await db().query<{ id: number; creator_id: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
     SELECT s.id, s.creator_id,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
     FROM station s WHERE s.id = ${id}`);
   return r ? { id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers) } : null;
+}
+
+/** The station, or NotFound. */
+export async function existingStation(id: number): Promise<StationAccess> {
+  return orNotFound(await stationAccess(id));
+}
+
+/** The station, if the actor may change it and what belongs to it (api.md §15.2). */
+export async function editableStation(actor: Actor, id: number): Promise<StationAccess> {
+  const station = await existingStation(id);
+  ensureEditor(actor, station);
+  return station;
+}
+
+/**
+ * An object of the station in a path, if the actor may change it: the station and then the
+ * object are looked up (404) before the permission is checked (api.md §1.7).
+ */
+export async function editableChild<T>(actor: Actor, stationId: number, find: (station: StationAccess) => Promise<T | null>): Promise<{ station: StationAccess; child: T }> {
+  const station = await existingStation(stationId);
+  const child = orNotFound(await find(station));
+  ensureEditor(actor, station);
+  return { station, child };
 }

@@ -1,7 +1,10 @@
 import { db, Prisma } from "@/lib/db";
 import { isoMillis } from "@/lib/services/serialize";
 import { typeName } from "@/lib/services/timeseries-types";
-import { groupJson, type GroupRow } from "@/lib/services/groups";
+import { orNotFound } from "@/lib/services/errors";
+import { groupJson } from "@/lib/services/groups";
+import { isDatabaseId } from "@/lib/services/refs";
+import type { SeriesPath } from "@/lib/services/series-context";
 
 export type SeriesRow = Prisma.TimeseriesGetPayload<object>;
 export type SeriesWithGroup = Prisma.TimeseriesGetPayload<{ include: { group: true } }>;
@@ -26,7 +29,8 @@ function later(a: Date | null, b: Date | null): Date | null {
 }
 
 /** The older shape of api.md §7.1: a time series joined with its group. */
-export function olderShapeJson(t: SeriesRow, g: GroupRow) {
+export function olderShapeJson(t: SeriesWithGroup) {
+  const g = t.group;
   const group = groupJson(g);
   return {
     id: t.id,
@@ -43,14 +47,16 @@ export function olderShapeJson(t: SeriesRow, g: GroupRow) {
   };
 }
 
-/** The series, if it belongs to the group, which belongs to the station. */
-export async function findSeries(stationId: number, groupId: number, seriesId: number): Promise<SeriesWithGroup | null> {
-  return db().prisma.timeseries.findFirst({ where: { id: seriesId, groupId, group: { stationId } }, include: { group: true } });
+/** The series of a path: by id, in the group and station when the path names them. */
+export async function findSeriesAt({ seriesId, stationId, groupId }: SeriesPath): Promise<SeriesWithGroup | null> {
+  if (!isDatabaseId(seriesId)) return null;
+  const where = { id: seriesId, ...(groupId === undefined ? {} : { groupId }), ...(stationId === undefined ? {} : { group: { stationId } }) };
+  return db().prisma.timeseries.findFirst({ where, include: { group: true } });
 }
 
-/** The series, if its group belongs to the station (the short paths of api.md §7). */
-export async function findStationSeries(stationId: number, seriesId: number): Promise<SeriesWithGroup | null> {
-  return db().prisma.timeseries.findFirst({ where: { id: seriesId, group: { stationId } }, include: { group: true } });
+/** The series of a path (with its group), or NotFound. */
+export async function seriesAt(path: SeriesPath): Promise<SeriesWithGroup> {
+  return orNotFound(await findSeriesAt(path));
 }
 
 export async function countSeries(groupId: number): Promise<number> {

@@ -1,56 +1,38 @@
-import { isUploadedFile, type RequestInput } from "@/lib/http/body";
-import { ErrorCollector, badRequest } from "@/lib/http/errors";
-import { boolean, choice, MSG } from "@/lib/http/fields";
+import type { Actor } from "@/lib/auth/permissions";
+import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
-import { readZone } from "@/lib/services/data";
-import type { SeriesContext } from "@/lib/services/series-context";
+import { ValidationFailed } from "@/lib/services/errors";
+import { valuesOf, type Given } from "@/lib/services/given";
+import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
 
 /**
- * Appending records (api.md §8.3, formats.md §6): the fields, the parse, and the storage checks
- * inside the write's transaction. All or nothing. The legacy tsdata append uses it with
- * `legacy` (always append, no dry run).
+ * Appending or inserting records (api.md §8.3, formats.md §6) by an editor of the series'
+ * station: the parse, and the storage checks inside the write's transaction. All or nothing.
  */
-export type UploadOutcome = { stored: number } | { dryRun: ReturnType<typeof dryRunSummary> };
-
-async function recordsText(value: unknown, errors: ErrorCollector): Promise<string | null> {
-  if (value === undefined) errors.add("timeseries_records", MSG.required);
-  else if (value === null) errors.add("timeseries_records", MSG.null);
-  else if (typeof value === "string") return value;
-  else if (isUploadedFile(value)) return Buffer.from(await value.bytes()).toString("utf8");
-  else errors.add("timeseries_records", MSG.string);
-  return null;
+export interface UploadValues {
+  /** Record lines (formats.md §6.1). */
+  text: string;
+  /** The zone of the timestamps. */
+  zone: TimeZone;
+  mode: "append" | "insert";
+  /** Check and summarize, store nothing. */
+  dryRun: boolean;
 }
 
-export async function uploadRecords(s: SeriesContext, input: RequestInput, options: { legacy?: boolean } = {}): Promise<UploadOutcome> {
-  const errors = new ErrorCollector();
-  const text = await recordsText(input.get("timeseries_records"), errors);
-  const timezone = input.get("timezone");
-  const zone = readZone(typeof timezone === "string" ? timezone.trim() : timezone == null ? null : String(timezone), s, errors);
-  let mode: "append" | "insert" = "append";
-  let dryRun = false;
-  if (!options.legacy) {
-    if (input.has("mode")) {
-      const parsed = choice(["append", "insert"] as const).parse(input.get("mode"));
-      if (parsed.ok) mode = parsed.value;
-      else errors.add("mode", parsed.errors);
-    }
-    if (input.has("dry_run")) {
-      const parsed = boolean().parse(input.get("dry_run"));
-      if (parsed.ok) dryRun = parsed.value;
-      else errors.add("dry_run", parsed.errors);
-    }
-  }
-  errors.throwIfAny();
+export type UploadOutcome = { stored: number } | { dryRun: ReturnType<typeof dryRunSummary> };
 
-  const parsed = parseUpload(text!, zone);
-  if (!parsed.ok) throw countUpload("rejected", badRequest({ timeseries_records: parsed.errors }));
+export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given<UploadValues, SeriesContext>): Promise<UploadOutcome> {
+  const s = await writableSeries(actor, path);
+  const { text, zone, mode, dryRun } = await valuesOf(given, s);
+  const parsed = parseUpload(text, zone);
+  if (!parsed.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: parsed.errors }));
   const result = await records().write(s.id, parsed, {
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
   });
-  if (!result.ok) throw countUpload("rejected", badRequest({ timeseries_records: result.errors }));
+  if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
   return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored });
 }

@@ -1,17 +1,14 @@
 import { cache } from "react";
 import { cookies } from "next/headers";
-import { db } from "@/lib/db";
 import { siteSessionFromCookies } from "@/lib/auth/session";
-import type { AuthUser } from "@/lib/auth/users";
+import { findUserProfile, type UserProfile } from "@/lib/auth/users";
 import { requestContext } from "@/lib/observability/logger.mjs";
 
 /**
  * The user of the site session a page request carries (api.md §2.1): next-auth's JWT cookie names
  * a `site_session` row; the session counts only while that row exists and its user is active.
  */
-export interface SiteUser extends AuthUser {
-  firstName: string;
-  lastName: string;
+export interface SiteUser extends UserProfile {
   /** The id of the site session (kept by a password change made on the site). */
   sessionId: string;
 }
@@ -20,10 +17,7 @@ export interface SiteUser extends AuthUser {
 export async function siteUserFromCookies(get: (name: string) => string | undefined): Promise<SiteUser | null> {
   const session = await siteSessionFromCookies(get);
   if (!session) return null;
-  const user = await db().prisma.user.findUnique({
-    where: { id: session.userId },
-    select: { id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true, firstName: true, lastName: true },
-  });
+  const user = await findUserProfile(session.userId);
   return user?.isActive ? { ...user, sessionId: session.id } : null;
 }
 

@@ -1,9 +1,7 @@
-import { db, Prisma } from "@/lib/db";
-import { ApiError } from "@/lib/http/errors";
-import { OWNER_DISPLAY_SQL } from "@/lib/services/stations";
-import { parseStationQuery, stationSearch } from "@/lib/services/station-query";
+import { ValidationFailed } from "@/lib/services/errors";
+import { stationOwnerNames } from "@/lib/services/pages";
+import { stationQuery, stationSearch } from "@/lib/services/station-query";
 import type { Bbox } from "@/lib/services/station-list";
-import { toNumber } from "@/lib/services/serialize";
 
 /** One row of the home page's result list. */
 export interface SiteStation {
@@ -26,19 +24,9 @@ export function searchParamsOf(q: string, bbox: string): URLSearchParams {
   return params;
 }
 
-async function ownerNames(stationIds: number[]): Promise<Map<number, string>> {
-  if (stationIds.length === 0) return new Map();
-  const rows = await db().prisma.$queryRaw<{ id: unknown; owner_name: string | null }[]>`
-    SELECT s.id AS id, ${OWNER_DISPLAY_SQL} AS owner_name
-    FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id
-    WHERE s.id IN (${Prisma.join(stationIds)})`;
-  return new Map(rows.map((r) => [toNumber(r.id)!, r.owner_name ?? ""]));
-}
-
-/** The messages of a 400 from the query parser, as one text. */
-function messageOf(error: ApiError): string {
-  const body = error.body as Record<string, unknown>;
-  return Object.values(body).flat().map(String).join(" ");
+/** The messages of a malformed `q` or `bbox`, as one text. */
+function messageOf(error: ValidationFailed): string {
+  return Object.values(error.fields).flat().join(" ");
 }
 
 /**
@@ -49,13 +37,13 @@ function messageOf(error: ApiError): string {
 export async function siteSearch(q: string, bbox: string, offset: number, limit: number): Promise<SiteSearchResult> {
   let query;
   try {
-    query = parseStationQuery(searchParamsOf(q, bbox));
+    query = stationQuery({ q, bbox });
   } catch (e) {
-    if (e instanceof ApiError && e.status === 400) return { ok: false, message: messageOf(e) };
+    if (e instanceof ValidationFailed) return { ok: false, message: messageOf(e) };
     throw e;
   }
   const result = await stationSearch(query, { offset, limit });
-  const owners = await ownerNames(result.stations.map((s) => s.id));
+  const owners = await stationOwnerNames(result.stations.map((s) => s.id));
   return {
     ok: true,
     count: result.count,

@@ -1,6 +1,7 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
+import { enqueue } from "@/lib/jobs/queue";
 import { api, rawRequest } from "@/tests/support/http";
 import { siteLogin } from "@/tests/support/site-session";
 import { suiteServer } from "@/tests/support/suite";
@@ -8,7 +9,9 @@ import * as f from "@/tests/support/fixtures";
 import { DIALECT, freePort, scratchDatabase, startServer } from "@/tests/support/server";
 
 /** Issue 18, items 2–4: health, metrics, logs. */
-const HEALTHY = { status: "ok", database: "ok", migrations: "ok", queue: null };
+/** A healthy answer; the queue holds at most the runner's scheduled maintenance job. */
+const QUEUE = { depth: expect.any(Number), running: expect.any(Number), failed_24h: 0, oldest_job_age_seconds: expect.toBeOneOf([null, expect.any(Number)]) };
+const HEALTHY = { status: "ok", database: "ok", migrations: "ok", queue: QUEUE };
 
 describe("api/health/", () => {
   const suite = suiteServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true", ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org" } });
@@ -16,10 +19,25 @@ describe("api/health/", () => {
   it("answers 200 with every part, without a login, to any host, uncached", async () => {
     const r = await suite.http.get("/api/health/");
     expect(r.status).toBe(200);
-    expect(r.text).toBe(JSON.stringify(HEALTHY));
+    expect(r.json).toEqual(HEALTHY);
+    expect(Object.keys(r.json)).toEqual(["status", "database", "migrations", "queue"]);
+    expect(Object.keys(r.json.queue)).toEqual(["depth", "running", "failed_24h", "oldest_job_age_seconds"]);
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect((await rawRequest(suite.server.url, "GET", "/api/health/", { Host: "10.1.2.3:3000" })).json).toEqual(HEALTHY);
     expect((await rawRequest(suite.server.url, "GET", "/api/health", { Host: "hydro.example.org" })).status).toBe(308);
+  });
+
+  it("shows the job queue's depth and the age of its oldest job", async () => {
+    const before = (await suite.http.get("/api/health/")).json.queue;
+    // A kind no runner takes stays queued.
+    await enqueue({ kind: "test.nobody-runs-this", key: `health:${Date.now()}` });
+    await new Promise((r) => setTimeout(r, 1100));
+    const after = (await suite.http.get("/api/health/")).json.queue;
+    expect(after.depth).toBe(before.depth + 1);
+    expect(after.oldest_job_age_seconds).toBeGreaterThanOrEqual(1);
+    const metrics = (await suite.http.get("/metrics")).text;
+    expect(sample(metrics, "enhydris_job_queue_depth")).toBe(after.depth);
+    expect(sample(metrics, "enhydris_job_queue_lag_seconds")).toBeGreaterThanOrEqual(1);
   });
 
   it("is cheap enough to poll every second", async () => {
@@ -34,7 +52,7 @@ describe("api/health/", () => {
     try {
       const r = await suite.http.get("/api/health/");
       expect(r.status).toBe(503);
-      expect(r.json).toEqual({ status: "error", database: "ok", migrations: "pending", queue: null });
+      expect(r.json).toEqual({ status: "error", database: "ok", migrations: "pending", queue: QUEUE });
     } finally {
       await db().prisma.$executeRaw`INSERT INTO "_migrations" ("name", "applied_at") VALUES (${last.name}, ${DIALECT === "postgres" ? new Date() : new Date().toISOString()})`;
     }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb } from "@/lib/db";
+import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
+import { random } from "@/lib/demo";
 import { records, type RecordChunk } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -96,5 +97,93 @@ describe(`records store reads (${DIALECT})`, () => {
     expect(result).toEqual({ ok: true, stored: 2 });
     const { rows } = await readAll(T0 + (N - 2) * 600, 1e12, 1);
     expect(rows).toEqual([...expected(N - 2, N - 1), [later, 1.5, ""], [later + 600, null, "X"]]);
+  });
+});
+
+describe(`records store replace (${DIALECT})`, () => {
+  type Rec = [number, number, string];
+  const DAY_S = 86_400;
+  const BASE = Date.UTC(2021, 0, 1) / 1000;
+
+  /** Records at 10-minute steps with gaps; values are quarters (their sums are exact) or null. */
+  function recordsFrom(rand: () => number, start: number, n: number): Rec[] {
+    const out: Rec[] = [];
+    let t = start;
+    for (let i = 0; i < n; i++) {
+      t += 600 * (rand() < 0.05 ? 1 + Math.floor(rand() * 300) : 1);
+      out.push([t, rand() < 0.1 ? NaN : Math.round(rand() * 400 - 200) / 4, rand() < 0.2 ? "F" : ""]);
+    }
+    return out;
+  }
+  const batchOf = (rows: Rec[]) => ({
+    timestamps: Float64Array.from(rows, (r) => r[0]), values: Float64Array.from(rows, (r) => r[1]), flags: rows.map((r) => r[2]),
+  });
+  const append = (tid: number, rows: Rec[]) => records().write(tid, batchOf(rows), { mode: "append", validate: () => [] });
+  const blocks = (tid: number) => db().query(Prisma.sql`SELECT block_start, count, value_count, min, max, sum
+    FROM timeseries_block WHERE timeseries_id = ${tid} ORDER BY block_start`);
+  async function observed(tid: number, rand: () => number) {
+    const { version: _, ...summary } = (await records().summary(tid))!;
+    const lo = BASE - DAY_S;
+    const hi = BASE + 40 * DAY_S;
+    const ranges = Array.from({ length: 4 }, () => [lo + rand() * (hi - lo), lo + rand() * (hi - lo)].map(Math.floor).sort((x, y) => x - y));
+    return {
+      summary,
+      blocks: (await blocks(tid)).map((b) => Object.values(b).map(Number)),
+      counts: await Promise.all(ranges.map(([a, b]) => records().count(tid, a, b))),
+      aggregates: await Promise.all(ranges.map(([a, b], k) => records().aggregate(tid, a, b, [1, 3, 7, 50][k]))),
+      records: (await readAllOf(tid)).map((r) => r.join()),
+    };
+  }
+  async function readAllOf(tid: number) {
+    const rows: [number, number | null, string][] = [];
+    for await (const c of records().read(tid, -1e12, 1e12)) for (let i = 0; i < c.length; i++) rows.push([c.timestamps[i], Number.isNaN(c.values[i]) ? null : c.values[i], c.flags[i]]);
+    return rows;
+  }
+
+  it("keeps the summary, counts, blocks and chart aggregates equal to one write of the final records", async () => {
+    const gid = await f.group(await f.station());
+    for (let seed = 1; seed <= 30; seed++) {
+      const rand = random(seed);
+      let current = recordsFrom(rand, BASE, Math.floor(rand() * 3000));
+      const replaced = await f.series(gid, { type: "Aggregated", name: `replaced ${seed}` });
+      if (current.length) await append(replaced, current);
+      // Several replacements in turn: from before the first record, inside, at a record, after the last; empty batches too.
+      for (let round = 0; round < 3; round++) {
+        const first = current[0]?.[0] ?? BASE;
+        const last = current.at(-1)?.[0] ?? BASE;
+        const choice = rand();
+        const from = choice < 0.15 ? first - 600 * Math.floor(rand() * 500)
+          : choice < 0.3 ? last + 600 * Math.floor(1 + rand() * 200)
+            : choice < 0.5 && current.length ? current[Math.floor(rand() * current.length)][0]
+              : Math.floor(first + rand() * (last - first + DAY_S));
+        const batch = rand() < 0.15 ? [] : recordsFrom(rand, from - 600 + 600 * Math.floor(rand() * 3), Math.floor(rand() * 2500));
+        expect(await records().replace(replaced, from, batchOf(batch))).toBe(batch.length);
+        current = [...current.filter((r) => r[0] < from), ...batch];
+      }
+      const once = await f.series(gid, { type: "Aggregated", name: `once ${seed}` });
+      if (current.length) await append(once, current);
+      const check = random(seed * 7919);
+      const a = await observed(replaced, check);
+      const b = await observed(once, random(seed * 7919));
+      expect(a, `seed ${seed}`).toEqual(b);
+      expect(a.summary.count, `seed ${seed}`).toBe(current.length);
+    }
+  }, 120_000);
+
+  it("raises the version, refuses a batch that starts before `from`, and changes nothing for an empty replacement after the end", async () => {
+    const tid = await f.series(await f.group(await f.station()));
+    await append(tid, [[BASE, 1, ""], [BASE + 600, 2, ""]]);
+    const before = (await records().summary(tid))!;
+    expect(await records().replace(tid, BASE + 600, batchOf([[BASE + 600, 5, "X"], [BASE + 1200, 6, ""]]))).toBe(2);
+    const after = (await records().summary(tid))!;
+    expect(after).toEqual({ count: 3, first: BASE, last: BASE + 1200, lastValue: 6, lastFlags: "", version: before.version + 1 });
+    await expect(records().replace(tid, BASE + 1200, batchOf([[BASE + 600, 1, ""]]))).rejects.toThrow(/before/);
+    expect(await records().replace(tid, BASE + 6000, batchOf([]))).toBe(0);
+    expect(await records().summary(tid)).toEqual(after);
+    // Deleting everything leaves an empty summary.
+    expect(await records().replace(tid, BASE - 600, batchOf([]))).toBe(0);
+    expect(await records().summary(tid)).toEqual({ count: 0, first: null, last: null, lastValue: null, lastFlags: null, version: after.version + 1 });
+    expect(await blocks(tid)).toEqual([]);
+    await expect(records().replace(999_999, BASE, batchOf([]))).rejects.toThrow(/does not exist/);
   });
 });

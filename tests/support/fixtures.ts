@@ -6,8 +6,8 @@ import { issueToken } from "@/lib/auth/tokens";
 import { records } from "@/lib/records";
 import { mediaDirectory } from "@/lib/services/media";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
-import { createGroup, createSeries, type GroupData, type SeriesData } from "@/lib/services/series-writes";
-import { createStation, type StationData } from "@/lib/services/station-writes";
+import { insertGroup, insertSeries, type GroupData, type SeriesData } from "@/lib/services/series-writes";
+import { insertStation, type StationData } from "@/lib/services/station-writes";
 import { typeCode, type TimeseriesTypeName } from "@/lib/services/timeseries-types";
 import { createUser } from "@/lib/services/users";
 
@@ -80,7 +80,7 @@ export async function garea(name: string, code: string, bbox: [number, number, n
 
 export async function station(data: Partial<StationData> = {}, creatorId: number | null = null): Promise<number> {
   const ownerId = data.ownerId ?? (await organization());
-  return createStation({
+  return insertStation({
     name: unique("Station "), code: "", remarks: "", originalSrid: 4326, altitude: null, lon: 21.06071, lat: 39.09518,
     displayTimezone: "Etc/GMT-2", startDate: null, endDate: null, overseer: "", maintainers: [], stype: [], dataViewers: [],
     ...data, ownerId,
@@ -90,12 +90,12 @@ export async function station(data: Partial<StationData> = {}, creatorId: number
 export async function group(stationId: number, data: Partial<GroupData> = {}): Promise<number> {
   const variableId = data.variableId ?? (await variable());
   const unitId = data.unitId ?? (await unit());
-  return db().write((tx) => createGroup(tx, stationId, { name: "", hidden: false, precision: 2, remarks: "", ...data, variableId, unitId }));
+  return db().write((tx) => insertGroup(tx, stationId, { name: "", hidden: false, precision: 2, remarks: "", ...data, variableId, unitId }));
 }
 
 export async function series(groupId: number, data: Partial<Omit<SeriesData, "type">> & { type?: TimeseriesTypeName } = {}): Promise<number> {
   const { type = "Initial", ...rest } = data;
-  return db().write((tx) => createSeries(tx, groupId, { timeStep: "", name: "", publiclyAvailable: true, ...rest, type: typeCode(type) }));
+  return db().write((tx) => insertSeries(tx, groupId, { timeStep: "", name: "", publiclyAvailable: true, ...rest, type: typeCode(type) }));
 }
 
 /** Stores records given as [ISO instant, value, flags] (appended). */

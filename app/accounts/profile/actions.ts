@@ -1,12 +1,17 @@
 "use server";
 
 import { refresh } from "next/cache";
+import { readProfile } from "@/lib/api/user-fields";
 import { changePassword } from "@/lib/auth/accounts";
-import { db } from "@/lib/db";
-import { USERNAME_MESSAGE, USERNAME_PATTERN } from "@/lib/services/users";
+import { RequestInput } from "@/lib/http/body";
+import { updateProfile as saveProfile } from "@/lib/services/users";
 import { currentUser } from "@/lib/site/current-user";
+import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
 
-/** The profile forms of `{site}/accounts/profile/` (api.md §12.3, §12.4, §16). */
+/**
+ * The profile forms of `{site}/accounts/profile/` (api.md §12.3, §12.4, §16): the profile is
+ * read with the fields and rules of `auth/user/` and saved by the same service.
+ */
 export interface FormState {
   errors: Record<string, string[]>;
   message: string | null;
@@ -14,32 +19,29 @@ export interface FormState {
 }
 
 const REQUIRED = "This field is required.";
-const NOT_LOGGED_IN: FormState = { errors: { form: ["Your session has ended. Log in again."] }, message: null };
+const NOT_LOGGED_IN: FormState = { errors: { form: [SESSION_ENDED] }, message: null };
 
 const text = (form: FormData, name: string) => {
   const v = form.get(name);
   return typeof v === "string" ? v : null;
 };
 
+/** The form's state after a refusal, or the error again when it is not the user's to correct. */
+function refused(error: unknown, values?: Record<string, string>): FormState {
+  const errors = formErrors(error);
+  if (!errors) throw error;
+  return { errors, message: null, values };
+}
+
 export async function updateProfile(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
   if (!user) return NOT_LOGGED_IN;
-  const username = (text(form, "username") ?? "").trim();
-  const firstName = (text(form, "first_name") ?? "").trim();
-  const lastName = (text(form, "last_name") ?? "").trim();
-  const values = { username, first_name: firstName, last_name: lastName };
-  const errors: Record<string, string[]> = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-  if (username === "") add("username", "This field may not be blank.");
-  else if ([...username].length > 150) add("username", "Ensure this field has no more than 150 characters.");
-  else if (!USERNAME_PATTERN.test(username)) add("username", USERNAME_MESSAGE);
-  else if (await db().prisma.user.findFirst({ where: { username, id: { not: user.id } }, select: { id: true } })) {
-    add("username", "A user with that username already exists.");
+  const values = Object.fromEntries(["username", "first_name", "last_name"].map((name) => [name, (text(form, name) ?? "").trim()]));
+  try {
+    await saveProfile(user, () => readProfile(RequestInput.formData(form), user.id, "replace"));
+  } catch (error) {
+    return refused(error, values);
   }
-  if ([...firstName].length > 150) add("first_name", "Ensure this field has no more than 150 characters.");
-  if ([...lastName].length > 150) add("last_name", "Ensure this field has no more than 150 characters.");
-  if (Object.keys(errors).length) return { errors, message: null, values };
-  await db().write((tx) => tx.user.update({ where: { id: user.id }, data: { username, firstName, lastName } }));
   refresh();
   return { errors: {}, message: "Your profile has been saved.", values };
 }
@@ -56,7 +58,10 @@ export async function updatePassword(_prev: FormState, form: FormData): Promise<
   if (!new1) errors.new_password1 = [REQUIRED];
   if (!new2) errors.new_password2 = [REQUIRED];
   if (Object.keys(errors).length) return { errors, message: null };
-  const problems = await changePassword(user, old, new1, new2, { sessionId: user.sessionId });
-  if (Object.keys(problems).length) return { errors: problems, message: null };
+  try {
+    await changePassword(user, old, new1, new2, { sessionId: user.sessionId });
+  } catch (error) {
+    return refused(error);
+  }
   return { errors: {}, message: "New password has been saved. You stay logged in here; other sessions and API tokens have ended." };
 }

@@ -1,0 +1,43 @@
+import { isUploadedFile, type RequestInput } from "@/lib/http/body";
+import { boolean, choice, MSG } from "@/lib/http/fields";
+import { readZone } from "@/lib/api/data-params";
+import { ErrorCollector } from "@/lib/services/errors";
+import type { SeriesContext } from "@/lib/services/series-context";
+import type { UploadValues } from "@/lib/services/upload";
+
+/**
+ * The body of a records upload (api.md §8.3): `timeseries_records` (text, or a file), `timezone`
+ * (default the station's display zone), `mode` and `dry_run`. The legacy tsdata append reads
+ * only the first two (always an append, never a dry run; legacy.md §5).
+ */
+async function recordsText(value: unknown, errors: ErrorCollector): Promise<string | null> {
+  if (value === undefined) errors.add("timeseries_records", MSG.required);
+  else if (value === null) errors.add("timeseries_records", MSG.null);
+  else if (typeof value === "string") return value;
+  else if (isUploadedFile(value)) return Buffer.from(await value.bytes()).toString("utf8");
+  else errors.add("timeseries_records", MSG.string);
+  return null;
+}
+
+export async function readUpload(input: RequestInput, s: SeriesContext, options: { legacy?: boolean } = {}): Promise<UploadValues> {
+  const errors = new ErrorCollector();
+  const text = await recordsText(input.get("timeseries_records"), errors);
+  const timezone = input.get("timezone");
+  const zone = readZone(typeof timezone === "string" ? timezone.trim() : timezone == null ? null : String(timezone), s, errors);
+  let mode: "append" | "insert" = "append";
+  let dryRun = false;
+  if (!options.legacy) {
+    if (input.has("mode")) {
+      const parsed = choice(["append", "insert"] as const).parse(input.get("mode"));
+      if (parsed.ok) mode = parsed.value;
+      else errors.add("mode", parsed.errors);
+    }
+    if (input.has("dry_run")) {
+      const parsed = boolean().parse(input.get("dry_run"));
+      if (parsed.ok) dryRun = parsed.value;
+      else errors.add("dry_run", parsed.errors);
+    }
+  }
+  errors.throwIfAny();
+  return { text: text!, zone, mode, dryRun };
+}

@@ -1,0 +1,336 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { db, Prisma } from "@/lib/db";
+import type { Dialect } from "@/lib/db/url";
+import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
+
+/**
+ * The durable job queue (docs/decisions/0009-job-queue.md): a `job` table in the service's own
+ * database. A job is enqueued by a statement that runs in the transaction of the write that
+ * causes it, coalesces with the queued job of its key, and is claimed by one runner at a time
+ * under a lease; finished jobs stay as the run history.
+ */
+
+export type JobStatus = "queued" | "running" | "succeeded" | "failed";
+
+export interface Job<P = unknown> {
+  readonly id: number;
+  readonly kind: string;
+  /** The coalescing key, such as "process:12": one queued job per key, one running. */
+  readonly key: string;
+  readonly payload: P;
+  readonly status: JobStatus;
+  /** Runs started so far (the running one included). */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly runAfter: Date;
+  readonly queuedAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly leaseOwner: string | null;
+  readonly leaseUntil: Date | null;
+  readonly error: string | null;
+  /** What the handler returned (JSON). */
+  readonly result: unknown;
+}
+
+export const CHANNEL = "enhydris_jobs";
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+interface JobOptions {
+  readonly kind: string;
+  /** Not before now + delayMs (default 0). */
+  readonly delayMs?: number;
+  readonly maxAttempts?: number;
+}
+
+/** One job. Payloads of one key are equal by convention: state to merge lives in the domain tables. */
+export interface JobSpec extends JobOptions {
+  readonly key: string;
+  readonly payload?: unknown;
+}
+
+/** One job per distinct `key` of a query whose columns are `key` and `payload` (JSON text). */
+export interface JobsFromQuery extends JobOptions {
+  readonly select: Prisma.Sql;
+}
+
+/**
+ * The statement that enqueues (for use inside any transaction: `tx.$executeRaw(enqueueSql(…))`,
+ * a records write's `also`, or `enqueue`). A key that already has a queued job updates that job
+ * instead: it runs at the earlier of the two times (a manual run overrides a retry's backoff)
+ * with its tries counted anew (a new cause). Returns the id of each queued job as `id`. On
+ * PostgreSQL it also notifies the runners (NOTIFY is delivered at commit).
+ */
+export function enqueueSql(spec: JobSpec | JobsFromQuery, dialect: Dialect = db().dialect): Prisma.Sql {
+  const pg = dialect === "postgres";
+  const source = "select" in spec
+    ? spec.select
+    : pg
+      ? Prisma.sql`SELECT ${spec.key}::text AS key, ${JSON.stringify(spec.payload ?? {})}::text AS payload`
+      : Prisma.sql`SELECT ${spec.key} AS key, ${JSON.stringify(spec.payload ?? {})} AS payload`;
+  const maxAttempts = spec.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const runAfter = nowPlus(dialect, spec.delayMs ?? 0);
+  if (!pg) {
+    // "WHERE true": without it SQLite would read ON CONFLICT as a join's ON.
+    return Prisma.sql`INSERT INTO job (kind, key, payload, status, attempts, max_attempts, run_after, queued_at)
+      SELECT ${spec.kind}, s.key, MIN(s.payload), 'queued', 0, ${maxAttempts}, ${runAfter}, ${now(dialect)}
+      FROM (${source}) AS s WHERE true GROUP BY s.key
+      ON CONFLICT (key) WHERE status = 'queued' DO UPDATE SET run_after = MIN(run_after, excluded.run_after), attempts = 0
+      RETURNING id`;
+  }
+  return Prisma.sql`WITH queued AS (
+      INSERT INTO job AS j (kind, key, payload, status, attempts, max_attempts, run_after, queued_at)
+      SELECT ${spec.kind}::text, s.key, MIN(s.payload), 'queued', 0, ${maxAttempts}::int, ${runAfter}, ${now(dialect)}
+      FROM (${source}) AS s GROUP BY s.key
+      ON CONFLICT (key) WHERE status = 'queued' DO UPDATE SET run_after = LEAST(j.run_after, excluded.run_after), attempts = 0
+      RETURNING j.id)
+    SELECT queued.id FROM queued, (SELECT pg_notify(${CHANNEL}, '')) AS notified`;
+}
+
+/**
+ * Enqueues in a transaction of its own and wakes this process's runner; returns the ids of the
+ * queued jobs (the one that covers each key).
+ */
+export async function enqueue(spec: JobSpec | JobsFromQuery): Promise<number[]> {
+  const rows = await write(enqueueSql(spec));
+  notifyJobsQueued();
+  return rows.map((r) => Number(r.id));
+}
+
+const LISTENERS = Symbol.for("enhydris.jobs.listeners");
+type Holder = { [LISTENERS]?: Set<() => void> };
+
+function listeners(): Set<() => void> {
+  // On globalThis: Next may load this module once per bundle, and all must reach the one runner.
+  return ((globalThis as Holder)[LISTENERS] ??= new Set());
+}
+
+/** Wakes this process's runners: call it after a transaction that enqueued has committed. */
+export function notifyJobsQueued(): void {
+  for (const listener of listeners()) listener();
+}
+
+/** Calls `listener` on each notifyJobsQueued(); returns the function that stops it. */
+export function onJobsQueued(listener: () => void): () => void {
+  listeners().add(listener);
+  return () => listeners().delete(listener);
+}
+
+/** host:pid:random — names a runner in lease_owner. */
+export function newOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+}
+
+function date(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Date ? value : new Date(Number(value));
+}
+
+function toJob(row: Row): Job {
+  return {
+    id: Number(row.id),
+    kind: row.kind as string,
+    key: row.key as string,
+    payload: JSON.parse(row.payload as string),
+    status: row.status as JobStatus,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    runAfter: date(row.run_after)!,
+    queuedAt: date(row.queued_at)!,
+    startedAt: date(row.started_at),
+    finishedAt: date(row.finished_at),
+    leaseOwner: (row.lease_owner as string | null) ?? null,
+    leaseUntil: date(row.lease_until),
+    error: (row.error as string | null) ?? null,
+    result: row.result === null || row.result === undefined ? null : JSON.parse(row.result as string),
+  };
+}
+
+function kindIn(dialect: Dialect, kinds: readonly string[]): Prisma.Sql {
+  return dialect === "sqlite"
+    ? Prisma.sql`j.kind IN (SELECT value FROM json_each(${JSON.stringify(kinds)}))`
+    : Prisma.sql`j.kind = ANY(${[...kinds]}::text[])`;
+}
+
+/** A queued job of the row's key other than the row itself. */
+const QUEUED_OF_KEY = Prisma.raw("EXISTS (SELECT 1 FROM job q WHERE q.key = job.key AND q.status = 'queued')");
+
+/**
+ * Running jobs whose lease has expired belong to a dead runner: back to queued (their key's
+ * queued job, if any, covers them instead; a last attempt fails).
+ */
+function expiredLeases(dialect: Dialect): Prisma.Sql[] {
+  const t = now(dialect);
+  return [
+    Prisma.sql`UPDATE job SET status = 'failed', finished_at = ${t}, lease_until = NULL,
+        error = CASE WHEN ${QUEUED_OF_KEY} THEN 'superseded after its worker died' ELSE 'its worker died during the last attempt' END
+      WHERE status = 'running' AND lease_until < ${t} AND (attempts >= max_attempts OR ${QUEUED_OF_KEY})
+      RETURNING id`,
+    Prisma.sql`UPDATE job SET status = 'queued', run_after = ${t}, lease_until = NULL, error = 'its worker died'
+      WHERE status = 'running' AND lease_until < ${t}
+      RETURNING id`,
+  ];
+}
+
+/** Takes the next due job of one of `kinds` whose key has no running job. */
+function claimStatement(dialect: Dialect, owner: string, kinds: readonly string[], leaseMs: number): Prisma.Sql {
+  const t = now(dialect);
+  return Prisma.sql`UPDATE job SET status = 'running', attempts = attempts + 1, started_at = ${t}, finished_at = NULL,
+      lease_owner = ${owner}, lease_until = ${nowPlus(dialect, leaseMs)}
+    WHERE id = (SELECT j.id FROM job j
+      WHERE j.status = 'queued' AND j.run_after <= ${t} AND ${kindIn(dialect, kinds)}
+        AND NOT EXISTS (SELECT 1 FROM job r WHERE r.key = j.key AND r.status = 'running')
+      ORDER BY j.run_after, j.id LIMIT 1${Prisma.raw(dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : "")})
+    RETURNING *`;
+}
+
+/** Whether a claim can find anything: a cheap read, so that polling takes no write lock. */
+async function claimable(kinds: readonly string[]): Promise<{ due: boolean; expired: boolean }> {
+  const d = db().dialect;
+  const t = now(d);
+  const [row] = await db().query<{ due: unknown; expired: unknown }>(Prisma.sql`SELECT
+      EXISTS (SELECT 1 FROM job j WHERE j.status = 'queued' AND j.run_after <= ${t} AND ${kindIn(d, kinds)}) AS due,
+      EXISTS (SELECT 1 FROM job WHERE status = 'running' AND lease_until < ${t}) AS expired`);
+  return { due: Boolean(row.due), expired: Boolean(row.expired) };
+}
+
+/**
+ * Claims the next due job of one of `kinds` for `owner` (status running, attempts + 1, a lease
+ * of `leaseMs`), first returning expired leases to the queue. Null when there is none.
+ */
+export async function claimJob(owner: string, kinds: readonly string[], leaseMs: number): Promise<Job | null> {
+  if (kinds.length === 0) return null;
+  const { due, expired } = await claimable(kinds);
+  if (!due && !expired) return null;
+  const dialect = db().dialect;
+  if (dialect === "sqlite") {
+    const row = await sqliteTransaction((conn) => {
+      if (expired) for (const sql of expiredLeases(dialect)) sqliteRows(conn, sql);
+      return sqliteRows(conn, claimStatement(dialect, owner, kinds, leaseMs))[0];
+    });
+    return row ? toJob(row) : null;
+  }
+  if (expired) {
+    for (const sql of expiredLeases(dialect)) {
+      // A key queued meanwhile by a concurrent enqueue: the next claim marks the job superseded.
+      await db().query(sql).catch((e) => { if (!isUniqueViolation(e)) throw e; });
+    }
+  }
+  const [row] = await db().query<Row>(claimStatement(dialect, owner, kinds, leaseMs));
+  return row ? toJob(row) : null;
+}
+
+/** Fences a change of a claimed job: only its lease holder may make it, and only while it runs. */
+function held(job: Job, owner: string): Prisma.Sql {
+  return Prisma.sql`id = ${job.id} AND lease_owner = ${owner} AND status = 'running'`;
+}
+
+/** Extends the lease; false when the job is no longer `owner`'s (taken over, released). */
+export async function renewLease(job: Job, owner: string, leaseMs: number): Promise<boolean> {
+  const d = db().dialect;
+  return (await write(Prisma.sql`UPDATE job SET lease_until = ${nowPlus(d, leaseMs)} WHERE ${held(job, owner)} RETURNING id`)).length > 0;
+}
+
+/** Marks the job succeeded with its result; false when it was no longer `owner`'s. */
+export async function completeJob(job: Job, owner: string, result: unknown): Promise<boolean> {
+  const d = db().dialect;
+  return (await write(Prisma.sql`UPDATE job SET status = 'succeeded', finished_at = ${now(d)}, lease_until = NULL, error = NULL,
+      result = ${JSON.stringify(result ?? null)}
+    WHERE ${held(job, owner)} RETURNING id`)).length > 0;
+}
+
+/**
+ * Puts a claimed job back in the queue (run_after = now + delayMs), or, when that cannot be (no
+ * tries left, or its key has a queued job that covers it), marks it failed. Returns the new
+ * status, or "lost" when the job was no longer `owner`'s.
+ */
+async function requeueOrFail(job: Job, owner: string, options: { retry: boolean; delayMs: number; refund: boolean; error: string | null; failError: string }): Promise<"queued" | "failed" | "lost"> {
+  const d = db().dialect;
+  const requeue = Prisma.sql`UPDATE job SET status = 'queued', run_after = ${nowPlus(d, options.delayMs)}, lease_until = NULL,
+      error = ${options.error}, attempts = attempts - ${options.refund ? 1 : 0}
+    WHERE ${held(job, owner)} AND NOT ${QUEUED_OF_KEY} RETURNING id`;
+  const fail = Prisma.sql`UPDATE job SET status = 'failed', finished_at = ${now(d)}, lease_until = NULL, error = ${options.failError}
+    WHERE ${held(job, owner)} RETURNING id`;
+  if (d === "sqlite") {
+    return sqliteTransaction((conn) => {
+      if (options.retry && sqliteRows(conn, requeue).length) return "queued";
+      return sqliteRows(conn, fail).length ? "failed" : "lost";
+    });
+  }
+  if (options.retry) {
+    try {
+      if ((await db().query(requeue)).length) return "queued";
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+    }
+  }
+  return (await db().query(fail)).length ? "failed" : "lost";
+}
+
+/** 5 s, 20 s, 80 s, … (× 4 per attempt), at most an hour. */
+export function defaultBackoff(attempt: number): number {
+  return Math.min(5_000 * 4 ** Math.max(attempt - 1, 0), 3_600_000);
+}
+
+/** A handler failed: retried after the backoff while tries are left, otherwise failed with the error. */
+export function failJob(job: Job, owner: string, error: string, delayMs: number) {
+  return requeueOrFail(job, owner, { retry: job.attempts < job.maxAttempts, delayMs, refund: false, error, failError: error });
+}
+
+/** Gives an interrupted job back (shutdown): queued again at once, the attempt not counted. */
+export function releaseJob(job: Job, owner: string) {
+  return requeueOrFail(job, owner, {
+    retry: true, delayMs: 0, refund: true, error: job.error,
+    failError: "interrupted by a shutdown; a queued run of its key covers it",
+  });
+}
+
+export async function getJob(id: number): Promise<Job | null> {
+  const [row] = await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE id = ${id}`);
+  return row ? toJob(row) : null;
+}
+
+/** The jobs of a key, newest first: its run history (and its queued or running job). */
+export async function jobHistory(key: string, limit = 100): Promise<Job[]> {
+  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key = ${key} ORDER BY id DESC LIMIT ${limit}`)).map(toJob);
+}
+
+/** Deletes finished jobs beyond the newest `keepPerKey` of each key and those finished more than `maxAgeDays` ago. */
+export async function pruneJobs(options: { keepPerKey?: number; maxAgeDays?: number } = {}): Promise<number> {
+  const d = db().dialect;
+  const keep = options.keepPerKey ?? 100;
+  const cutoff = nowPlus(d, -(options.maxAgeDays ?? 90) * 86_400_000);
+  const rows = await write(Prisma.sql`DELETE FROM job WHERE status IN ('succeeded', 'failed') AND (finished_at < ${cutoff} OR id IN (
+      SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY key ORDER BY id DESC) AS n FROM job WHERE status IN ('succeeded', 'failed')) AS ranked
+      WHERE n > ${keep}))
+    RETURNING id`);
+  return rows.length;
+}
+
+export interface QueueStats {
+  queued: number;
+  running: number;
+  /** Failed in the last 24 hours. */
+  failed: number;
+  /** Age of the oldest queued job; null when none is queued. */
+  oldest_queued_age_seconds: number | null;
+}
+
+export async function queueStats(): Promise<QueueStats> {
+  const d = db().dialect;
+  const age = d === "sqlite"
+    ? Prisma.sql`(${now(d)} - MIN(queued_at)) / 1000.0`
+    : Prisma.sql`EXTRACT(EPOCH FROM ${now(d)} - MIN(queued_at))::float8`;
+  const [row] = await db().query<Record<string, unknown>>(Prisma.sql`SELECT
+      (SELECT COUNT(*) FROM job WHERE status = 'queued') AS queued,
+      (SELECT COUNT(*) FROM job WHERE status = 'running') AS running,
+      (SELECT COUNT(*) FROM job WHERE status = 'failed' AND finished_at >= ${nowPlus(d, -86_400_000)}) AS failed,
+      (SELECT ${age} FROM job WHERE status = 'queued') AS oldest`);
+  return {
+    queued: Number(row.queued),
+    running: Number(row.running),
+    failed: Number(row.failed),
+    oldest_queued_age_seconds: row.oldest === null ? null : Math.max(0, Number(row.oldest)),
+  };
+}

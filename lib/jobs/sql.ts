@@ -1,0 +1,79 @@
+import type { Statement } from "better-sqlite3";
+import { db, Prisma, sqliteValue } from "@/lib/db";
+import type { SqliteDatabase } from "@/lib/db/sqlite";
+import type { Dialect } from "@/lib/db/url";
+
+/**
+ * How the queue runs its statements. SQLite: on the native connection, under the process's write
+ * lock, synchronously (the connection also serves concurrent reads, so nothing may wait inside a
+ * transaction); several statements in one BEGIN IMMEDIATE transaction. PostgreSQL: on the pool,
+ * one autocommitted statement at a time (row locks and SKIP LOCKED do the rest).
+ */
+export type Row = Record<string, unknown>;
+
+/** The database's clock, as the dialect's timestamp columns hold it (epoch ms on SQLite, UTC on PostgreSQL). */
+export function now(dialect: Dialect): Prisma.Sql {
+  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')");
+}
+
+/** The database's clock plus `ms` milliseconds (negative for the past). */
+export function nowPlus(dialect: Dialect, ms: number): Prisma.Sql {
+  return dialect === "sqlite"
+    ? Prisma.sql`(${now(dialect)} + ${Math.round(ms)})`
+    : Prisma.sql`(${now(dialect)} + make_interval(secs => ${ms / 1000}::float8))`;
+}
+
+const statements = new WeakMap<SqliteDatabase, Map<string, Statement>>();
+
+function prepared(conn: SqliteDatabase, text: string): Statement {
+  let cache = statements.get(conn);
+  if (!cache) statements.set(conn, (cache = new Map()));
+  let stmt = cache.get(text);
+  if (!stmt) {
+    stmt = conn.prepare(text);
+    if (cache.size > 200) cache.clear();
+    cache.set(text, stmt);
+  }
+  return stmt;
+}
+
+/** Runs one statement on the native SQLite connection (the caller holds the write lock); its rows, if it returns any. */
+export function sqliteRows(conn: SqliteDatabase, sql: Prisma.Sql): Row[] {
+  const stmt = prepared(conn, sql.sql);
+  const values = sql.values.map(sqliteValue);
+  if (stmt.reader) return stmt.all(values) as Row[];
+  stmt.run(values);
+  return [];
+}
+
+/** Runs `fn` in one BEGIN IMMEDIATE transaction under the write lock; `fn` must stay synchronous. */
+export function sqliteTransaction<T>(fn: (conn: SqliteDatabase) => T): Promise<T> {
+  const current = db();
+  const conn = current.sqlite!;
+  return current.withWriteLock(() => {
+    conn.exec("BEGIN IMMEDIATE");
+    try {
+      const value = fn(conn);
+      conn.exec("COMMIT");
+      return value;
+    } catch (e) {
+      if (conn.inTransaction) conn.exec("ROLLBACK");
+      throw e;
+    }
+  });
+}
+
+/** Runs one writing statement (autocommitted) and returns its rows (RETURNING), on either database. */
+export async function write(sql: Prisma.Sql): Promise<Row[]> {
+  const current = db();
+  if (current.sqlite) {
+    const conn = current.sqlite;
+    return current.withWriteLock(() => sqliteRows(conn, sql));
+  }
+  return current.query<Row>(sql);
+}
+
+/** PostgreSQL's unique_violation: a concurrent enqueue queued the key first. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "23505";
+}

@@ -1,0 +1,119 @@
+import { canReadData, type Actor } from "@/lib/auth/permissions";
+import { db, Prisma } from "@/lib/db";
+import { attachmentsPage } from "@/lib/services/attachments";
+import { eventsPage } from "@/lib/services/events";
+import { findGroup } from "@/lib/services/groups";
+import { toNumber } from "@/lib/services/serialize";
+import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationJson } from "@/lib/services/stations";
+import { seriesPage } from "@/lib/services/timeseries";
+import { typeName } from "@/lib/services/timeseries-types";
+
+/** What the site's station, group and search pages show (api.md §16), as plain data. */
+
+export interface SeriesSummary {
+  id: number;
+  type: string;
+  timeStep: string;
+  name: string;
+  publiclyAvailable: boolean;
+  first: number | null;
+  last: number | null;
+  count: number;
+}
+
+export interface GroupSummary {
+  id: number;
+  name: string;
+  variable: string;
+  unit: string;
+  unitDescr: string;
+  remarks: string;
+  precision: number;
+  series: SeriesSummary[];
+}
+
+export interface SeriesForUser extends SeriesSummary {
+  canRead: boolean;
+}
+
+const num = (v: bigint | number | null) => (v === null ? null : Number(v));
+
+async function ownerName(ownerId: number): Promise<string> {
+  const rows = await db().prisma.$queryRaw<{ name: string | null }[]>`
+    SELECT ${OWNER_DISPLAY_SQL} AS name FROM lentity l
+    LEFT JOIN organization o ON o.id = l.id LEFT JOIN person p ON p.id = l.id WHERE l.id = ${ownerId}`;
+  return rows[0]?.name ?? "";
+}
+
+/** The station (§4.1) with its owner's display name. */
+export async function stationWithOwner(id: number): Promise<{ station: StationJson; ownerName: string } | null> {
+  const station = await stationJsonById(id);
+  if (!station) return null;
+  return { station, ownerName: await ownerName(station.owner) };
+}
+
+function seriesSummary(t: Prisma.TimeseriesGetPayload<object>): SeriesSummary {
+  return {
+    id: t.id, type: typeName(t.type), timeStep: t.timeStep, name: t.name, publiclyAvailable: t.publiclyAvailable,
+    first: num(t.firstTimestamp), last: num(t.lastTimestamp), count: t.recordCount,
+  };
+}
+
+/** What the station page lists: its types, visible groups with their series, files, images and events. */
+export async function stationDetails(station: StationJson) {
+  const id = station.id;
+  const p = db().prisma;
+  const [stypes, groups, files, images, events, eventTypes] = await Promise.all([
+    station.stype.length
+      ? p.stationType.findMany({ where: { id: { in: station.stype } }, orderBy: [{ descr: "asc" }, { id: "asc" }] })
+      : Promise.resolve([]),
+    p.timeseriesGroup.findMany({
+      where: { stationId: id, hidden: false },
+      orderBy: [{ name: "asc" }, { id: "asc" }],
+      include: { variable: true, unit: true, timeseries: { orderBy: [{ type: "asc" }, { id: "asc" }] } },
+    }),
+    attachmentsPage("files", id, 0, 500),
+    attachmentsPage("images", id, 0, 500),
+    eventsPage(id, 0, 500),
+    p.eventType.findMany(),
+  ]);
+  const typeById = new Map(eventTypes.map((t) => [t.id, t.descr]));
+  return {
+    stationTypes: stypes.map((t) => t.descr),
+    groups: groups.map((g): GroupSummary => ({
+      id: g.id, name: g.name, variable: g.variable.descr, unit: g.unit.symbol, unitDescr: g.unit.descr, remarks: g.remarks,
+      precision: g.precision, series: g.timeseries.map(seriesSummary),
+    })),
+    files: files.map((f) => ({ id: f.id, descr: f.descr, date: f.date, remarks: f.remarks, fileName: f.fileName })),
+    images: images.map((i) => ({ id: i.id, descr: i.descr, date: i.date, remarks: i.remarks })),
+    events: events.map((e) => ({ id: e.id, date: e.date, type: typeById.get(e.typeId) ?? "", user: e.user, report: e.report })),
+  };
+}
+
+/** The group page: the group of this station (else null), its series and which of them the user may read. */
+export async function groupDetails(stationId: number, groupId: number, user: Actor) {
+  const [group, access] = await Promise.all([findGroup(stationId, groupId), stationAccess(stationId)]);
+  if (!group || !access) return null;
+  const [variable, unit, series] = await Promise.all([
+    db().prisma.variable.findUnique({ where: { id: group.variableId } }),
+    db().prisma.unitOfMeasurement.findUnique({ where: { id: group.unitId } }),
+    seriesPage(groupId, 0, 1000),
+  ]);
+  return {
+    group: {
+      id: group.id, name: group.name, remarks: group.remarks, hidden: group.hidden, precision: group.precision,
+      variable: variable?.descr ?? "", unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
+    },
+    series: series.map((t): SeriesForUser => ({ ...seriesSummary(t), canRead: canReadData(user, access, t.publiclyAvailable) })),
+  };
+}
+
+/** The owners' display names of stations, by station id (the search page's list). */
+export async function stationOwnerNames(stationIds: number[]): Promise<Map<number, string>> {
+  if (stationIds.length === 0) return new Map();
+  const rows = await db().prisma.$queryRaw<{ id: unknown; owner_name: string | null }[]>`
+    SELECT s.id AS id, ${OWNER_DISPLAY_SQL} AS owner_name
+    FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id
+    WHERE s.id IN (${Prisma.join(stationIds)})`;
+  return new Map(rows.map((r) => [toNumber(r.id)!, r.owner_name ?? ""]));
+}

@@ -1,0 +1,15 @@
+import { PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/services/errors";
+
+/**
+ * What a site form shows when a service refuses it: the API's field messages next to their
+ * fields (api.md wording), or, under `form`, why the whole form was refused. Null for errors
+ * that are not the user's to correct.
+ */
+export const SESSION_ENDED = "Your session has ended. Log in again.";
+export const NOT_ALLOWED = "You do not have permission to perform this action.";
+
+export function formErrors(error: unknown): FieldErrors | null {
+  if (error instanceof ValidationFailed) return error.fields;
+  if (error instanceof PermissionDenied) return { form: [error.anonymous ? SESSION_ENDED : error.detail ?? NOT_ALLOWED] };
+  return null;
+}

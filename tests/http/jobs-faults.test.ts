@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, db, Prisma } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
+import { enqueue, getJob, jobHistory } from "@/lib/jobs/queue";
+import { records } from "@/lib/records";
+import * as f from "@/tests/support/fixtures";
+import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
+import { sleep, until } from "@/tests/support/wait";
+
+/**
+ * The job queue under faults, with real processes: a worker killed in the middle of a run
+ * (nothing half-written, the job is retaken after its lease and completes), two runner
+ * processes on one database (each job executed once), and a server restarted between an
+ * enqueue and the run.
+ */
+let database: ScratchDatabase;
+let dir: string;
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  database = await scratchDatabase();
+  dir = mkdtempSync(join(tmpdir(), "enhydris-jobs-"));
+  await migrate(parseDatabaseUrl(database.url));
+  await connectFixtures(database.url);
+});
+
+afterEach(() => {
+  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
+});
+
+afterAll(async () => {
+  records().close?.();
+  await closeDb();
+  await database?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+
+interface Worker {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves when the output matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  exited(): Promise<number | null>;
+}
+
+function startWorker(env: Record<string, string> = {}): Worker {
+  // tsx as a loader in this very process (its CLI would run the script in a child that a SIGKILL misses).
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/job-worker.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: database.url, ENHYDRIS_JOB_LEASE_SECONDS: "2", JOB_LOG: join(dir, "executions.log"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  workers.push(child);
+  let output = "";
+  const waiters: (() => void)[] = [];
+  const collect = (d: Buffer) => {
+    output += d;
+    for (const w of waiters) w();
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited: () => exit,
+    waitFor: (pattern, timeoutMs = 30_000) => new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(output)) resolve();
+      };
+      waiters.push(check);
+      check();
+      setTimeout(() => reject(new Error(`no ${pattern} in the worker's output:\n${output}`)), timeoutMs).unref();
+      void exit.then(() => setTimeout(() => reject(new Error(`the worker exited without ${pattern}:\n${output}`)), 50));
+    }),
+  };
+}
+
+
+/** The series as stored: its summary, the real number and values of its records, and its blocks' count. */
+async function state(tid: number) {
+  const [real] = await db().query<{ n: number; low: number | null; high: number | null; blocks: number }>(Prisma.sql`SELECT
+      (SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ${tid}) AS n,
+      (SELECT MIN(value) FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp >= ${FROM}) AS low,
+      (SELECT MAX(value) FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp >= ${FROM}) AS high,
+      (SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ${tid}) AS blocks`);
+  const summary = (await records().summary(tid))!;
+  return { count: summary.count, last: summary.last, n: Number(real.n), blocks: Number(real.blocks), low: real.low, high: real.high };
+}
+
+const T0 = Date.UTC(2010, 0, 1) / 1000;
+const KEPT = 50_000;
+const FROM = T0 + KEPT * 600;
+const BEFORE = 100_000;
+const AFTER = 250_000;
+
+describe(`a worker killed in the middle of a run (${DIALECT})`, () => {
+  it("leaves the records whole, and another worker retakes the job after its lease and completes it", async () => {
+    const tid = await f.series(await f.group(await f.station()));
+    await records().write(tid, {
+      timestamps: Float64Array.from({ length: BEFORE }, (_, i) => T0 + i * 600),
+      values: new Float64Array(BEFORE).fill(1),
+      flags: new Array<string>(BEFORE).fill(""),
+    }, { mode: "append", validate: () => [] });
+    const old = { count: BEFORE, last: T0 + (BEFORE - 1) * 600, n: BEFORE, blocks: BEFORE, low: 1, high: 1 };
+    const replaced = { count: KEPT + AFTER, last: FROM + (AFTER - 1) * 600, n: KEPT + AFTER, blocks: KEPT + AFTER, low: 2, high: 2 };
+    expect(await state(tid)).toEqual(old);
+
+    const first = startWorker();
+    await first.waitFor(/job worker .* running/);
+    const [id] = await enqueue({ kind: "test.replace", key: `replace:${tid}`, payload: { seriesId: tid, from: FROM, n: AFTER, value: 2, delayMs: 300 } });
+    await first.waitFor(new RegExp(`replacing ${id}\\b`));
+    await sleep(40);
+    first.child.kill("SIGKILL");
+    await first.exited();
+    // Killed while replacing: the job is still "running" under the dead worker's lease.
+    expect(first.output()).not.toMatch(new RegExp(`replaced ${id}\\b`));
+    const dead = (await getJob(id))!;
+    expect(dead).toMatchObject({ status: "running", attempts: 1 });
+    expect(await state(tid)).toEqual(old);
+
+    const second = startWorker();
+    const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000, 50);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 2, result: { from: FROM, records_written: AFTER }, error: null });
+    expect(done!.leaseOwner).not.toBe(dead.leaseOwner);
+    // The second worker waited for the lease to expire (2 s) before taking the job.
+    expect(done!.startedAt!.getTime()).toBeGreaterThanOrEqual(dead.leaseUntil!.getTime());
+    expect(second.output()).toMatch(new RegExp(`started ${id} attempt 2`));
+    expect(await state(tid)).toEqual(replaced);
+
+    // SIGTERM: the worker stops cleanly.
+    second.child.kill("SIGTERM");
+    expect(await second.exited()).toBe(0);
+  }, 90_000);
+});
+
+describe(`two runner processes on one database (${DIALECT})`, () => {
+  it("execute each of many jobs exactly once", async () => {
+    writeFileSync(join(dir, "executions.log"), "");
+    const a = startWorker({ ENHYDRIS_JOB_CONCURRENCY: "3" });
+    const b = startWorker({ ENHYDRIS_JOB_CONCURRENCY: "3" });
+    await Promise.all([a.waitFor(/job worker .* running/), b.waitFor(/job worker .* running/)]);
+    const ids: number[] = [];
+    for (let i = 0; i < 150; i++) ids.push(...await enqueue({ kind: "test.count", key: `count:${i}`, payload: { ms: 10 } }));
+    // The same keys again while the first jobs run: they coalesce with queued jobs or queue anew.
+    for (let i = 0; i < 150; i += 3) ids.push(...await enqueue({ kind: "test.count", key: `count:${i}`, payload: { ms: 10 } }));
+    const unique = [...new Set(ids)];
+    await until(() => db().prisma.job.count({ where: { kind: "test.count", status: { in: ["queued", "running"] } } }), (n) => n === 0, 60_000, 50);
+    const lines = readFileSync(join(dir, "executions.log"), "utf8").trim().split("\n");
+    const executed = lines.map((l) => Number(l.split(" ")[0]));
+    expect(executed.sort((x, y) => x - y)).toEqual(unique.sort((x, y) => x - y));
+    const jobs = await db().prisma.job.findMany({ where: { kind: "test.count" } });
+    expect(jobs.map((j) => j.status)).toEqual(jobs.map(() => "succeeded"));
+    expect(jobs.map((j) => j.attempts)).toEqual(jobs.map(() => 1));
+    const owners = new Set(lines.map((l) => l.split(" ")[1]));
+    console.log(`${unique.length} jobs, ${lines.length} executions, by ${owners.size} runners (${DIALECT})`);
+    expect(owners.size).toBe(2);
+    a.child.kill("SIGTERM");
+    b.child.kill("SIGTERM");
+    expect(await Promise.all([a.exited(), b.exited()])).toEqual([0, 0]);
+  }, 90_000);
+});
+
+describe(`a server restarted between an enqueue and the run (${DIALECT})`, () => {
+  it("runs the job after the restart", async () => {
+    const day = 86_400_000;
+    const server = await startServer({ databaseUrl: database.url, migrate: false });
+    const t = new Date();
+    await db().write((tx) => tx.job.createMany({
+      data: [100, 95, 1].map((days) => ({ kind: "test.count", key: "old-history", status: "succeeded", runAfter: t, queuedAt: t, finishedAt: new Date(Date.now() - days * day) })),
+    }));
+    const [id] = await enqueue({ kind: PRUNE_KIND, key: PRUNE_KEY, delayMs: 1_500 });
+    server.child.kill("SIGKILL");
+    await server.stop();
+    expect(await getJob(id)).toMatchObject({ status: "queued", attempts: 0 });
+    await sleep(1_500);
+    const restarted = await startServer({ databaseUrl: database.url, migrate: false });
+    try {
+      const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 20_000, 50);
+      expect(done).toMatchObject({ status: "succeeded", attempts: 1, result: { deleted: 2 } });
+      expect(done!.leaseOwner).toContain(`:${restarted.child.pid}:`);
+      expect((await jobHistory("old-history")).map((j) => j.finishedAt!.getTime() > Date.now() - 2 * day)).toEqual([true]);
+    } finally {
+      await restarted.stop();
+    }
+    // SIGTERM: the server stopped its runner through the shutdown hooks and exited cleanly.
+    expect(restarted.child.exitCode).toBe(0);
+  }, 90_000);
+});
