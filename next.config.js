@@ -1,3 +1,12 @@
+/** The site URL's host: server.mjs trusts its origin for site forms, so Next's own check must too. */
+function siteHosts() {
+  try {
+    return process.env.ENHYDRIS_SITE_URL ? [new URL(process.env.ENHYDRIS_SITE_URL.trim()).host] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Paths end in "/" and the service answers a missing slash with 308 itself (api.md §1.1):
@@ -14,7 +23,10 @@ const nextConfig = {
   serverExternalPackages: [
     "better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "@prisma/client", "pg", "pg-copy-streams",
     "archiver", "nodemailer", "proj4",
+    // One instance per process, shared with server.mjs (the metrics registry, the logger).
+    "prom-client", "pino", "pino-pretty",
   ],
+  experimental: { serverActions: { allowedOrigins: siteHosts() } },
   // `npm run typecheck` is the type check; ENHYDRIS_BUILD_SKIP_TYPECHECK=1 skips the repeat in
   // `next build` (development only: CI builds with it).
   typescript: { ignoreBuildErrors: process.env.ENHYDRIS_BUILD_SKIP_TYPECHECK === "1" },

@@ -45,6 +45,7 @@ function webServer(port: number, dir: string, databaseUrl: string, extra: Record
       ENHYDRIS_SECRET_KEY: "e2e-secret-key-not-for-production",
       ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
       ENHYDRIS_SITE_NAME: "Enhydris",
+      ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
       ENHYDRIS_EMAIL_HOST: "",
       ...extra,
     },

@@ -1,20 +1,56 @@
 // The HTTP server: Next's request handler behind a plain Node http.Server, so that the
-// service knows the client's address (login throttle, api.md §12.1) and the scheme.
-//   node server.mjs          production (after `next build`)
-//   node server.mjs --dev    development, with hot reloading
+// service knows the client's address (login throttle, api.md §12.1) and the scheme, checks the
+// host and the origin of every request, and measures and logs each one.
+//   node server.mjs          production (after `next build`); refuses to start without
+//                            ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS
+//   node server.mjs --demo   the same, answering to localhost when no host is set (`npm run serve`)
+//   node server.mjs --dev    development, with hot reloading (localhost by default too)
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import { join } from "node:path";
 import next from "next";
+import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/http/hosts.mjs";
+import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
+import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
+import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
+import { metrics, observeRequest } from "./lib/observability/metrics.mjs";
 
 const dev = process.argv.includes("--dev");
+const demo = process.argv.includes("--demo");
+const log = await setupLogger({ pretty: dev });
+// In production every line of output is a JSON object, Next's own messages included.
+if (!dev) routeConsoleToLogger();
+
+function refuse(message) {
+  log.fatal(message);
+  process.exit(1);
+}
+
 const TRUE = new Set(["true", "1", "on", "yes", "y"]);
 const trustProxy = TRUE.has(String(process.env.ENHYDRIS_TRUST_PROXY_HEADERS ?? "").trim().toLowerCase());
 const portText = String(process.env.PORT ?? "3000").trim() || "3000";
 if (!/^\d+$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-  console.error(`Invalid setting PORT=${JSON.stringify(process.env.PORT)}: expected an integer from 1 to 65535.`);
-  process.exit(1);
+  refuse(`Invalid setting PORT=${JSON.stringify(process.env.PORT)}: expected an integer from 1 to 65535.`);
 }
 const port = Number(portText);
 const hostname = process.env.HOSTNAME_BIND || "0.0.0.0";
+const hstsText = String(process.env.ENHYDRIS_HSTS_MAX_AGE ?? "").trim();
+if (hstsText && !/^\d+$/.test(hstsText)) refuse(`Invalid setting ENHYDRIS_HSTS_MAX_AGE=${JSON.stringify(process.env.ENHYDRIS_HSTS_MAX_AGE)}: expected an integer of at least 0.`);
+const hsts = strictTransportSecurity(hstsText ? Number(hstsText) : 31_536_000);
+const metricsToken = String(process.env.ENHYDRIS_METRICS_TOKEN ?? "").trim();
+const siteUrlOrigins = siteOrigins(String(process.env.ENHYDRIS_SITE_URL ?? "").trim());
+const tiles = tileOrigin(process.env.ENHYDRIS_MAP_TILE_URL);
+
+// The hosts this server answers to. Development and the demo default to localhost; the app
+// (lib/config.ts) reads the same list from the environment.
+const hostSetting = serverHosts(process.env, dev || demo);
+if ("error" in hostSetting) refuse(hostSetting.error);
+const allowedHosts = hostSetting.hosts;
+if (hostSetting.defaulted) {
+  process.env.ENHYDRIS_ALLOWED_HOSTS = allowedHosts.join(",");
+  log.info(`No ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS: answering to ${allowedHosts.join(", ")} only.`);
+}
 
 function first(value) {
   const text = Array.isArray(value) ? value[0] : value;
@@ -54,41 +90,25 @@ function restoreContentLength(res) {
 }
 
 /**
- * Security headers (issue 8): no MIME sniffing anywhere; pages get a content security policy
- * that allows only this site and the map tile server, and may not be framed. API responses keep
- * their own types (JSONP must stay loadable as a script from other origins).
+ * Security headers (issue 8, 18): no MIME sniffing anywhere, HSTS on HTTPS; the site's pages get
+ * the HTML headers with a content security policy whose nonce Next puts on its own scripts (it
+ * reads the nonce from the request's Content-Security-Policy header). The API's HTML pages get
+ * the same headers from its router (lib/http/router.ts); its other responses keep their own.
  */
-function tileOrigin() {
-  try {
-    return new URL(String(process.env.ENHYDRIS_MAP_TILE_URL || "https://tile.openstreetmap.org/{z}/{x}/{y}.png").replace(/\{[a-z]\}/g, "a")).origin;
-  } catch {
-    return "";
-  }
-}
-const PAGE_CSP = [
-  "default-src 'self'",
-  `img-src 'self' data: blob: ${tileOrigin()}`.trim(),
-  // Next's runtime and React's streamed payload use inline scripts; Leaflet sets inline styles.
-  `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
-  "style-src 'self' 'unsafe-inline'",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-// Next keeps a header set here rather than the route's, so API routes choose their own (the
-// reset pages send Referrer-Policy: no-referrer; file downloads a sandbox CSP).
-function securityHeaders(res, path) {
+function securityHeaders(req, res, path, https) {
   res.setHeader("X-Content-Type-Options", "nosniff");
-  const api = /^\/(api|timeseries\/data)(\/|$)/.test(path);
-  const apiPage = path.startsWith("/api/auth/password/reset/") || path.startsWith("/api/docs/");
-  if (api && !apiPage) return;
-  res.setHeader("Content-Security-Policy", PAGE_CSP);
-  res.setHeader("X-Frame-Options", "DENY");
-  if (!api) res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+  if (https && hsts) res.setHeader("Strict-Transport-Security", hsts);
+  delete req.headers["content-security-policy"];
+  delete req.headers["content-security-policy-report-only"];
+  if (isApiPath(path)) return;
+  const csp = contentSecurityPolicy({ nonce: randomBytes(16).toString("base64"), dev, tiles });
+  req.headers["content-security-policy"] = csp;
+  res.setHeader("Content-Security-Policy", csp);
+  for (const [name, value] of Object.entries(HTML_HEADERS)) res.setHeader(name, value);
+}
+
+function isApiPath(path) {
+  return /^\/(api|timeseries\/data)(\/|$)/.test(path);
 }
 
 /**
@@ -213,7 +233,7 @@ function drained(res) {
 }
 
 function failed(res, error) {
-  console.error("request failed:", error);
+  log.error(`request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   if (!res.headersSent) {
     res.writeHead(500, { "Content-Type": "application/json" });
     res.end('{"detail":"A server error occurred."}');
@@ -222,23 +242,117 @@ function failed(res, error) {
   }
 }
 
-const app = next({ dev, hostname, port, dir: process.cwd() });
-const handle = app.getRequestHandler();
-await app.prepare();
+/** A plain answer of this server (JSON under the API, text elsewhere). */
+function answer(res, status, path, detail, headers = {}) {
+  const json = isApiPath(path);
+  res.writeHead(status, { "Content-Type": json ? "application/json" : "text/plain; charset=utf-8", ...headers });
+  res.end(json ? JSON.stringify({ detail }) : detail);
+}
 
-const server = http.createServer((req, res) => {
+/** The request id: the client's or proxy's X-Request-Id when it is a sane token, else a new one. */
+function requestId(header) {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && /^[\w.:@/+=-]{1,128}$/.test(value) ? value : randomUUID();
+}
+
+const METRICS_PATHS = new Set(["/metrics", "/metrics/"]);
+
+function sameSecret(given, expected) {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** {site}/metrics: Prometheus text; with ENHYDRIS_METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
+async function serveMetrics(req, res) {
+  if (metricsToken) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+    if (!m || !sameSecret(m[1], metricsToken)) {
+      res.writeHead(401, { "Content-Type": "text/plain; charset=utf-8", "WWW-Authenticate": 'Bearer realm="metrics"' });
+      res.end("Authentication credentials were not provided or are wrong.");
+      return;
+    }
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { "Content-Type": "text/plain; charset=utf-8", Allow: "GET, HEAD" });
+    res.end("Method not allowed.");
+    return;
+  }
+  const { registry } = metrics();
+  const body = await registry.metrics();
+  res.writeHead(200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/**
+ * The route patterns of the site's pages, from the build's routes manifest ("/stations/[sid]"),
+ * so that metrics are labelled by page, not by path.
+ */
+function pageRoutes() {
+  try {
+    const manifest = JSON.parse(readFileSync(join(process.cwd(), process.env.ENHYDRIS_DIST_DIR || ".next", "routes-manifest.json"), "utf8"));
+    return [...(manifest.staticRoutes ?? []), ...(manifest.dynamicRoutes ?? [])].map((r) => ({ page: r.page, regex: new RegExp(r.regex) }));
+  } catch {
+    return [];
+  }
+}
+let pages = [];
+
+/** A bounded label for a request no router named. */
+function routeLabel(path) {
+  if (path.startsWith("/_next/")) return "/_next/*";
+  if (METRICS_PATHS.has(path)) return "/metrics";
+  if (isApiPath(path)) return "unmatched";
+  const page = pages.find((p) => p.regex.test(path));
+  if (page) return page.page;
+  return /\.[A-Za-z0-9]+$/.test(path) ? "static file" : "unmatched";
+}
+
+const PROBES = new Set(["/api/health/", "/metrics"]);
+
+/** Counts and logs a request once its response has ended (or its connection closed). */
+function finished(req, res, context, path, started) {
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const route = context.route ?? routeLabel(path);
+  observeRequest(req.method ?? "", route, res.statusCode, seconds);
+  const line = {
+    req_id: context.id, method: req.method, path: redact(path), route, status: res.statusCode,
+    duration_ms: Math.round(seconds * 1e4) / 10, user_id: context.userId,
+    ...(res.writableFinished ? {} : { aborted: true }),
+  };
+  if (res.statusCode >= 500) log.error(line, "request");
+  // Probes poll these every few seconds: their successes would bury everything else.
+  else if (PROBES.has(route) && res.statusCode < 400) log.debug(line, "request");
+  else log.info(line, "request");
+}
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+function serve(req, res) {
   const address = req.socket.remoteAddress ?? "unknown";
   req.headers["x-forwarded-for"] = (trustProxy && first(req.headers["x-forwarded-for"])) || address;
   const proto = trustProxy ? first(req.headers["x-forwarded-proto"]) : "";
-  req.headers["x-enhydris-scheme"] = proto === "https" || req.socket.encrypted ? "https" : "http";
+  const https = proto === "https" || Boolean(req.socket.encrypted);
+  req.headers["x-enhydris-scheme"] = https ? "https" : "http";
+  // The host links are built from; a client's own X-Forwarded-Host counts only behind a trusted proxy.
+  if (!trustProxy) delete req.headers["x-forwarded-host"];
+  const host = (trustProxy && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
-  securityHeaders(res, path);
+  securityHeaders(req, res, path, https);
+  // Monitoring answers whatever host a probe uses: it builds no links.
+  if (METRICS_PATHS.has(path)) {
+    serveMetrics(req, res).catch((error) => failed(res, error));
+    return;
+  }
+  if (path !== "/api/health/" && !isAllowedHost(host, allowedHosts)) {
+    log.warn({ host: String(host).slice(0, 200) }, "request for a host that is not allowed (ENHYDRIS_ALLOWED_HOSTS)");
+    answer(res, 400, path, DISALLOWED_HOST);
+    return;
+  }
   if (undecodable(path)) {
-    const json = /^\/(api|timeseries)\//.test(path);
-    res.writeHead(404, { "Content-Type": json ? "application/json" : "text/plain; charset=utf-8" });
-    res.end(json ? '{"detail":"Not found."}' : "Not found.");
+    answer(res, 404, path, "Not found.");
     return;
   }
   if (needsSlash(path)) {
@@ -251,18 +365,46 @@ const server = http.createServer((req, res) => {
     dispatch(router, req, res).catch((error) => failed(res, error));
     return;
   }
+  // Site forms (server actions) and next-auth's routes: a cross-site request gets 403 here
+  // (Next's own check would answer 500); the API router checks its session requests itself.
+  if (UNSAFE.has(req.method ?? "") && !isApiPath(path)) {
+    const failure = originFailure({
+      origin: first(req.headers.origin) || null, referer: first(req.headers.referer) || null,
+      own: `${https ? "https" : "http"}://${host.toLowerCase()}`, secure: https,
+    }, siteUrlOrigins);
+    if (failure) {
+      answer(res, 403, path, `CSRF verification failed: ${failure}`);
+      return;
+    }
+  }
   restoreContentLength(res);
   handle(req, res).catch((error) => failed(res, error));
+}
+
+const app = next({ dev, hostname, port, dir: process.cwd() });
+const handle = app.getRequestHandler();
+await app.prepare();
+pages = pageRoutes();
+
+const server = http.createServer((req, res) => {
+  const started = process.hrtime.bigint();
+  const context = { id: requestId(req.headers["x-request-id"]), route: null, userId: null };
+  res.setHeader("X-Request-Id", context.id);
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  res.once("close", () => finished(req, res, context, q < 0 ? url : url.slice(0, q), started));
+  withRequestContext(context, () => serve(req, res));
 });
 server.keepAliveTimeout = 65_000;
 server.requestTimeout = 0;
 server.listen(port, hostname, () => {
-  console.log(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
+  log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
   // Load the API's route bundles and the pages' shared runtime now (start-up work included),
-  // not on the first real request.
+  // not on the first real request; as a request for an allowed host.
   const local = hostname === "0.0.0.0" ? "127.0.0.1" : hostname;
+  const warmHost = allowedHosts[0].replace(/^\./, "");
   for (const path of ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])]) {
-    fetch(`http://${local.includes(":") ? `[${local}]` : local}:${port}${path}`).then((r) => r.arrayBuffer(), () => {});
+    http.get({ host: local, port, path, headers: { host: warmHost, "x-request-id": "warm-up" } }, (r) => r.resume()).on("error", () => {});
   }
 });
 

@@ -1,4 +1,5 @@
 import { parseBoolean } from "@/lib/http/boolean";
+import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/http/hosts.mjs";
 
 /** Settings from the environment (api.md §14), read once and validated at start-up. */
 export interface Settings {
@@ -19,9 +20,18 @@ export interface Settings {
   loginFailureWindow: number;
   passwordResetTimeout: number;
   siteUrl: string;
+  /**
+   * The host names the service answers to (ENHYDRIS_ALLOWED_HOSTS and the site URL's host); a
+   * request for another host gets 400, so that no link is ever built from a forged Host.
+   */
+  allowedHosts: string[];
   siteName: string;
   secretKey: string;
   trustProxyHeaders: boolean;
+  /** Strict-Transport-Security max-age for HTTPS requests; 0 sends none. */
+  hstsMaxAge: number;
+  /** When set, {site}/metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string;
   corsAllowedOrigins: string[];
   emailHost: string;
   emailPort: number;
@@ -102,6 +112,9 @@ function reader(env: Env) {
         }
       });
     },
+    hosts(name: string): string[] {
+      return parseAllowedHosts(raw(name)) ?? fail(name, ALLOWED_HOSTS_EXPECTED);
+    },
     databaseUrl(name: string): string {
       const value = raw(name) ?? "file:./data/enhydris.db";
       if (!/^(file:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
@@ -117,6 +130,9 @@ export function parseSettings(env: Env): Settings {
   const r = reader(env);
   const siteUrl = r.url("ENHYDRIS_SITE_URL");
   const siteHost = siteUrl ? new URL(siteUrl).host : "";
+  const allowedHosts = r.hosts("ENHYDRIS_ALLOWED_HOSTS");
+  const siteHostName = siteUrl ? hostName(siteHost) : null;
+  if (siteHostName && !allowedHosts.includes(siteHostName)) allowedHosts.push(siteHostName);
   return {
     databaseUrl: r.databaseUrl("DATABASE_URL"),
     port: r.integer("PORT", 3000, 1),
@@ -135,9 +151,12 @@ export function parseSettings(env: Env): Settings {
     loginFailureWindow: r.integer("ENHYDRIS_LOGIN_FAILURE_WINDOW", 900, 1),
     passwordResetTimeout: r.integer("ENHYDRIS_PASSWORD_RESET_TIMEOUT", 259200, 1),
     siteUrl,
+    allowedHosts,
     siteName: r.string("ENHYDRIS_SITE_NAME", siteHost),
     secretKey: r.string("ENHYDRIS_SECRET_KEY", ""),
     trustProxyHeaders: r.boolean("ENHYDRIS_TRUST_PROXY_HEADERS", false),
+    hstsMaxAge: r.integer("ENHYDRIS_HSTS_MAX_AGE", 31_536_000, 0),
+    metricsToken: r.string("ENHYDRIS_METRICS_TOKEN", ""),
     corsAllowedOrigins: r.origins("ENHYDRIS_CORS_ALLOWED_ORIGINS"),
     emailHost: r.string("ENHYDRIS_EMAIL_HOST", ""),
     emailPort: r.integer("ENHYDRIS_EMAIL_PORT", 587, 1),

@@ -2,10 +2,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
 import { settings } from "@/lib/config";
+import { logger } from "@/lib/observability/logger.mjs";
 
 /**
  * Outgoing e-mail (api.md §13, §14): SMTP when ENHYDRIS_EMAIL_HOST is set; otherwise the
- * message is written to the server log and to a file under ./data/outbox/ (development).
+ * message is written to a file under ./data/outbox/ (development). The log names the file but
+ * never holds the message: a password-reset link in a log would be a credential in it.
  */
 export interface Mail {
   to: string;
@@ -35,8 +37,9 @@ export async function sendMail(mail: Mail): Promise<void> {
     return;
   }
   const message = `From: ${mail.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`;
-  console.log(`[mail] development transport (ENHYDRIS_EMAIL_HOST is empty); the message follows\n${message}\n[mail] end of message`);
   const outbox = resolve(/* turbopackIgnore: true */ process.env.ENHYDRIS_OUTBOX_DIR ?? "./data/outbox");
   mkdirSync(outbox, { recursive: true });
-  writeFileSync(join(/* turbopackIgnore: true */ outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.random().toString(36).slice(2, 8)}.eml`), message + "\n");
+  const file = join(/* turbopackIgnore: true */ outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.random().toString(36).slice(2, 8)}.eml`);
+  writeFileSync(file, message + "\n");
+  logger().info({ file, subject: mail.subject }, "e-mail written to the development outbox (ENHYDRIS_EMAIL_HOST is empty)");
 }

@@ -3,22 +3,33 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
 import { loadDemoDataIfEmpty } from "@/lib/demo";
+import { HOSTS_REQUIRED } from "@/lib/http/hosts.mjs";
+import { logger } from "@/lib/observability/logger.mjs";
+import { connectMetricSources } from "@/lib/observability/sources";
 import { onShutdown } from "@/lib/shutdown";
 
 /**
- * Start-up: refuse invalid settings (naming the variable), bring the database schema up to
- * date, make sure a secret key exists, give an empty database the demo data, and start the job
- * runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs one in a process of its own).
+ * Start-up: refuse invalid settings (naming the variable) and a production server that would
+ * take its site's host from requests, bring the database schema up to date, make sure a secret
+ * key exists, give an empty database the demo data, connect the metrics to the database and the
+ * queue, and start the job runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs
+ * one in a process of its own).
  */
 export async function startup(): Promise<void> {
   const settings = settingsOrExit();
+  // server.mjs sets localhost for development and the local demo; this catches other servers.
+  if (process.env.NODE_ENV === "production" && settings.allowedHosts.length === 0) {
+    logger().fatal(HOSTS_REQUIRED);
+    process.exit(1);
+  }
   const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
-  if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
+  if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
   secretKey();
   if (settings.demoData) {
     const loaded = await loadDemoDataIfEmpty();
-    if (loaded) console.log("Loaded the demo data into the empty database.");
+    if (loaded) logger().info("Loaded the demo data into the empty database.");
   }
+  connectMetricSources();
   if (settings.jobRunner) {
     const { startJobRunner } = await import("@/lib/jobs/runner");
     const runner = startJobRunner({ concurrency: settings.jobConcurrency, leaseSeconds: settings.jobLeaseSeconds });

@@ -98,7 +98,9 @@ export async function startServer(databaseUrl: string, dir: string, env: Record<
   const child = spawn(process.execPath, [...(process.env.LOAD_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
-      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000", ...env },
+      ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000",
+      // Request lines would drown the report (warnings and errors still show).
+      ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost", ENHYDRIS_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;

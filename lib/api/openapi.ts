@@ -69,6 +69,13 @@ function crud(base: string, item: string, tag: string, itemSchema: z.ZodType, sp
   return ops;
 }
 
+const HealthSchema = z.object({
+  status: z.enum(["ok", "error"]),
+  database: z.enum(["ok", "unavailable"]),
+  migrations: z.enum(["ok", "pending", "unknown"]),
+  queue: z.object({ depth: z.int(), running: z.int(), failed_24h: z.int(), oldest_job_age_seconds: z.number().nullable() }).nullable(),
+}).meta({ id: "Health" });
+
 function operations(): Operation[] {
   const station = "/api/stations/{sid}/";
   const group = `${station}timeseriesgroups/{gid}/`;
@@ -95,6 +102,8 @@ function operations(): Operation[] {
     { method: "get", path: "/api/", tag: "Root", summary: "Top-level lists", who: "everyone", ok: [200, "Absolute URLs", z.record(z.string(), z.string())] },
     { method: "get", path: "/api/schema/", tag: "Root", summary: "This OpenAPI document", who: "everyone", ok: [200, "OpenAPI 3.1", "application/json"] },
     { method: "get", path: "/api/docs/", tag: "Root", summary: "This document as a readable page", who: "everyone", ok: [200, "HTML", "text/html"] },
+    { method: "get", path: "/api/health/", tag: "Root", summary: "Health for load balancers and monitoring (no login, any host)", who: "everyone",
+      ok: [200, "Healthy (503 with the same shape when the database or its migrations fail, naming the part)", HealthSchema] },
     ...crud("/api/stations/", "{sid}", "Stations", StationSchema, stationFields(), "editor", STATION_QUERY, { bounding_box: BoundingBoxSchema })
       .map((op) => (op.method === "post" ? { ...op, who: "station creator" as Who } : op)),
     { method: "get", path: "/api/stations/csv/", tag: "Stations", summary: "Export as data.zip (stations.csv, timeseries.csv)", who: "everyone", query: STATION_QUERY, ok: [200, "A zip", "application/zip"], errors: [400] },

@@ -17,6 +17,7 @@ import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventH
 import { DATA_ROUTES } from "@/lib/api/data";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
+import { health } from "@/lib/api/health";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {
@@ -53,6 +54,7 @@ export function apiRoutes(): Route[] {
     { path: "", handlers: { GET: apiRoot } },
     { path: "schema/", handlers: { GET: apiSchema } },
     { path: "docs/", handlers: { GET: apiDocs } },
+    { path: "health/", handlers: { GET: health }, open: true },
     { path: "stations/", handlers: { GET: listStations, POST: createStationHandler } },
     { path: "stations/csv/", handlers: { GET: stationsCsv } },
     { path: "stations/geojson/", handlers: { GET: stationsGeoJson } },

@@ -1,6 +1,9 @@
 import { randomInt, timingSafeEqual } from "node:crypto";
+import { settings } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
 import type { RequestInput } from "@/lib/http/body";
+import { originFailure, siteOrigins } from "@/lib/http/origins.mjs";
+import { requestOrigin } from "@/lib/http/urls";
 
 /** CSRF protection for session-authenticated unsafe requests (legacy.md §1.2). */
 export const CSRF_COOKIE = "csrftoken";
@@ -50,8 +53,16 @@ function sameToken(a: string, b: string): boolean {
 
 const csrfFailure = (reason: string) => new ApiError(403, { detail: `CSRF Failed: ${reason}` });
 
-/** Throws 403 unless the request proves the csrftoken cookie (header or form field). */
+/**
+ * Throws 403 unless the request comes from this site (Origin, or Referer on HTTPS, as Django
+ * checks them) and proves the csrftoken cookie (header or form field).
+ */
 export async function enforceCsrf(request: Request, input: () => Promise<RequestInput>): Promise<void> {
+  const own = requestOrigin(request);
+  const failure = originFailure({
+    origin: request.headers.get("origin"), referer: request.headers.get("referer"), own, secure: own.startsWith("https:"),
+  }, siteOrigins(settings().siteUrl));
+  if (failure) throw csrfFailure(failure);
   const cookie = readCookie(request, CSRF_COOKIE);
   if (!cookie) throw csrfFailure("CSRF cookie not set.");
   let sent = request.headers.get("x-csrftoken");

@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { settings } from "@/lib/config";
 import { Mutex } from "@/lib/db/mutex";
+import { logger } from "@/lib/observability/logger.mjs";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
@@ -39,6 +40,11 @@ export interface Db {
    * Integers come back as numbers, booleans as booleans, timestamps as UTC Dates.
    */
   query<T = Record<string, unknown>>(sql: Prisma.Sql): Promise<T[]>;
+  /**
+   * Connections in use, idle, and requests waiting for one (metrics): PostgreSQL's pool, or on
+   * SQLite its single writer and the writes waiting for it.
+   */
+  poolUse(): { inUse: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -96,6 +102,10 @@ function createSqliteDb(path: string): Db {
       }
       return (stmt.all(sql.values.map(sqliteValue)) as Record<string, unknown>[]).map(sqliteRow) as T[];
     },
+    poolUse() {
+      const { held, waiting } = lock.use;
+      return { inUse: held ? 1 : 0, idle: held ? 0 : 1, waiting };
+    },
     async close() {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);
       native.close();
@@ -122,7 +132,7 @@ function createPostgresDb(url: string): Db {
     idleTimeoutMillis: 30_000,
   });
   // An idle client that loses its server must not crash the process.
-  pool.on("error", (err) => console.error("PostgreSQL pool error:", err.message));
+  pool.on("error", (err) => logger().warn(`PostgreSQL pool error: ${err.message}`));
   const prisma = new PostgresPrismaClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
   return {
     dialect: "postgres",
@@ -136,6 +146,7 @@ function createPostgresDb(url: string): Db {
       const name = statementNames.get(sql.text) ?? nameStatement(sql.text);
       return (await pool.query({ name, text: sql.text, values: sql.values, types: PG_TYPES })).rows as T[];
     },
+    poolUse: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await prisma.$disconnect();
       await pool.end();

@@ -184,6 +184,14 @@ function parseValue(s: string, a: number, b: number): number {
 // ---------------------------------------------------------------------------------------
 // Flags
 
+/** The longest flags a record may have, in characters (normalized): a guard against huge values. */
+export const MAX_FLAGS_LENGTH = 1000;
+
+function tooLong(flags: string): boolean {
+  // Characters are code points; a string of at most MAX_FLAGS_LENGTH code units has no more.
+  return flags.length > MAX_FLAGS_LENGTH && [...flags].length > MAX_FLAGS_LENGTH;
+}
+
 /** Normalized flags of s[a, b) (trimmed), or null for an invalid character. */
 function parseFlags(s: string, a: number, b: number): string | null {
   if (a === b) return "";
@@ -398,6 +406,11 @@ export function parseUpload(text: string, zone: TimeZone): UploadParseResult {
       const f = parseFlags(text, fa, r);
       if (f === null) {
         errors.add(lineNo, "invalid character in flags");
+        if (errors.full) break;
+        continue;
+      }
+      if (tooLong(f)) {
+        errors.add(lineNo, `flags longer than ${MAX_FLAGS_LENGTH} characters`);
         if (errors.full) break;
         continue;
       }

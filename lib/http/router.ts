@@ -6,6 +6,8 @@ import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable,
 import { json } from "@/lib/http/respond";
 import { logError } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
+import { requestContext } from "@/lib/observability/logger.mjs";
+import { contentSecurityPolicy, HTML_HEADERS, tileOrigin } from "@/lib/http/security-headers.mjs";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 export type HandlerMethod = Exclude<Method, "HEAD" | "OPTIONS">;
@@ -104,12 +106,15 @@ export class Router {
         throw notFound();
       } else {
         route = matched.route;
+        const context = requestContext();
+        if (context) context.route = this.prefix + route.path;
         response = await this.run(request, url, method, matched);
       }
     } catch (error) {
       response = errorResponse(error, `${method} ${url.pathname}`, challengeOf(route));
     }
     response = withCors(request, response, route);
+    withPageHeaders(response);
     if (method === "HEAD") {
       await response.body?.cancel().catch(() => undefined);
       response = new Response(null, { status: response.status, headers: response.headers });
@@ -126,6 +131,8 @@ export class Router {
 
     const challenge = challengeOf(route);
     const auth = await authenticate(request, route.scheme ?? "current");
+    const context = requestContext();
+    if (context) context.userId = auth.user?.id ?? null;
     if (!auth.user && settings().authenticationRequired && !route.open) throw unauthorized(challenge);
 
     let input: Promise<RequestInput> | undefined;
@@ -177,6 +184,17 @@ export function errorResponse(error: unknown, where: string, challenge: Challeng
   logError(`${where}: unexpected error`, error);
   const e = serverError();
   return json(e.body, e.status);
+}
+
+/**
+ * The security headers of every HTML page (legacy HTML, the API reference, the password-reset
+ * pages), as server.mjs gives the site's; a page may have set a stricter referrer policy.
+ */
+function withPageHeaders(response: Response): void {
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/html")) return;
+  const h = response.headers;
+  if (!h.has("content-security-policy")) h.set("Content-Security-Policy", contentSecurityPolicy({ tiles: tileOrigin(settings().mapTileUrl) }));
+  for (const [name, value] of Object.entries(HTML_HEADERS)) if (!h.has(name)) h.set(name, value);
 }
 
 /** CORS headers for allowed origins (api.md §1.8); nothing for others. */

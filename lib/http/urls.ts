@@ -1,4 +1,6 @@
 import { settings } from "@/lib/config";
+import { ApiError } from "@/lib/http/errors";
+import { DISALLOWED_HOST, isAllowedHost } from "@/lib/http/hosts.mjs";
 
 function firstValue(header: string | null): string | null {
   const value = header?.split(",")[0]?.trim();
@@ -19,7 +21,15 @@ export function requestOrigin(request: Request): string {
   return `${proto}://${host}`;
 }
 
-/** The site root `{site}` for links in e-mails (api.md §13): ENHYDRIS_SITE_URL or the request's origin. */
+/**
+ * The site root `{site}` for links in e-mails (api.md §13): ENHYDRIS_SITE_URL, or the request's
+ * origin when its host is an allowed one (server.mjs has refused the others already; this also
+ * holds for any other way of serving the app). Never a host that only the request names.
+ */
 export function siteRoot(request: Request): string {
-  return settings().siteUrl || requestOrigin(request);
+  const { siteUrl, allowedHosts } = settings();
+  if (siteUrl) return siteUrl;
+  const origin = requestOrigin(request);
+  if (!isAllowedHost(origin.slice(origin.indexOf("://") + 3), allowedHosts)) throw new ApiError(400, { detail: DISALLOWED_HOST });
+  return origin;
 }

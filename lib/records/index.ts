@@ -1,9 +1,42 @@
 import { db } from "@/lib/db";
+import { metrics } from "@/lib/observability/metrics.mjs";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";
 import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
-import type { RecordsStore } from "@/lib/records/types";
+import type { RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
+
+/** A store that counts the records written and read, for the metrics. */
+class CountedStore implements RecordsStore {
+  constructor(private readonly store: RecordsStore) {}
+
+  async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    const result = await this.store.write(seriesId, batch, options);
+    if (result.ok && !options.dryRun) metrics().recordsWritten.inc(result.stored);
+    return result;
+  }
+
+  async *read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk> {
+    const counter = metrics().recordsRead;
+    for await (const chunk of this.store.read(seriesId, from, to, chunkSize)) {
+      counter.inc(chunk.length);
+      yield chunk;
+    }
+  }
+
+  async replace(...args: Parameters<RecordsStore["replace"]>): Promise<number> {
+    const written = await this.store.replace(...args);
+    metrics().recordsWritten.inc(written);
+    return written;
+  }
+
+  summary: RecordsStore["summary"] = (seriesId) => this.store.summary(seriesId);
+  count: RecordsStore["count"] = (seriesId, from, to) => this.store.count(seriesId, from, to);
+  aggregate: RecordsStore["aggregate"] = (seriesId, S, E, N) => this.store.aggregate(seriesId, S, E, N);
+  close(): void {
+    this.store.close?.();
+  }
+}
 
 const KEY = Symbol.for("enhydris.records");
 type Holder = { [KEY]?: { store: RecordsStore; db: unknown } };
@@ -15,7 +48,7 @@ export function records(): RecordsStore {
   if (!holder[KEY] || holder[KEY].db !== current) {
     holder[KEY]?.store.close?.();
     const store = current.sqlite ? new SqliteRecordsStore(current, current.sqlite) : new PostgresRecordsStore(current.pool!);
-    holder[KEY] = { store, db: current };
+    holder[KEY] = { store: new CountedStore(store), db: current };
   }
   return holder[KEY].store;
 }

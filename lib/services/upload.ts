@@ -2,6 +2,7 @@ import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
 import { records } from "@/lib/records";
+import { countUpload } from "@/lib/observability/metrics.mjs";
 import { ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
@@ -26,12 +27,12 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
   const s = await writableSeries(actor, path);
   const { text, zone, mode, dryRun } = await valuesOf(given, s);
   const parsed = parseUpload(text, zone);
-  if (!parsed.ok) throw new ValidationFailed({ timeseries_records: parsed.errors });
+  if (!parsed.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: parsed.errors }));
   const result = await records().write(s.id, parsed, {
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
   });
-  if (!result.ok) throw new ValidationFailed({ timeseries_records: result.errors });
-  return dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored };
+  if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
+  return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored });
 }

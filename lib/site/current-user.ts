@@ -2,6 +2,7 @@ import { cache } from "react";
 import { cookies } from "next/headers";
 import { siteSessionFromCookies } from "@/lib/auth/session";
 import { findUserProfile, type UserProfile } from "@/lib/auth/users";
+import { requestContext } from "@/lib/observability/logger.mjs";
 
 /**
  * The user of the site session a page request carries (api.md §2.1): next-auth's JWT cookie names
@@ -23,5 +24,9 @@ export async function siteUserFromCookies(get: (name: string) => string | undefi
 /** The current request's user, once per request. */
 export const currentUser = cache(async (): Promise<SiteUser | null> => {
   const jar = await cookies();
-  return siteUserFromCookies((name) => jar.get(name)?.value);
+  const user = await siteUserFromCookies((name) => jar.get(name)?.value);
+  // The request log names the page's user.
+  const context = requestContext();
+  if (context) context.userId = user?.id ?? null;
+  return user;
 });

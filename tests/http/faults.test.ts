@@ -42,7 +42,7 @@ describe("an upload cut off by the client", () => {
     const { port } = new URL(server.url);
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.write(`POST /api/stations/${sid}/timeseries/${tid}/data/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${u.token}\r\n`
+        socket.write(`POST /api/stations/${sid}/timeseries/${tid}/data/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${u.token}\r\n`
           + `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`);
         socket.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => {
           socket.destroy();

@@ -7,7 +7,8 @@ let server: TestServer;
 let http: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  server = await startServer({ env: { ENHYDRIS_PAGE_SIZE: "3", ENHYDRIS_MAX_PAGE_SIZE: "5" } });
+  // example.org: absolute URLs follow the request's host (api.md §1.4), one of the allowed ones.
+  server = await startServer({ env: { ENHYDRIS_PAGE_SIZE: "3", ENHYDRIS_MAX_PAGE_SIZE: "5", ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,example.org" } });
   http = api(server.url);
 });
 afterAll(() => server?.stop());

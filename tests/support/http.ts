@@ -58,10 +58,15 @@ export function api(base: string) {
 
 /** A GET through node:http, for headers that fetch may not send (Host). */
 export async function rawGet(base: string, path: string, headers: Record<string, string>): Promise<TestResponse> {
+  return rawRequest(base, "GET", path, headers);
+}
+
+/** A request through node:http, for headers that fetch may not send (Host); `body` is sent as is. */
+export async function rawRequest(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<TestResponse> {
   const { request } = await import("node:http");
   const url = new URL(base + path);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: "GET", headers }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c) => chunks.push(c));
       res.on("end", () => {
@@ -74,6 +79,6 @@ export async function rawGet(base: string, path: string, headers: Record<string,
       });
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }

@@ -111,6 +111,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
     ENHYDRIS_MEDIA_DIR: mediaDir,
     ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
     ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
+    ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
     ...options.env,
   };
   const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -149,8 +150,9 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
-      const response = await fetch(`${url}/api/`);
-      if (response.status === 200 || response.status === 401) return;
+      // The health endpoint answers whatever the allowed hosts are.
+      const response = await fetch(`${url}/api/health/`);
+      if (response.status === 200) return;
     } catch {
       // not listening yet
     }

@@ -367,6 +367,18 @@ describe("record line grammar (§6.3)", () => {
     }
   });
 
+  it("limits flags to 1,000 characters (after normalizing; a character is a code point)", () => {
+    const f = (text: string) => one(`2020-01-01,1,${text}`);
+    expect(ok(f("A".repeat(1000))).flags[0]).toHaveLength(1000);
+    expect(ok(f(`${"A".repeat(500)}    ${"B".repeat(499)}`)).flags[0]).toHaveLength(1000);
+    expect(ok(f("😀".repeat(1000))).flags[0]).toHaveLength(2000);
+    for (const text of ["A".repeat(1001), "😀".repeat(1001), `${"A ".repeat(500)}B`]) {
+      expect(errors(f(text))).toEqual(["line 1: flags longer than 1000 characters"]);
+    }
+    const many = Array.from({ length: 12 }, (_, i) => `2020-01-01 00:${String(i).padStart(2, "0")},1,${"X".repeat(2000)}`).join("\n");
+    expect(errors(parseUpload(many, display))).toHaveLength(10);
+  });
+
   it("counts fields", () => {
     expect(errors(one("2020-01-01"))).toEqual(["line 1: expected 2 or 3 fields, found 1"]);
     expect(errors(one("2020-01-01,1,A,B,C"))).toEqual(["line 1: expected 2 or 3 fields, found 5"]);

@@ -1,0 +1,121 @@
+// The service's Prometheus metrics (prom-client). Plain JavaScript: server.mjs measures every
+// request and serves {site}/metrics with them, and the Next bundle (records store, uploads)
+// counts into the same objects. One set per process, kept on globalThis, in prom-client's
+// global registry: under node:cluster, the primary's AggregatorRegistry collects exactly that
+// registry from every worker and adds the workers' values up (see `aggregator` below).
+import client from "prom-client";
+
+const KEY = Symbol.for("enhydris.metrics");
+
+/** Request latency buckets (seconds): API calls take milliseconds, large downloads seconds. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * @typedef {{ inUse: number, idle: number, waiting: number }} PoolUse
+ * @typedef {{ queued: number, running: number, failed: number, oldest_queued_age_seconds: number | null }} QueueStats
+ * @typedef {object} MetricSources Read when metrics are collected; set by lib/observability/sources.ts at start-up
+ *   (the queue's are lib/jobs/queue.ts's queueStats()).
+ * @property {(() => PoolUse | null) | null} databasePool
+ * @property {(() => Promise<QueueStats | null>) | null} queue
+ */
+
+function create() {
+  const registry = client.register;
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  /** @type {MetricSources} */
+  const sources = { databasePool: null, queue: null };
+  /**
+   * A gauge of the job queue's statistics (0 until start-up connects the queue). The queue lives in the
+   * database: every worker reads the same numbers, so the cluster aggregate takes the largest.
+   * @param {string} name
+   * @param {string} help
+   * @param {(stats: QueueStats) => number} pick
+   */
+  const queueGauge = (name, help, pick) => new client.Gauge({
+    name, help, aggregator: "max",
+    async collect() {
+      const stats = await Promise.resolve(sources.queue?.()).catch(() => null);
+      this.set(stats ? pick(stats) : 0);
+    },
+  });
+
+  return {
+    registry,
+    sources,
+    httpRequests: new client.Counter({
+      name: "enhydris_http_requests_total",
+      help: "HTTP requests by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+    }),
+    httpDuration: new client.Histogram({
+      name: "enhydris_http_request_duration_seconds",
+      help: "Time from a request's arrival to the end of its response, by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+      buckets: LATENCY_BUCKETS,
+    }),
+    recordsWritten: new client.Counter({
+      name: "enhydris_records_written_total",
+      help: "Time-series records stored (uploads, legacy tsdata, demo data)",
+    }),
+    recordsRead: new client.Counter({
+      name: "enhydris_records_read_total",
+      help: "Time-series records read from the records store (downloads, statistics)",
+    }),
+    uploads: new client.Counter({
+      name: "enhydris_uploads_total",
+      help: "Record uploads by outcome: stored, dry_run, or rejected (line or storage errors)",
+      labelNames: ["outcome"],
+    }),
+    databasePool: new client.Gauge({
+      name: "enhydris_db_pool_connections",
+      help: "Database connections by state: PostgreSQL pool clients in use, idle, and requests waiting for one; "
+        + "on SQLite the single writer (in use or idle) and the writes waiting for it",
+      labelNames: ["state"],
+      collect() {
+        const use = sources.databasePool?.();
+        this.reset();
+        if (!use) return;
+        this.set({ state: "in_use" }, use.inUse);
+        this.set({ state: "idle" }, use.idle);
+        this.set({ state: "waiting" }, use.waiting);
+      },
+    }),
+    jobQueueDepth: queueGauge("enhydris_job_queue_depth", "Jobs queued (waiting to run, retries included)", (s) => s.queued),
+    jobQueueLag: queueGauge("enhydris_job_queue_lag_seconds", "Age of the oldest queued job (retries waiting for their backoff included)", (s) => s.oldest_queued_age_seconds ?? 0),
+    jobFailures: queueGauge("enhydris_job_failures_24h", "Jobs that failed for good over the last 24 hours", (s) => s.failed),
+  };
+}
+
+/** The process's metrics (created on first use). */
+export function metrics() {
+  return (globalThis[KEY] ??= create());
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Counts a finished request. `route` is a pattern ("/api/stations/:sid/"), never a raw path,
+ * so that the number of series stays bounded.
+ * @param {string} method
+ * @param {string} route
+ * @param {number} status
+ * @param {number} seconds
+ */
+export function observeRequest(method, route, status, seconds) {
+  const m = metrics();
+  const labels = { method: METHODS.has(method) ? method : "other", route, status: String(status) };
+  m.httpRequests.inc(labels);
+  m.httpDuration.observe(labels, seconds);
+}
+
+/**
+ * Counts a record upload by outcome and returns `value` (the outcome or the error to throw).
+ * @template T
+ * @param {"stored" | "dry_run" | "rejected"} outcome
+ * @param {T} value
+ * @returns {T}
+ */
+export function countUpload(outcome, value) {
+  metrics().uploads.inc({ outcome });
+  return value;
+}

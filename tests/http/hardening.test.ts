@@ -1,0 +1,351 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, rawRequest } from "@/tests/support/http";
+import { suiteServer } from "@/tests/support/suite";
+import * as f from "@/tests/support/fixtures";
+import { freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
+import { siteLogin, type CookieJar } from "@/tests/support/site-session";
+import { startSmtp } from "@/tests/support/smtp";
+
+/** The holes of issue 18's attack probe, each closed. */
+const EVIL = "evil.example";
+const DISALLOWED = { detail: "The Host header names a host this service does not serve." };
+
+describe("Host header poisoning: a request for another host never yields a link to it", () => {
+  let server: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let port: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    // No ENHYDRIS_SITE_URL: links come from the request's host, which must be an allowed one.
+    server = await startServer({ env: { ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_SITE_NAME: "Test" } });
+    port = new URL(server.url).port;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await smtp?.close();
+  });
+
+  const resetFor = (email: string, headers: Record<string, string>) =>
+    rawRequest(server.url, "POST", "/api/auth/password/reset/", { "Content-Type": "application/x-www-form-urlencoded", ...headers }, `email=${encodeURIComponent(email)}`);
+
+  it("answers 400 to a reset request for a foreign host and sends nothing", async () => {
+    const email = "victim@example.org";
+    await f.user({ email });
+    const r = await resetFor(email, { Host: EVIL });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(DISALLOWED);
+    // A request for an allowed host does send, with a link to that host.
+    const ok = await resetFor(email, { Host: `127.0.0.1:${port}` });
+    expect(ok.status).toBe(200);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail.text).toContain(`http://127.0.0.1:${port}/api/auth/password/reset/confirm/`);
+    expect(smtp.messages.map((m) => m.text).join("\n")).not.toContain(EVIL);
+  });
+
+  it("ignores X-Forwarded-Host unless proxy headers are trusted", async () => {
+    const email = "victim2@example.org";
+    await f.user({ email });
+    const before = smtp.messages.length;
+    expect((await resetFor(email, { Host: `127.0.0.1:${port}`, "X-Forwarded-Host": EVIL })).status).toBe(200);
+    const mails = await smtp.waitFor(before + 1);
+    expect(mails[before].text).toContain(`http://127.0.0.1:${port}/api/auth/password/reset/confirm/`);
+    expect(mails[before].text).not.toContain(EVIL);
+  });
+
+  it("refuses foreign hosts on every path: pages, the API, the legacy interface", async () => {
+    for (const path of ["/", "/accounts/password/reset/", "/api/stations/", "/api/Station/", "/timeseries/data/"]) {
+      const r = await rawRequest(server.url, "GET", path, { Host: EVIL });
+      expect(r.status, path).toBe(400);
+    }
+    expect((await rawRequest(server.url, "GET", "/", { Host: EVIL })).text).toBe(DISALLOWED.detail);
+    // Without a Host header at all (HTTP/1.0) too.
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => socket.write("GET /api/stations/ HTTP/1.0\r\n\r\n"));
+      socket.once("data", (d) => {
+        resolve(d.toString("latin1").split("\r\n")[0]);
+        socket.destroy();
+      });
+      socket.on("error", reject);
+    });
+    expect(status).toBe("HTTP/1.1 400 Bad Request");
+    // The allowed ones, with any port and in any case.
+    expect((await rawRequest(server.url, "GET", "/api/stations/", { Host: "LOCALHOST:8080" })).status).toBe(200);
+  });
+
+  it("uses the forwarded host behind a trusted proxy, and checks it", async () => {
+    const proxied = await startServer({
+      env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true", ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org", ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port) },
+    });
+    try {
+      const email = "victim3@example.org";
+      await f.user({ email });
+      const bad = await rawRequest(proxied.url, "POST", "/api/auth/password/reset/",
+        { Host: "hydro.example.org", "X-Forwarded-Host": EVIL, "Content-Type": "application/x-www-form-urlencoded" }, `email=${email}`);
+      expect(bad.status).toBe(400);
+      const before = smtp.messages.length;
+      const good = await rawRequest(proxied.url, "POST", "/api/auth/password/reset/",
+        { Host: "10.0.0.7:3000", "X-Forwarded-Host": "hydro.example.org", "X-Forwarded-Proto": "https", "Content-Type": "application/x-www-form-urlencoded" }, `email=${email}`);
+      expect(good.status).toBe(200);
+      const mails = await smtp.waitFor(before + 1);
+      expect(mails[before].text).toContain("https://hydro.example.org/api/auth/password/reset/confirm/");
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it("takes links from ENHYDRIS_SITE_URL when it is set, and answers only to its host", async () => {
+    const site = await startServer({
+      env: { ENHYDRIS_SITE_URL: "https://enhydris.example.org", ENHYDRIS_ALLOWED_HOSTS: "", ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port) },
+    });
+    try {
+      expect((await rawRequest(site.url, "GET", "/api/stations/", { Host: "127.0.0.1" })).status).toBe(400);
+      const email = "victim4@example.org";
+      await f.user({ email });
+      const before = smtp.messages.length;
+      const r = await rawRequest(site.url, "POST", "/api/auth/password/reset/",
+        { Host: "enhydris.example.org", "Content-Type": "application/x-www-form-urlencoded" }, `email=${email}`);
+      expect(r.status).toBe(200);
+      const mails = await smtp.waitFor(before + 1);
+      expect(mails[before].text).toContain("https://enhydris.example.org/api/auth/password/reset/confirm/");
+    } finally {
+      await site.stop();
+    }
+  }, 120_000);
+});
+
+/** Runs server.mjs with `env` and `args` until it prints `until` or exits; returns its output and exit code. */
+async function runServer(args: string[], env: Record<string, string>, until: RegExp): Promise<{ code: number | null; output: string; port: number }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "enhydris-start-"));
+  const database = await scratchDatabase();
+  const child = spawn(process.execPath, ["server.mjs", ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: database.url, ENHYDRIS_DEMO_DATA: "0",
+      ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "k", ENHYDRIS_SITE_URL: "", ENHYDRIS_ALLOWED_HOSTS: "", ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  try {
+    const code = await new Promise<number | null>((resolve) => {
+      child.on("exit", (c) => resolve(c));
+      const timer = setInterval(() => {
+        if (until.test(output)) {
+          clearInterval(timer);
+          resolve(null);
+        }
+      }, 50);
+    });
+    return { code, output, port };
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await database.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("start-up without a site URL or allowed hosts", () => {
+  it("is refused in production with a message saying what to set", async () => {
+    const { code, output } = await runServer([], {}, /listening/);
+    expect(code).toBe(1);
+    expect(output).toContain("Refusing to start in production without ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS");
+    expect(output).toContain("npm run serve");
+    const line = JSON.parse(output.trim().split("\n").at(-1)!);
+    expect(line.level).toBe("fatal");
+  });
+
+  it("answers localhost only in the local demo (npm run serve)", async () => {
+    const { code, output } = await runServer(["--demo"], {}, /listening/);
+    expect(code, output).toBeNull();
+    expect(output).toContain("answering to localhost, 127.0.0.1, [::1] only");
+  });
+
+  it("names an invalid ENHYDRIS_ALLOWED_HOSTS", async () => {
+    const { code, output } = await runServer([], { ENHYDRIS_ALLOWED_HOSTS: "https://a.example/" }, /listening/);
+    expect(code).toBe(1);
+    expect(output).toContain('Invalid setting ENHYDRIS_ALLOWED_HOSTS=\\"https://a.example/\\"');
+  });
+});
+
+describe("Origin and Referer checks of cookie-authenticated unsafe requests", () => {
+  let server: TestServer;
+  let http: ReturnType<typeof api>;
+  let jar: CookieJar;
+  let own: string;
+  const TOKEN = "T".repeat(32);
+
+  beforeAll(async () => {
+    server = await startServer({ env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true" } });
+    http = api(server.url);
+    own = server.url;
+    const u = await f.user({ superuser: true });
+    jar = (await siteLogin(server.url, u.username, u.password)).jar;
+    jar.set("csrftoken", TOKEN);
+  });
+  afterAll(() => server?.stop());
+
+  const session = (extra: Record<string, string> = {}) => ({ Cookie: jar.header(), "X-CSRFToken": TOKEN, ...extra });
+  const failed = (reason: string) => ({ detail: `CSRF Failed: ${reason}` });
+
+  it("refuses a foreign Origin on the API even with a matching token", async () => {
+    const r = await http.patch("/api/auth/user/", { headers: session({ Origin: "https://evil.example" }), form: { first_name: "X" } });
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual(failed("Origin checking failed - https://evil.example does not match any trusted origins."));
+    const nul = await http.patch("/api/auth/user/", { headers: session({ Origin: "null" }), form: { first_name: "X" } });
+    expect(nul.json).toEqual(failed("Origin checking failed - null does not match any trusted origins."));
+  });
+
+  it("lets the site's own origin through, and requests without Origin over plain HTTP", async () => {
+    expect((await http.patch("/api/auth/user/", { headers: session({ Origin: own }), form: { first_name: "A" } })).status).toBe(200);
+    expect((await http.patch("/api/auth/user/", { headers: session(), form: { first_name: "B" } })).status).toBe(200);
+  });
+
+  it("checks the Referer on HTTPS when there is no Origin, as Django does", async () => {
+    const https = (extra: Record<string, string>) => session({ "X-Forwarded-Proto": "https", ...extra });
+    const host = new URL(own).host;
+    expect((await http.patch("/api/auth/user/", { headers: https({}), form: { first_name: "C" } })).json).toEqual(failed("Referer checking failed - no Referer."));
+    expect((await http.patch("/api/auth/user/", { headers: https({ Referer: "not a url" }), form: { first_name: "C" } })).json)
+      .toEqual(failed("Referer checking failed - Referer is malformed."));
+    expect((await http.patch("/api/auth/user/", { headers: https({ Referer: `http://${host}/accounts/profile/` }), form: { first_name: "C" } })).json)
+      .toEqual(failed("Referer checking failed - Referer is insecure while host is secure."));
+    expect((await http.patch("/api/auth/user/", { headers: https({ Referer: "https://evil.example/page" }), form: { first_name: "C" } })).json)
+      .toEqual(failed("Referer checking failed - https://evil.example/page does not match any trusted origins."));
+    expect((await http.patch("/api/auth/user/", { headers: https({ Referer: `https://${host}/accounts/profile/` }), form: { first_name: "C" } })).status).toBe(200);
+  });
+
+  it("checks the legacy interface's session writes too", async () => {
+    const r = await http.post("/api/Station/", { headers: session({ Origin: "https://evil.example" }), form: { name: "X" } });
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual(failed("Origin checking failed - https://evil.example does not match any trusted origins."));
+  });
+
+  it("leaves token-authenticated requests alone (no cookie, no CSRF)", async () => {
+    const u = await f.user();
+    const r = await http.patch("/api/auth/user/", { token: u.token, headers: { Origin: "https://evil.example" }, form: { first_name: "T" } });
+    expect(r.status).toBe(200);
+  });
+
+  it("answers 403, never 500, to a cross-origin post of a site form", async () => {
+    for (const cookie of [jar.header(), ""]) {
+      for (const path of ["/accounts/profile/", "/accounts/password/reset/"]) {
+        const r = await rawRequest(server.url, "POST", path,
+          { Host: new URL(own).host, Origin: "https://evil.example", "Next-Action": "0".repeat(42), "Content-Type": "text/plain;charset=UTF-8", Cookie: cookie }, "[]");
+        expect(r.status, path).toBe(403);
+        expect(r.text).toBe("CSRF verification failed: Origin checking failed - https://evil.example does not match any trusted origins.");
+      }
+    }
+    // next-auth's sign-in (login CSRF) and sign-out.
+    for (const path of ["/accounts/auth/callback/credentials", "/accounts/auth/signout"]) {
+      const r = await rawRequest(server.url, "POST", path, { Host: new URL(own).host, Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" }, "a=b");
+      expect(r.status, path).toBe(403);
+    }
+  });
+});
+
+describe("flags", () => {
+  const suite = suiteServer();
+
+  it("are at most 1,000 characters per record: longer ones are a line error and nothing is stored", async () => {
+    const u = await f.user({ superuser: true });
+    const sid = await f.station();
+    const tid = await f.series(await f.group(sid));
+    const path = `/api/stations/${sid}/timeseries/${tid}/data/`;
+    const huge = "F".repeat(5_000_000);
+    const r = await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,OK\n2020-01-01 00:10,2,${huge}\n`, timezone: "UTC" } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ timeseries_records: ["line 2: flags longer than 1000 characters"] });
+    expect((await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text).toBe("");
+    const words = `${"Ω".repeat(499)} ${"A".repeat(500)}`; // 1,000 characters (Ω is one)
+    expect((await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,${words}\n`, timezone: "UTC" } })).status).toBe(204);
+    const bottom = (await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text.trimEnd();
+    expect(bottom.startsWith("2020-01-01 ") && bottom.endsWith(`,${words}`)).toBe(true);
+  });
+});
+
+describe("security headers", () => {
+  const suite = suiteServer({ env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true" } });
+
+  it("pages allow scripts by nonce only, and Next's scripts carry the nonce", async () => {
+    const nonces = new Set<string>();
+    for (const path of ["/", "/accounts/login/", "/accounts/password/reset/", "/stations/999999/"]) {
+      const r = await suite.http.get(path);
+      const csp = r.headers.get("content-security-policy") ?? "";
+      const script = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src"))!;
+      expect(script, path).toMatch(/^script-src 'self' 'nonce-[A-Za-z0-9+/]+={0,2}'$/);
+      const nonce = /'nonce-([^']+)'/.exec(script)![1];
+      nonces.add(nonce);
+      const tags = r.text.match(/<script\b[^>]*>/g) ?? [];
+      expect(tags.length, path).toBeGreaterThan(0);
+      for (const tag of tags) expect(tag, path).toContain(`nonce="${nonce}"`);
+    }
+    expect(nonces.size).toBe(4);
+  });
+
+  it("every HTML page has the same headers: the site's, the legacy HTML, the API reference and the reset pages", async () => {
+    const pages = [
+      await suite.http.get("/accounts/login/"),
+      await suite.http.get("/api/Station/", { headers: { Accept: "text/html" } }),
+      await suite.http.get("/api/docs/"),
+      await suite.http.get("/api/auth/password/reset/complete/"),
+    ];
+    for (const r of pages) {
+      expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+      const csp = r.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toMatch(/script-src 'self'( 'nonce-[^']+')?;/);
+      expect(r.headers.get("x-frame-options")).toBe("DENY");
+      expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(r.headers.get("referrer-policy")).toMatch(/^(strict-origin-when-cross-origin|no-referrer)$/);
+    }
+    expect(pages[2].headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    expect(pages[3].headers.get("referrer-policy")).toBe("no-referrer");
+  });
+
+  it("sends HSTS on HTTPS only", async () => {
+    expect((await suite.http.get("/api/stations/")).headers.get("strict-transport-security")).toBeNull();
+    for (const path of ["/api/stations/", "/accounts/login/"]) {
+      const r = await suite.http.get(path, { headers: { "X-Forwarded-Proto": "https" } });
+      expect(r.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
+    }
+  });
+});
+
+describe("the development mail transport", () => {
+  it("writes the message to the outbox and never the reset link to the log", async () => {
+    const outbox = mkdtempSync(join(tmpdir(), "enhydris-outbox-"));
+    const server = await startServer({ env: { ENHYDRIS_EMAIL_HOST: "", ENHYDRIS_OUTBOX_DIR: outbox } });
+    try {
+      await f.user({ email: "outbox@example.org" });
+      expect((await api(server.url).post("/api/auth/password/reset/", { form: { email: "outbox@example.org" } })).status).toBe(200);
+      let files: string[] = [];
+      for (let i = 0; i < 50 && files.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        files = readdirSync(outbox);
+      }
+      const text = readFileSync(join(outbox, files[0]), "utf8");
+      const [, uid, token] = /\/confirm\/([^/]+)\/([^/]+)\//.exec(text)!;
+      await api(server.url).get(`/api/auth/password/reset/confirm/${uid}/${token}/`);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(server.output()).toContain("development outbox");
+      expect(server.output()).toContain(`/confirm/${uid}/[redacted]/`);
+      expect(server.output()).not.toContain(token);
+    } finally {
+      await server.stop();
+      rmSync(outbox, { recursive: true, force: true });
+    }
+  });
+});
