@@ -1,0 +1,48 @@
+import pg from "pg";
+import { until } from "@/tests/support/wait";
+
+/**
+ * The streaming standby of TEST_PG_URL's cluster (TEST_PG_REPLICA_URL; .ci/run creates one with
+ * `scripts/pg-cluster.sh standby`). Test databases are created on the primary and reach the
+ * standby through replication.
+ */
+export const STANDBY_URL = process.env.TEST_PG_REPLICA_URL ?? "";
+
+/** The standby's URL for a database of the primary, optionally through another port (a relay). */
+export function standbyUrlOf(databaseUrl: string, port?: number): string {
+  const url = new URL(STANDBY_URL);
+  url.pathname = new URL(databaseUrl).pathname;
+  if (port) {
+    url.hostname = "127.0.0.1";
+    url.port = String(port);
+  }
+  return url.toString();
+}
+
+async function scalar(url: string, sql: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Object.values((await client.query(sql)).rows[0] ?? {})[0];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until the standby has the database and every migration the primary has applied. */
+export async function waitForStandby(databaseUrl: string, timeoutMs = 60_000): Promise<void> {
+  const count = `SELECT COUNT(*)::int FROM "_migrations"`;
+  const wanted = await scalar(databaseUrl, count);
+  const seen = await until(() => scalar(standbyUrlOf(databaseUrl), count).catch(() => -1), (n) => n === wanted, timeoutMs, 100);
+  if (seen !== wanted) throw new Error(`the standby did not replay the database ${databaseUrl} within ${timeoutMs} ms`);
+}
+
+/** Pauses the standby's replay (it keeps receiving WAL), runs `fn`, and resumes it. */
+export async function withReplayPaused<T>(fn: () => Promise<T>): Promise<T> {
+  await scalar(STANDBY_URL, "SELECT pg_wal_replay_pause()");
+  try {
+    return await fn();
+  } finally {
+    await scalar(STANDBY_URL, "SELECT pg_wal_replay_resume()");
+  }
+}
