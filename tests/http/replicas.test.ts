@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
 import { READ_AFTER_COOKIE } from "@/lib/db/read-after.mjs";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { sample } from "@/tests/support/metrics";
 import { relay } from "@/tests/support/relay";
-import { DIALECT, freePort, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
-import { STANDBY_URL, standbyUrlOf, waitForStandby, withReplayPaused } from "@/tests/support/standby";
+import { DIALECT, freePort, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
+import { replicatedDatabase, STANDBY_URL, standbyUrlOf, withReplayPaused } from "@/tests/support/standby";
 import { sleep, until } from "@/tests/support/wait";
 
 /**
@@ -75,9 +73,7 @@ describe.runIf(RUN)("read replicas (PostgreSQL with a streaming standby)", () =>
   let data: string;
 
   beforeAll(async () => {
-    database = await scratchDatabase();
-    await migrate(parseDatabaseUrl(database.url));
-    await waitForStandby(database.url);
+    database = await replicatedDatabase();
     // The standby is reached through a relay, which a test stops to take it away.
     const port = await freePort();
     const direct = new URL(STANDBY_URL);
@@ -218,9 +214,7 @@ describe.runIf(RUN)("a read replica lagging beyond ENHYDRIS_REPLICA_MAX_LAG", ()
   let replica: string;
 
   beforeAll(async () => {
-    database = await scratchDatabase();
-    await migrate(parseDatabaseUrl(database.url));
-    await waitForStandby(database.url);
+    database = await replicatedDatabase();
     const replicaUrl = standbyUrlOf(database.url);
     replica = replicaName(replicaUrl);
     server = await startServer({ databaseUrl: database.url, migrate: false, env: { DATABASE_REPLICA_URLS: replicaUrl, ENHYDRIS_REPLICA_MAX_LAG: "1" } });

@@ -1,4 +1,7 @@
 import pg from "pg";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 import { until } from "@/tests/support/wait";
 
 /**
@@ -35,6 +38,14 @@ export async function waitForStandby(databaseUrl: string, timeoutMs = 60_000): P
   const wanted = await scalar(databaseUrl, count);
   const seen = await until(() => scalar(standbyUrlOf(databaseUrl), count).catch(() => -1), (n) => n === wanted, timeoutMs, 100);
   if (seen !== wanted) throw new Error(`the standby did not replay the database ${databaseUrl} within ${timeoutMs} ms`);
+}
+
+/** A fresh, migrated database of the primary, once the standby has it too. */
+export async function replicatedDatabase(): Promise<ScratchDatabase> {
+  const database = await scratchDatabase();
+  await migrate(parseDatabaseUrl(database.url));
+  await waitForStandby(database.url);
+  return database;
 }
 
 /** Pauses the standby's replay (it keeps receiving WAL), runs `fn`, and resumes it. */
