@@ -40,6 +40,14 @@ export async function waitForStandby(databaseUrl: string, timeoutMs = 60_000): P
   if (seen !== wanted) throw new Error(`the standby did not replay the database ${databaseUrl} within ${timeoutMs} ms`);
 }
 
+/** Waits until the standby has replayed everything the primary had written when it was called. */
+export async function waitForReplay(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const lsn = await scalar(databaseUrl, "SELECT pg_current_wal_insert_lsn()::text");
+  const replayed = `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn`;
+  const seen = await until(() => scalar(standbyUrlOf(databaseUrl), replayed), (ok) => ok === true, timeoutMs, 20);
+  if (seen !== true) throw new Error(`the standby did not replay ${lsn} within ${timeoutMs} ms`);
+}
+
 /** A fresh, migrated database of the primary, once the standby has it too. */
 export async function replicatedDatabase(): Promise<ScratchDatabase> {
   const database = await scratchDatabase();
