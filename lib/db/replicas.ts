@@ -6,7 +6,7 @@ import { logger, requestContext, type RequestContext } from "@/lib/observability
 import { metrics } from "@/lib/observability/metrics.mjs";
 
 /**
- * Read replicas on PostgreSQL (DATABASE_REPLICA_URLS; docs/decisions/0011-read-replicas.md).
+ * Read replicas on PostgreSQL (DATABASE_REPLICA_URLS; docs/decisions/0012-read-replicas.md).
  *
  * Reads of safe requests (GET, HEAD, OPTIONS) go to a replica that is up, within the lag limit
  * and has replayed the client's own writes; everything else — writes, transactions, unsafe
