@@ -4,6 +4,7 @@ import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
 import type { RecordsStore } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
+export { ReplaceRefused } from "@/lib/records/types";
 
 const KEY = Symbol.for("enhydris.records");
 type Holder = { [KEY]?: { store: RecordsStore; db: unknown } };
