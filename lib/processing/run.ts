@@ -10,7 +10,7 @@ import { db, Prisma } from "@/lib/db";
 import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
-import { heldJobSql, notifyJobsQueued, runWhileHeld } from "@/lib/jobs/queue";
+import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records, ReplaceRefused, type RecordBatch } from "@/lib/records";
 import type { ProcessConfig } from "./config";
@@ -19,7 +19,7 @@ import { planChecks, runChecks } from "./numerics/checks";
 import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-interpolation";
 import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
 import { EMPTY } from "./numerics/series";
-import { changesDoneStatement, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, type ProcessRow } from "./state";
+import { changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, type ProcessRow } from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
 
 /** What a run reports (its job's result): where the target was replaced from (null: from scratch) and how many records it wrote. */
@@ -118,7 +118,7 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
     const created = await db().write(async (tx) => {
       const made = await createMissingSeries(tx, groupId, definition);
       // The group's other processes may read a new series now; this run is from scratch anyway.
-      if (made) for (const sql of groupSeriesChangedStatements(groupId)) await tx.$executeRaw(sql);
+      if (made) for (const sql of groupSeriesChangedStatements(groupsOf(groupId, definition))) await tx.$executeRaw(sql);
       return made;
     });
     if (created) notifyJobsQueued();
@@ -130,8 +130,9 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
 
-export async function runProcess(processId: number, jobId: number, ctx: JobContext): Promise<RunResult> {
-  const taken = await runWhileHeld(jobId, ctx.owner, [takeChangesStatement(processId)]);
+export async function runProcess(processId: number, job: Job, ctx: JobContext): Promise<RunResult> {
+  const jobId = job.id;
+  const taken = await runWhileHeld(jobId, ctx.owner, [takeChangesStatement(processId, job.startedAt ?? new Date())]);
   if (taken === null) return { from: null, records_written: 0, note: "The job was taken over by another runner." };
   if (taken.length === 0) return { from: null, records_written: 0, note: "The process no longer exists." };
   const process = processFromRow(taken[0]);
@@ -158,7 +159,7 @@ export async function runProcess(processId: number, jobId: number, ctx: JobConte
   try {
     const written = await records().replace(target.id, from, batch, {
       onlyIf: heldJobSql(jobId, ctx.owner),
-      also: [...seriesWrittenStatements(target.id, whole ? SCRATCH : from), changesDoneStatement(process.id, inputs)],
+      also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
     });
     notifyJobsQueued();
     ctx.progress(1);
@@ -170,4 +171,4 @@ export async function runProcess(processId: number, jobId: number, ctx: JobConte
 }
 
 /** The handler of kind "process.run"; the job's key is process:<id>. */
-export const processRunHandler: JobHandler = (job, ctx) => runProcess((job.payload as { process: number }).process, job.id, ctx);
+export const processRunHandler: JobHandler = (job, ctx) => runProcess((job.payload as { process: number }).process, job, ctx);

@@ -8,7 +8,7 @@
 import { db, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { enqueueSql } from "@/lib/jobs/queue";
-import type { Row } from "@/lib/jobs/sql";
+import { now, type Row } from "@/lib/jobs/sql";
 import type { ProcessConfig, ProcessType } from "./config";
 
 export const PROCESS_KIND = "process.run";
@@ -24,11 +24,24 @@ function least(dialect: Dialect, a: Prisma.Sql, b: Prisma.Sql): Prisma.Sql {
   return dialect === "sqlite" ? Prisma.sql`MIN(${a}, ${b})` : Prisma.sql`LEAST(${a}, ${b})`;
 }
 
+/**
+ * On PostgreSQL, every transaction that changes processes locks all the rows it will change in
+ * one statement, in id order, after the series rows it writes (a records write locks its
+ * series first): so that transactions changing overlapping sets of processes wait for one
+ * another instead of deadlocking. SQLite has one writer at a time.
+ */
+function lockedProcesses(where: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT p.id FROM process p WHERE ${where} ORDER BY p.id FOR UPDATE`;
+}
+
 /** Marks the processes `p` that match `where` dirty from `from` (SCRATCH: from scratch) and queues their runs. */
 function markAndQueue(where: Prisma.Sql, from: number, dialect: Dialect): Prisma.Sql[] {
   const t = Prisma.sql`${from}`;
+  const set = Prisma.sql`dirty_from = ${least(dialect, Prisma.sql`COALESCE(p.dirty_from, ${t})`, t)}, dirty_since = COALESCE(p.dirty_since, ${now(dialect)})`;
   return [
-    Prisma.sql`UPDATE process AS p SET dirty_from = ${least(dialect, Prisma.sql`COALESCE(p.dirty_from, ${t})`, t)} WHERE ${where}`,
+    dialect === "postgres"
+      ? Prisma.sql`UPDATE process AS p SET ${set} FROM (${lockedProcesses(where)}) AS locked WHERE p.id = locked.id`
+      : Prisma.sql`UPDATE process AS p SET ${set} WHERE ${where}`,
     enqueueSql({
       kind: PROCESS_KIND,
       select: Prisma.sql`SELECT 'process:' || p.id AS key, '{"process":' || p.id || '}' AS payload FROM process p WHERE ${where}`,
@@ -55,12 +68,22 @@ export function sourceWrittenStatements(seriesId: number, firstTimestamp: number
 }
 
 /**
- * The series of group `groupId` changed (one created or deleted, a type or time step changed):
- * the processes of the group and those writing into it may have another source or target now,
- * so they run from scratch.
+ * The series of these groups changed (one created or deleted, a type or time step changed):
+ * the processes of the groups and those writing into them may have another source or target
+ * now, so they run from scratch.
  */
-export function groupSeriesChangedStatements(groupId: number, dialect: Dialect = db().dialect): Prisma.Sql[] {
-  return markAndQueue(Prisma.sql`p.enabled AND (p.timeseries_group_id = ${groupId} OR p.target_group_id = ${groupId})`, SCRATCH, dialect);
+export function groupSeriesChangedStatements(groupIds: readonly number[], dialect: Dialect = db().dialect): Prisma.Sql[] {
+  const ids = Prisma.join([...groupIds]);
+  return markAndQueue(Prisma.sql`p.enabled AND (p.timeseries_group_id IN (${ids}) OR p.target_group_id IN (${ids}))`, SCRATCH, dialect);
+}
+
+/**
+ * For a transaction that changes a process and then marks the processes of its groups
+ * (groupSeriesChangedStatements): locks them all first, in id order (PostgreSQL; none on SQLite).
+ */
+export function lockGroupsProcessesStatements(groupIds: readonly number[], dialect: Dialect = db().dialect): Prisma.Sql[] {
+  const ids = Prisma.join([...groupIds]);
+  return dialect === "postgres" ? [lockedProcesses(Prisma.sql`p.timeseries_group_id IN (${ids}) OR p.target_group_id IN (${ids})`)] : [];
 }
 
 /** The station's display time zone changed: its aggregations (which work in local time) run from scratch. */
@@ -129,19 +152,31 @@ export async function loadProcess(id: number): Promise<ProcessRow | null> {
 }
 
 /**
- * When a run starts: the pending changes join those a failed or interrupted run took before
- * (running_from), and dirty_from is free for writes made during the run. Returns the row.
+ * When a run (whose job was claimed at `startedAt`) starts: the pending changes join those a
+ * failed or interrupted run took before (running_from), and dirty_from is free for writes made
+ * during the run. Changes all marked after the claim are left to the run they queued. Returns
+ * the row.
  */
-export function takeChangesStatement(id: number, dialect: Dialect = db().dialect): Prisma.Sql {
+export function takeChangesStatement(id: number, startedAt: Date, dialect: Dialect = db().dialect): Prisma.Sql {
+  const later = Prisma.sql`(p.dirty_since IS NOT NULL AND p.dirty_since > ${startedAt})`;
   return Prisma.sql`UPDATE process AS p SET
-      running_from = CASE WHEN p.running_from IS NULL THEN p.dirty_from WHEN p.dirty_from IS NULL THEN p.running_from
+      running_from = CASE WHEN ${later} OR p.dirty_from IS NULL THEN p.running_from WHEN p.running_from IS NULL THEN p.dirty_from
         ELSE ${least(dialect, Prisma.sql`p.running_from`, Prisma.sql`p.dirty_from`)} END,
-      dirty_from = NULL
+      dirty_from = CASE WHEN ${later} THEN p.dirty_from ELSE NULL END,
+      dirty_since = CASE WHEN ${later} THEN p.dirty_since ELSE NULL END
     WHERE p.id = ${id}
     RETURNING ${Prisma.raw(COLUMNS.join(", "))}`;
 }
 
-/** With a run's result: the changes it took are done, and what it depended on is kept. */
-export function changesDoneStatement(id: number, inputs: string): Prisma.Sql {
-  return Prisma.sql`UPDATE process SET running_from = NULL, inputs = ${inputs} WHERE id = ${id}`;
+/**
+ * With a run's result, after the statements that mark the readers of its target: the changes it
+ * took are done, and what it depended on is kept. On PostgreSQL the run's process and those
+ * readers are locked first, together (see lockedProcesses).
+ */
+export function changesDoneStatements(id: number, targetId: number, inputs: string, marks: readonly Prisma.Sql[], dialect: Dialect = db().dialect): Prisma.Sql[] {
+  return [
+    ...(dialect === "postgres" ? [lockedProcesses(Prisma.sql`p.id = ${id} OR (${readersOf(targetId)})`)] : []),
+    ...marks,
+    Prisma.sql`UPDATE process SET running_from = NULL, inputs = ${inputs} WHERE id = ${id}`,
+  ];
 }

@@ -5,7 +5,7 @@ import { countJobs, getJob, jobHistory, latestJobs, notifyJobsQueued, waitForJob
 import { configErrors, normalized, uniqueKey, type ProcessConfig, type ProcessType } from "@/lib/processing/config";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } from "@/lib/processing/series";
 import {
-  groupSeriesChangedStatements, loadProcess, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, SCRATCH, type ProcessRow,
+  groupSeriesChangedStatements, loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
 } from "@/lib/processing/state";
 import { MSG } from "@/lib/http/fields";
 import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
@@ -294,7 +294,7 @@ async function queueRun(tx: Tx, processId: number, fromScratch: boolean): Promis
 async function prepareSeries(tx: Tx, groupId: number, definition: ProcessConfig, processId: number): Promise<void> {
   await queueRun(tx, processId, true);
   if (await createMissingSeries(tx, groupId, definition)) {
-    for (const g of groupsOf(groupId, definition)) for (const sql of groupSeriesChangedStatements(g)) await tx.$executeRaw(sql);
+    for (const sql of groupSeriesChangedStatements(groupsOf(groupId, definition))) await tx.$executeRaw(sql);
   }
 }
 
@@ -308,7 +308,7 @@ export async function createProcess(actor: Actor, path: GroupPath, given: Given<
   const id = await checkedWrite(groupId, definition, null, async (tx) => {
     const now = new Date();
     const created = await tx.process.create({
-      data: { groupId, enabled: values.enabled, ...columns(definition), created: now, lastModified: now, dirtyFrom: SCRATCH },
+      data: { groupId, enabled: values.enabled, ...columns(definition), created: now, lastModified: now },
     });
     await prepareSeries(tx, groupId, definition, created.id);
     return created.id;
@@ -329,7 +329,9 @@ export async function updateProcess(actor: Actor, path: ProcessPath, given: Give
   const definition = normalized(values.definition);
   const { id, groupId } = found.process;
   await checkedWrite(groupId, definition, id, async (tx) => {
-    await tx.process.update({ where: { id }, data: { enabled: values.enabled, ...columns(definition), lastModified: new Date(), dirtyFrom: SCRATCH } });
+    const groups = [...new Set([...groupsOf(groupId, found.process.definition), ...groupsOf(groupId, definition)])];
+    for (const sql of lockGroupsProcessesStatements(groups)) await tx.$executeRaw(sql);
+    await tx.process.update({ where: { id }, data: { enabled: values.enabled, ...columns(definition), lastModified: new Date() } });
     await prepareSeries(tx, groupId, definition, id);
   });
   notifyJobsQueued();

@@ -81,7 +81,7 @@ export async function insertSeries(tx: Tx, groupId: number, data: SeriesData): P
  * now and run from scratch (processing.md §2). The caller calls notifyJobsQueued() after it.
  */
 async function seriesOfGroupChanged(tx: Tx, groupId: number): Promise<void> {
-  for (const sql of groupSeriesChangedStatements(groupId)) await tx.$executeRaw(sql);
+  for (const sql of groupSeriesChangedStatements([groupId])) await tx.$executeRaw(sql);
 }
 
 /** Changes a series' own fields; its version changes too (formats.md §9.2). */

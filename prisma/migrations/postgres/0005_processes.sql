@@ -10,6 +10,7 @@ CREATE TABLE "process" (
     "created" TIMESTAMP(3) NOT NULL,
     "last_modified" TIMESTAMP(3) NOT NULL,
     "dirty_from" BIGINT,
+    "dirty_since" TIMESTAMP(3),
     "running_from" BIGINT,
     "inputs" TEXT COLLATE "C" NOT NULL DEFAULT '',
 

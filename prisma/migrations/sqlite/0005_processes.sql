@@ -10,6 +10,7 @@ CREATE TABLE "process" (
     "created" DATETIME NOT NULL,
     "last_modified" DATETIME NOT NULL,
     "dirty_from" BIGINT,
+    "dirty_since" DATETIME,
     "running_from" BIGINT,
     "inputs" TEXT NOT NULL DEFAULT '',
     CONSTRAINT "process_timeseries_group_id_fkey" FOREIGN KEY ("timeseries_group_id") REFERENCES "timeseries_group" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
