@@ -26,10 +26,13 @@ export async function upload(http: Http, token: string, path: string, text: stri
   expect(r.status, r.text).toBe(204);
 }
 
-/** Until no run of a process is queued or running (the chain included: a run queues the next ones before it finishes). */
+/**
+ * Until no run of a process is due or running (the chain included: a run queues the next ones
+ * before it finishes). Retries waiting for their backoff do not count.
+ */
 export async function runsSettled(timeoutMs = 30_000): Promise<void> {
   const pending = await until(
-    () => db().prisma.job.count({ where: { kind: PROCESS_KIND, status: { in: ["queued", "running"] } } }),
+    () => db().prisma.job.count({ where: { kind: PROCESS_KIND, OR: [{ status: "running" }, { status: "queued", runAfter: { lte: new Date() } }] } }),
     (n) => n === 0, timeoutMs, 20);
   expect(pending, "process runs still pending").toBe(0);
 }
