@@ -404,6 +404,14 @@ export async function jobHistory(key: string, limit = 100, offset = 0): Promise<
   return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key = ${key} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
 }
 
+/** When each key's last successful job finished (keys without one are absent). */
+export async function lastSucceeded(keys: readonly string[]): Promise<Map<string, Date>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db().query<{ key: string; finished: unknown }>(Prisma.sql`SELECT key, MAX(finished_at) AS finished FROM job
+    WHERE key IN (${Prisma.join([...keys])}) AND status = 'succeeded' GROUP BY key`);
+  return new Map(rows.map((r) => [r.key, date(r.finished)!]));
+}
+
 export async function countJobs(key: string): Promise<number> {
   const [row] = await db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM job WHERE key = ${key}`);
   return Number(row.n);

@@ -10,6 +10,7 @@ import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { groupApi, processesApi, recordLines, runsSettled, upload, type Http } from "@/tests/support/processes";
 import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
+import { siteLogin } from "@/tests/support/site-session";
 
 let server: TestServer;
 let http: Http;
@@ -460,5 +461,47 @@ describe(`runs (${DIALECT})`, () => {
     expect400(await http.post(`${w.path}${p.id}/run/`, { token: as("creator"), json: { wait: "perhaps" } }), { wait: ["Must be a valid boolean."] });
     expect400(await http.post(`${w.path}${p.id}/run/`, { token: as("creator"), json: {} }), { non_field_errors: ["The process is disabled; enable it to run it."] });
     expect(await db().prisma.job.count()).toBe(jobs);
+  });
+});
+
+describe(`the group page (${DIALECT})`, () => {
+  /** The page's text, tags and React's text separators removed. */
+  async function pageText(sid: number, gid: number, cookie?: string): Promise<string> {
+    const r = await fetch(`${server.url}/stations/${sid}/timeseriesgroups/${gid}/`, { headers: cookie ? { Cookie: cookie } : {} });
+    expect(r.status).toBe(200);
+    return (await r.text()).replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+  }
+
+  it("lists the processes in words with their last successful run; a failed run's error is for editors", async () => {
+    const w = await world();
+    const target = await f.group(w.sid, { name: "Discharge", variableId, unitId });
+    await created(w.path, CHECKS);
+    await created(w.path, HOURLY);
+    await created(w.path, { type: "aggregation", target_time_step: "1D", method: "sum", resulting_timestamp_offset: "1min", enabled: false });
+    await created(w.path, { type: "curve_interpolation", target_timeseries_group: target, periods: PERIODS });
+    await runsSettled();
+    // A source without a time step: the hourly mean of another group fails.
+    const broken = await world({ initial: false });
+    await f.series(broken.gid, { type: "Initial" });
+    const failing = await created(broken.path, HOURLY);
+    await http.post(`${broken.path}${failing.id}/run/`, { token: as("creator"), json: { wait: true } });
+
+    const text = await pageText(w.sid, w.gid);
+    expect(text).toContain("Automatic processing");
+    expect(text).toMatch(/Checked: range 0…40 °C, soft 2…38; rate of change 10min 5 °C · last successful run \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\+02:00\)/);
+    expect(text).toMatch(/Hourly mean, at most 2 missing · last successful run /);
+    expect(text).toContain("Daily sum, no missing values allowed, stamped 1 min earlier (disabled) · not run successfully yet");
+    expect(text).toContain("Curve interpolation into Discharge: 1 period, 2020-01-01 to 2020-12-31");
+
+    const error = "The last run failed: The source time series has no time step, so it cannot be regularized and aggregated.";
+    expect(await pageText(broken.sid, broken.gid)).toContain("Hourly mean, at most 2 missing · not run successfully yet");
+    expect(await pageText(broken.sid, broken.gid)).not.toContain(error);
+    const other = await siteLogin(server.url, users.other.username, users.other.password);
+    expect(await pageText(broken.sid, broken.gid, other.jar.header())).not.toContain(error);
+    const editor = await siteLogin(server.url, users.maintainer.username, users.maintainer.password);
+    expect(await pageText(broken.sid, broken.gid, editor.jar.header())).toContain(error);
+    // A group without processes has no such section.
+    const empty = await world();
+    expect(await pageText(empty.sid, empty.gid)).not.toContain("Automatic processing");
   });
 });
