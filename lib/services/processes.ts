@@ -373,8 +373,8 @@ export async function requestRun(actor: Actor, path: ProcessPath, given: Given<R
   return { run: runJson(job!, current), finished: done !== null };
 }
 
-/** Keys of the jobs of the group's processes, for scripts that wait for them (npm run process). */
-export async function groupProcessIds(groupId: number): Promise<number[]> {
+/** The ids of the group's processes. */
+async function groupProcessIds(groupId: number): Promise<number[]> {
   return (await db().prisma.process.findMany({ where: { groupId }, select: { id: true }, orderBy: { id: "asc" } })).map((p) => p.id);
 }
 

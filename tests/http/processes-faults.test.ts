@@ -5,7 +5,7 @@
  * run once, and the targets are right; a run queued by an upload survives a restart of the
  * server that would have run it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findAuthUser, type AuthUser } from "@/lib/auth/users";
 import { closeDb, db, Prisma } from "@/lib/db";
@@ -241,5 +241,52 @@ describe(`a server restarted between an upload and its runs (${DIALECT})`, () =>
     } finally {
       await restarted.stop();
     }
+  }, 120_000);
+});
+
+describe(`npm run process (${DIALECT})`, () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/process.ts", ...args], {
+    cwd: ROOT, encoding: "utf8", env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: database.url },
+  });
+
+  it("runs a group's processes in the foreground, from scratch on request, and says how each went", async () => {
+    const sid = await f.station({ displayTimezone: "UTC" });
+    const gid = await f.group(sid, { unitId: await f.unit("°C") });
+    const tid = await f.series(gid, { type: "Initial", timeStep: "10min" });
+    const checksId = await createProcess(admin, { stationId: sid, groupId: gid }, { enabled: true, definition: { type: "checks", config: { range_check: RANGE, rate_of_change_check: null } } });
+    const meanId = await createProcess(admin, { stationId: sid, groupId: gid }, { enabled: true, definition: { type: "aggregation", config: { target_time_step: "1D", method: "mean", max_missing: 0, resulting_timestamp_offset: "" } } });
+    // Records written behind the processing's back (no runs queued): only a run from scratch sees them.
+    const batch = source(144 * 10);
+    await records().write(tid, batch, { mode: "append", validate: () => [] });
+    const first = cli("--group", String(gid));
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`Running 2 processes of group ${gid}.`);
+    expect(first.stderr).toContain(`done: #${checksId} Checked: range 0…30 °C`);
+    const checked = (await db().prisma.timeseries.findFirstOrThrow({ where: { groupId: gid, type: 2 } })).id;
+    const daily = (await db().prisma.timeseries.findFirstOrThrow({ where: { groupId: gid, type: 4 } })).id;
+
+    const again = cli("--group", String(gid), "--from-scratch");
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`ok      #${checksId} Checked: range 0…30 °C: ${batch.timestamps.length} records written from scratch`);
+    expect(again.stdout).toMatch(new RegExp(`ok {6}#${meanId} Daily mean, no missing values allowed: \\d+ records written from scratch`));
+    sameState(await stored(checked), expectedChecks(batch, RANGE));
+    // Days 2 to 10: the first day's interval holds one record, the last misses its midnight.
+    expect((await records().summary(daily))!.count).toBe(9);
+  }, 120_000);
+
+  it("fails with a clear message for a failing run, an unknown group and bad arguments", async () => {
+    const sid = await f.station();
+    const gid = await f.group(sid);
+    await f.series(gid, { type: "Initial" });
+    const id = await createProcess(admin, { stationId: sid, groupId: gid }, { enabled: true, definition: { type: "aggregation", config: { target_time_step: "1h", method: "sum", max_missing: 0, resulting_timestamp_offset: "" } } });
+    const failing = cli("--group", String(gid));
+    expect(failing.status).toBe(1);
+    expect(failing.stdout).toContain(`FAILED  #${id} Hourly sum, no missing values allowed: The source time series has no time step, so it cannot be regularized and aggregated. (it will be retried)`);
+    const unknown = cli("--group", "99999999");
+    expect([unknown.status, unknown.stderr.trim()]).toEqual([1, "There is no time series group 99999999."]);
+    const bad = cli("--group", "x");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--group needs a group id, not "x".');
+    expect(cli().stderr).toContain("--group is required.");
   }, 120_000);
 });
