@@ -106,9 +106,20 @@ function listeners(): Set<() => void> {
   return ((globalThis as Holder)[LISTENERS] ??= new Set());
 }
 
-/** Wakes this process's runners: call it after a transaction that enqueued has committed. */
+let wakeScheduled = false;
+
+/**
+ * Wakes this process's runners: call it after a transaction that enqueued has committed. The
+ * runners wake in the next turn of the event loop, so that the request that queued the work
+ * answers first (an upload does not wait for the runs it causes to start).
+ */
 export function notifyJobsQueued(): void {
-  for (const listener of listeners()) listener();
+  if (wakeScheduled) return;
+  wakeScheduled = true;
+  setImmediate(() => {
+    wakeScheduled = false;
+    for (const listener of listeners()) listener();
+  });
 }
 
 /** Calls `listener` on each notifyJobsQueued(); returns the function that stops it. */
