@@ -5,7 +5,7 @@
  * run once, and the targets are right; a run queued by an upload survives a restart of the
  * server that would have run it.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findAuthUser, type AuthUser } from "@/lib/auth/users";
 import { closeDb, db, Prisma } from "@/lib/db";
@@ -26,10 +26,10 @@ import * as f from "@/tests/support/fixtures";
 import { csv, processesApi, recordLines, seriesApi, upload } from "@/tests/support/processes";
 import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
+import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
 
 let database: ScratchDatabase;
 let admin: AuthUser;
-const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
   database = await scratchDatabase();
@@ -38,9 +38,7 @@ beforeAll(async () => {
   admin = (await findAuthUser((await f.user({ superuser: true })).id))!;
 });
 
-afterEach(() => {
-  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
-});
+afterEach(killWorkers);
 
 afterAll(async () => {
   records().close?.();
@@ -48,43 +46,8 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-interface Worker {
-  readonly child: ChildProcess;
-  output(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
-  exited(): Promise<number | null>;
-}
-
-/** `npm run worker`'s runner with every kind, announcing each replacement of records (tests/support/job-worker.ts). */
 function startWorker(env: Record<string, string> = {}): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/job-worker.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: database.url, ENHYDRIS_JOB_LEASE_SECONDS: "2", JOB_LOG: "/dev/null", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  workers.push(child);
-  let output = "";
-  const waiters: (() => void)[] = [];
-  const collect = (d: Buffer) => {
-    output += d;
-    for (const w of waiters) w();
-  };
-  child.stdout!.on("data", collect);
-  child.stderr!.on("data", collect);
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    child,
-    output: () => output,
-    exited: () => exit,
-    waitFor: (pattern, timeoutMs = 30_000) => new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(output)) resolve();
-      };
-      waiters.push(check);
-      check();
-      setTimeout(() => reject(new Error(`no ${pattern} in the worker's output:\n${output}`)), timeoutMs).unref();
-    }),
-  };
+  return startSharedWorker({ DATABASE_URL: database.url, ...env });
 }
 
 const T0 = Date.UTC(2015, 0, 1) / 1000;
