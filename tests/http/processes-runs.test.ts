@@ -274,3 +274,52 @@ describe(`incremental runs equal one run over the whole source (${DIALECT})`, ()
     expect(await targetsOf(again)).toEqual(whole);
   }, 120_000);
 });
+
+describe(`sources and targets resolved at run time (${DIALECT})`, () => {
+  const ZONE_SOURCE = generate(3, 600);
+  const DAILY = { type: "aggregation", target_time_step: "1D", method: "sum", max_missing: 100 };
+  const utc = makeTimestampFormatter(resolveTimeZone("UTC")!);
+  const text = (r: RecordBatch) => formatRecordLines(r.timestamps, r.values, r.flags, r.timestamps.length, 2, utc);
+  const checksOf = (s: RecordBatch) => runChecks(SCENARIO_CHECKS as never, s, EMPTY, -Infinity);
+  const dailyOf = (s: RecordBatch, zone: number) => text(aggregateSeries({ resulting_timestamp_offset: "", ...DAILY } as never, s, "10min", zone));
+
+  it("a Checked series created later becomes the aggregations' source; deleted, the checks create it again; another zone moves the days", async () => {
+    const g = await newGroup();
+    const daily = await createProcess(g.sid, g.gid, DAILY);
+    const dailyPath = seriesApi(g.sid, g.gid, daily.target_timeseries);
+    await upload(http, editor.token, g.initial, lines(ZONE_SOURCE));
+    await runsSettled();
+    expect(await csv(http, dailyPath, editor.token)).toBe(dailyOf(batchOf(ZONE_SOURCE), 7200));
+
+    const checks = await createProcess(g.sid, g.gid, SCENARIO_CHECKS);
+    await runsSettled();
+    const checked = checksOf(batchOf(ZONE_SOURCE));
+    expect(await csv(http, dailyPath, editor.token)).toBe(dailyOf(checked, 7200));
+    expect((await http.get(`${processesApi(g.sid, g.gid)}${daily.id}/`)).json.source_timeseries).toBe(checks.target_timeseries);
+
+    // The Checked series deleted: the checks' next run makes a new one, and the aggregation follows it.
+    expect((await http.delete(seriesApi(g.sid, g.gid, checks.target_timeseries), { token: editor.token })).status).toBe(204);
+    await runsSettled();
+    const again = (await http.get(`${processesApi(g.sid, g.gid)}${checks.id}/`)).json.target_timeseries;
+    expect(again).not.toBe(checks.target_timeseries);
+    expect(await csv(http, seriesApi(g.sid, g.gid, again), editor.token)).toBe(text(checked));
+    expect(await csv(http, dailyPath, editor.token)).toBe(dailyOf(checked, 7200));
+
+    // Days are the station's days: another display zone, other intervals.
+    const station = await http.patch(`/api/stations/${g.sid}/`, { token: editor.token, json: { display_timezone: "Etc/GMT+5" } });
+    expect(station.status, station.text).toBe(200);
+    await runsSettled();
+    expect(dailyOf(checked, -18000)).not.toBe(dailyOf(checked, 7200));
+    expect(await csv(http, dailyPath, editor.token)).toBe(dailyOf(checked, -18000));
+  }, 120_000);
+
+  it("the legacy tsdata append queues the runs too", async () => {
+    // Its naive timestamps are in the station's zone.
+    const g = await newGroup("10min", "UTC");
+    const checks = await createProcess(g.sid, g.gid, SCENARIO_CHECKS);
+    const r = await http.put(`/api/tsdata/${g.tid}/`, { token: editor.token, form: { timeseries_records: lines(ZONE_SOURCE).replace(/\n$/, "") } });
+    expect([r.status, r.text]).toEqual([200, String(ZONE_SOURCE.t.length)]);
+    await runsSettled();
+    expect(await csv(http, seriesApi(g.sid, g.gid, checks.target_timeseries), editor.token)).toBe(text(checksOf(batchOf(ZONE_SOURCE))));
+  });
+});
