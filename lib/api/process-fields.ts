@@ -11,7 +11,7 @@ import { AGGREGATION_METHODS } from "@/lib/processing/numerics/aggregate";
 import { timestampOffsetSeconds } from "@/lib/processing/numerics/steps";
 import { ErrorCollector, ValidationFailed } from "@/lib/services/errors";
 import type { ProcessRow } from "@/lib/processing/state";
-import type { ProcessValues, RunRequest } from "@/lib/services/processes";
+import { PROCESS_MESSAGES, type ProcessValues, type RunRequest } from "@/lib/services/processes";
 import { existing } from "@/lib/services/refs";
 import { PeriodsSchema, RangeCheckSchema, RateOfChangeCheckSchema } from "@/lib/api/schemas";
 
@@ -231,7 +231,7 @@ export async function readProcess(input: RequestInput, mode: WriteMode, stored?:
   const common = await validateFields(input, commonProcessFields(), mode === "create" ? "create" : mode, errors);
   let type: ProcessType | undefined = common.type;
   if (stored) {
-    if (type !== undefined && type !== stored.definition.type) errors.add("type", "The type of a process cannot change.");
+    if (type !== undefined && type !== stored.definition.type) errors.add("type", PROCESS_MESSAGES.typeFixed);
     type = stored.definition.type;
   }
   let sent: Record<string, unknown> = {};

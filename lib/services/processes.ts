@@ -7,7 +7,6 @@ import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } fro
 import {
   groupSeriesChangedStatements, loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
 } from "@/lib/processing/state";
-import { MSG } from "@/lib/http/fields";
 import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { findGroup, type GroupRow } from "@/lib/services/groups";
@@ -52,6 +51,8 @@ export const PROCESS_MESSAGES = {
   targetForbidden: "You do not have permission to edit the station of target_timeseries_group.",
   typeFixed: "The type of a process cannot change.",
   disabled: "The process is disabled; enable it to run it.",
+  /** The API's message for an unknown reference (api.md §1.2). */
+  targetMissing: (id: number) => `Invalid pk "${id}" - object does not exist.`,
 } as const;
 
 // ---- reads ----
@@ -207,7 +208,7 @@ async function checkValues(actor: Actor, groupId: number, values: ProcessValues)
   const p = values.definition;
   if (p.type !== "curve_interpolation") return;
   const target = await db().prisma.timeseriesGroup.findUnique({ where: { id: p.targetGroupId } });
-  if (!target) throw ValidationFailed.field("target_timeseries_group", MSG.pkMissing(p.targetGroupId));
+  if (!target) throw ValidationFailed.field("target_timeseries_group", PROCESS_MESSAGES.targetMissing(p.targetGroupId));
   if (target.id === groupId) throw ValidationFailed.field("target_timeseries_group", PROCESS_MESSAGES.ownGroup);
   const targetStation = await stationAccess(target.stationId);
   if (!targetStation || !isEditor(actor, targetStation)) throw new PermissionDenied(actor === null, PROCESS_MESSAGES.targetForbidden);
