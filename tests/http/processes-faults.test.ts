@@ -19,7 +19,7 @@ import { EMPTY, type RecordBatch } from "@/lib/processing/numerics/series";
 import { PROCESS_KIND, processKey } from "@/lib/processing/state";
 import { records } from "@/lib/records";
 import { readRecords } from "@/lib/processing/run";
-import { createProcess, updateProcess } from "@/lib/services/processes";
+import { createProcess, requestRun, updateProcess } from "@/lib/services/processes";
 import { uploadRecords } from "@/lib/services/upload";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
@@ -252,4 +252,18 @@ describe(`npm run process (${DIALECT})`, () => {
     expect(bad.stderr).toContain('--group needs a group id, not "x".');
     expect(cli().stderr).toContain("--group is required.");
   }, 120_000);
+});
+
+describe(`run/ with wait when no runner takes the run (${DIALECT})`, () => {
+  it("answers with the queued run once the wait is over", async () => {
+    const sid = await f.station();
+    const gid = await f.group(sid);
+    await f.series(gid, { type: "Initial", timeStep: "10min" });
+    const processId = await createProcess(admin, { stationId: sid, groupId: gid }, { enabled: true, definition: { type: "checks", config: { range_check: RANGE, rate_of_change_check: null } } });
+    const started = Date.now();
+    const { run, finished } = await requestRun(admin, { stationId: sid, groupId: gid, processId }, { fromScratch: true, wait: true }, 300);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(finished).toBe(false);
+    expect(run).toMatchObject({ status: "queued", from: null, records_written: 0, started_at: null });
+  });
 });
