@@ -26,6 +26,7 @@ export const StationSchema = z.object({
   maintainers: z.array(id),
   stype: z.array(id),
   data_viewers: z.array(id),
+  replicated_from: id.optional().meta({ description: "Only on replicated stations (read-only until detached): the replication source" }),
 }).meta({ id: "Station" });
 
 export const GroupSchema = z.object({
