@@ -105,3 +105,15 @@ export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta(
 });
 export const TokenSchema = z.object({ key: z.string().regex(/^[0-9a-f]{40}$/) }).meta({ id: "Token" });
 export const DryRunSchema = z.object({ count: z.int(), start_date: z.string().nullable(), end_date: z.string().nullable() }).meta({ id: "DryRun" });
+
+export const ReplicationRunSchema = z.object({
+  id, status: z.enum(["queued", "running", "succeeded", "failed"]),
+  queued_at: z.string().nullable(), started_at: z.string().nullable(), finished_at: z.string().nullable(),
+  created: z.int().nullable(), updated: z.int().nullable(), unchanged: z.int().nullable(), deleted: z.int().nullable(), records: z.int().nullable(),
+  warnings: z.array(z.string()), error: z.string().nullable(),
+}).meta({ id: "ReplicationRun", description: "A run of a replication source; the counts are null until it has finished" });
+
+export const ReplicationSourceSchema = z.object({
+  id, name: z.string(), url: z.string(), username: z.string(), query: z.string(), interval: z.int().min(0), enabled: z.boolean(), prune: z.boolean(),
+  last_run: ReplicationRunSchema.nullable(),
+}).meta({ id: "ReplicationSource", description: "Another instance to copy stations from; password and token are write-only" });
