@@ -76,6 +76,16 @@ interface MapRow {
   recordsMark: string | null;
 }
 
+/** What a run does with one remote object. */
+interface Planned {
+  kind: Kind;
+  remote: Json;
+  remoteId: number;
+  localId: number | null;
+  print: string;
+  change: "create" | "update" | "same";
+}
+
 /** A series to bring up to date in the records phase. */
 interface SeriesWork {
   remote: Json;
@@ -86,7 +96,7 @@ interface SeriesWork {
   label: string;
 }
 
-const STATION_CONCURRENCY = 6;
+const STATION_CONCURRENCY = 8;
 const RECORDS_CONCURRENCY = 2;
 const WARNINGS_KEPT = 100;
 
@@ -282,6 +292,7 @@ class Run {
 
   async execute(): Promise<RunReport> {
     await this.loadMap();
+    await this.loadExisting();
     await this.remote.open();
     try {
       const stations = await this.remote.list(`stations/${this.options.query ? `?q=${encodeURIComponent(this.options.query)}` : ""}`);
@@ -330,19 +341,22 @@ class Run {
     return Prisma.sql`UPDATE replication_map SET records_mark = ${mark} WHERE source_id = ${this.options.sourceId} AND kind = 'series' AND remote_id = ${remoteId}`;
   }
 
+  /** The local ids that exist of each kind, and the stations replicated from this source (read once per run). */
+  private existing = new Map<Kind, Set<number>>();
+  private replicas = new Set<number>();
+
+  private async loadExisting(): Promise<void> {
+    const ids = async (table: string) => new Set((await db().query<{ id: number }>(Prisma.sql`SELECT id FROM ${Prisma.raw(table)}`)).map((r) => Number(r.id)));
+    const mapped = (kind: Kind) => [...this.map.values()].filter((r) => r.kind === kind).length > 0;
+    const tables: [Kind, string][] = [["station", "station"], ["group", "timeseries_group"], ["series", "timeseries"], ["file", "gentity_file"], ["image", "gentity_image"], ["event", "gentity_event"]];
+    for (const [kind, table] of tables) this.existing.set(kind, mapped(kind) ? await ids(table) : new Set());
+    this.replicas = new Set((await db().query<{ id: number }>(Prisma.sql`SELECT id FROM station WHERE replicated_from = ${this.options.sourceId}`)).map((r) => Number(r.id)));
+  }
+
   /** The local id of a mapped object while it still exists here. */
-  private async existingLocal(kind: Kind, remoteId: number): Promise<number | null> {
+  private existingLocal(kind: Kind, remoteId: number): number | null {
     const row = this.map.get(key(kind, remoteId));
-    if (!row) return null;
-    const p = db().prisma;
-    const where = { where: { id: row.localId }, select: { id: true } } as const;
-    const found = kind === "station" ? await p.station.findUnique(where)
-      : kind === "group" ? await p.timeseriesGroup.findUnique(where)
-      : kind === "series" ? await p.timeseries.findUnique(where)
-      : kind === "file" ? await p.gentityFile.findUnique(where)
-      : kind === "image" ? await p.gentityImage.findUnique(where)
-      : await p.event.findUnique(where);
-    return found ? row.localId : null;
+    return row && this.existing.get(kind)?.has(row.localId) ? row.localId : null;
   }
 
   /** created / updated / unchanged of one object, by its fingerprint. */
@@ -360,17 +374,39 @@ class Run {
   private async copyStation(remoteStation: Json): Promise<void> {
     const sid = remoteStation.id as number;
     this.mark("station", sid);
-    const localStation = await this.existingLocal("station", sid);
-    if (localStation !== null) {
-      const [row] = await db().query<{ replicated_from: number | null }>(Prisma.sql`SELECT replicated_from FROM station WHERE id = ${localStation}`);
-      if (row?.replicated_from === null || (row && Number(row.replicated_from) !== this.options.sourceId)) return; // detached here: no longer copied
-    }
+    const localStation = this.existingLocal("station", sid);
+    if (localStation !== null && !this.replicas.has(localStation)) return; // detached here: no longer copied
     const base = `stations/${sid}/`;
     const [groups, files, images, events] = await Promise.all([
       this.remote.list(`${base}timeseriesgroups/`), this.remote.list(`${base}files/`), this.remote.list(`${base}images/`), this.remote.list(`${base}events/`),
     ]);
     const seriesOf = await Promise.all(groups.map((g) => this.remote.list(`${base}timeseriesgroups/${g.id}/timeseries/`)));
     this.walked.add(sid);
+
+    // What each object needs: created, updated or nothing (by the fingerprint of what was copied).
+    const plan = (kind: Kind, remote: Json, volatile: string[] = []): Planned => {
+      const remoteId = remote.id as number;
+      this.mark(kind, remoteId);
+      const localId = this.existingLocal(kind, remoteId);
+      const print = fingerprint(remote, volatile);
+      const change = this.change(kind, remoteId, localId, print);
+      this.count(change);
+      return { kind, remote, remoteId, localId, print, change };
+    };
+    const station = plan("station", remoteStation, ["last_update"]);
+    const groupPlans = groups.map((g, i) => ({ group: plan("group", g), series: seriesOf[i].map((t) => plan("series", t, ["last_modified"])) }));
+    const eventPlans = events.map((e) => plan("event", e));
+    const attachmentPlans = [...files.map((f) => plan("file", f)), ...images.map((i) => plan("image", i))];
+    const all = [station, ...groupPlans.flatMap((g) => [g.group, ...g.series]), ...eventPlans, ...attachmentPlans];
+    const queue = (ids: Map<Planned, number | null>) => {
+      for (const { group, series } of groupPlans) {
+        for (const t of series) this.queueSeries(t.remote, `${base}timeseriesgroups/${group.remoteId}/timeseries/${t.remoteId}/data/`, ids.get(t) ?? null, int(group.remote.precision) ?? 0, sid);
+      }
+    };
+    if (this.dryRun || all.every((p) => p.change === "same")) {
+      queue(new Map(all.map((p) => [p, p.localId])));
+      return;
+    }
 
     // The lookups the station uses (created before its transaction; matched again by key if it fails).
     const owner = await this.lookups.owner(int(remoteStation.owner) ?? -1);
@@ -380,10 +416,10 @@ class Run {
       if (id !== null) stypes.push(id);
     }
     const groupRefs = await Promise.all(groups.map(async (g) => ({
-      variable: await this.lookups.resolve("variable", int(g.variable) ?? -1),
-      unit: await this.lookups.resolve("unit", int(g.unit_of_measurement) ?? -1),
+      variable: (await this.lookups.resolve("variable", int(g.variable) ?? -1))!,
+      unit: (await this.lookups.resolve("unit", int(g.unit_of_measurement) ?? -1))!,
     })));
-    const eventTypes = await Promise.all(events.map((e) => this.lookups.resolve("eventtype", int(e.type) ?? -1)));
+    const eventTypes = await Promise.all(events.map(async (e) => (await this.lookups.resolve("eventtype", int(e.type) ?? -1))!));
 
     const point = parsePointGeom(str(remoteStation.geom));
     if (!point.ok) throw new SourceError(`station ${sid} at the source: ${point.message}`);
@@ -392,160 +428,110 @@ class Run {
       this.warn(`station ${sid}: display time zone "${zone}" is not one of this service's; Etc/GMT is used`);
       zone = "Etc/GMT";
     }
-    const stationPrint = fingerprint(remoteStation, ["last_update"]);
-    const stationChange = this.change("station", sid, localStation, stationPrint);
-    this.count(stationChange);
 
     // Bytes of new and changed files and images, stored under new names before the transaction.
-    const fetched = new Map<string, Fetched | null>();
-    const attachments: [Kind, Json][] = [...files.map((f) => ["file", f] as [Kind, Json]), ...images.map((i) => ["image", i] as [Kind, Json])];
-    const attachmentLocals = await Promise.all(attachments.map(([kind, a]) => this.existingLocal(kind, a.id as number)));
-    for (let i = 0; i < attachments.length; i++) {
-      const [kind, a] = attachments[i];
-      const change = this.change(kind, a.id as number, attachmentLocals[i], fingerprint(a));
-      if (change === "same" || this.dryRun) continue;
-      fetched.set(key(kind, a.id as number), await this.fetchContent(sid, kind, a));
-    }
-
-    if (this.dryRun) {
-      for (let g = 0; g < groups.length; g++) {
-        this.count(this.change("group", groups[g].id as number, await this.existingLocal("group", groups[g].id as number), fingerprint(groups[g])));
-        for (const s of seriesOf[g]) {
-          const local = await this.existingLocal("series", s.id as number);
-          this.count(this.change("series", s.id as number, local, fingerprint(s, ["last_modified"])));
-          this.queueSeries(s, `${base}timeseriesgroups/${groups[g].id}/timeseries/${s.id}/data/`, local, int(groups[g].precision) ?? 0, sid);
-        }
-      }
-      for (let i = 0; i < attachments.length; i++) {
-        const [kind, a] = attachments[i];
-        this.count(this.change(kind, a.id as number, attachmentLocals[i], fingerprint(a)));
-      }
-      for (const e of events) this.count(this.change("event", e.id as number, await this.existingLocal("event", e.id as number), fingerprint(e)));
-      for (const g of groups) this.mark("group", g.id as number);
-      for (const s of seriesOf.flat()) this.mark("series", s.id as number);
-      for (const [kind, a] of attachments) this.mark(kind, a.id as number);
-      for (const e of events) this.mark("event", e.id as number);
-      return;
-    }
-
-    const replacedContent: string[] = [];
+    const fetched = new Map<Planned, Fetched | null>();
+    for (const a of attachmentPlans) if (a.change !== "same") fetched.set(a, await this.fetchContent(sid, a.kind, a.remote));
     const newContent = [...fetched.values()].flatMap((f) => (f?.storedName ? [f.storedName] : []));
+    const replacedContent: string[] = [];
+    const ids = new Map<Planned, number>();
+    const now = new Date();
     try {
       await db().write(async (tx) => {
-        const rows: MapRow[] = [];
         const stationData = {
           name: str(remoteStation.name), code: str(remoteStation.code), remarks: str(remoteStation.remarks),
           originalSrid: "original_srid" in remoteStation ? int(remoteStation.original_srid) : point.srid,
           altitude: num(remoteStation.altitude), lon: point.lon, lat: point.lat, displayTimezone: zone,
           startDate: dateOrNull(remoteStation.start_date), endDate: dateOrNull(remoteStation.end_date), ownerId: owner!, overseer: str(remoteStation.overseer).slice(0, 30),
         };
-        let stationId = localStation;
+        let stationId = station.localId;
         if (stationId === null) {
           stationId = (await tx.gentity.create({ data: { kind: "station" } })).id;
-          await tx.station.create({ data: { ...stationData, id: stationId, creatorId: null, replicatedFrom: this.options.sourceId, lastModified: new Date(), searchNorm: stationNorm(stationData) } });
-        } else if (stationChange === "update") {
-          await tx.station.update({ where: { id: stationId }, data: { ...stationData, lastModified: new Date(), searchNorm: stationNorm(stationData) } });
+          await tx.station.create({ data: { ...stationData, id: stationId, creatorId: null, replicatedFrom: this.options.sourceId, lastModified: now, searchNorm: stationNorm(stationData) } });
+        } else if (station.change === "update") {
+          await tx.station.update({ where: { id: stationId }, data: { ...stationData, lastModified: now, searchNorm: stationNorm(stationData) } });
           await tx.stationStype.deleteMany({ where: { stationId } });
         }
-        if (stationChange !== "same") {
+        if (station.change !== "same") {
           await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
           await writeExactFloats(tx, "station", stationId, { lon: point.lon, lat: point.lat, altitude: stationData.altitude });
         }
-        rows.push({ kind: "station", remoteId: sid, localId: stationId, parent: sid, fingerprint: stationPrint, recordsMark: null });
+        ids.set(station, stationId);
 
-        for (let g = 0; g < groups.length; g++) {
-          const remoteGroup = groups[g];
-          const gid = remoteGroup.id as number;
-          this.mark("group", gid);
+        for (let g = 0; g < groupPlans.length; g++) {
+          const { group, series } = groupPlans[g];
+          const r = group.remote;
           const data = {
-            name: str(remoteGroup.name).slice(0, 200), hidden: bool(remoteGroup.hidden, false), precision: int(remoteGroup.precision) ?? 0,
-            remarks: str(remoteGroup.remarks), variableId: groupRefs[g].variable!, unitId: groupRefs[g].unit!,
+            name: str(r.name).slice(0, 200), hidden: bool(r.hidden, false), precision: int(r.precision) ?? 0,
+            remarks: str(r.remarks), variableId: groupRefs[g].variable, unitId: groupRefs[g].unit,
           };
-          const print = fingerprint(remoteGroup);
-          let groupId = await this.existingLocal("group", gid);
-          const change = this.change("group", gid, groupId, print);
-          this.count(change);
+          let groupId = group.localId;
           if (groupId === null) {
-            groupId = (await tx.timeseriesGroup.create({ data: { ...data, stationId, lastModified: new Date(), remarksNorm: remarksNorm(data.remarks) } })).id;
-          } else if (change === "update") {
-            await tx.timeseriesGroup.update({ where: { id: groupId }, data: { ...data, lastModified: new Date(), remarksNorm: remarksNorm(data.remarks) } });
+            groupId = (await tx.timeseriesGroup.create({ data: { ...data, stationId, lastModified: now, remarksNorm: remarksNorm(data.remarks) } })).id;
+          } else if (group.change === "update") {
+            await tx.timeseriesGroup.update({ where: { id: groupId }, data: { ...data, lastModified: now, remarksNorm: remarksNorm(data.remarks) } });
           }
-          rows.push({ kind: "group", remoteId: gid, localId: groupId, parent: sid, fingerprint: print, recordsMark: null });
-
-          for (const remoteSeries of seriesOf[g]) {
-            const tid = remoteSeries.id as number;
-            this.mark("series", tid);
-            const type = str(remoteSeries.type);
-            if (!(TIMESERIES_TYPES as readonly string[]).includes(type)) throw new SourceError(`series ${tid} at the source has an unknown type "${type}"`);
+          ids.set(group, groupId);
+          for (const t of series) {
+            const type = str(t.remote.type);
+            if (!(TIMESERIES_TYPES as readonly string[]).includes(type)) throw new SourceError(`series ${t.remoteId} at the source has an unknown type "${type}"`);
             const seriesData = {
-              type: typeCode(type as (typeof TIMESERIES_TYPES)[number]), timeStep: str(remoteSeries.time_step).slice(0, 7),
-              name: str(remoteSeries.name).slice(0, 100), publiclyAvailable: bool(remoteSeries.publicly_available, true),
+              type: typeCode(type as (typeof TIMESERIES_TYPES)[number]), timeStep: str(t.remote.time_step).slice(0, 7),
+              name: str(t.remote.name).slice(0, 100), publiclyAvailable: bool(t.remote.publicly_available, true),
             };
-            const seriesPrint = fingerprint(remoteSeries, ["last_modified"]);
-            let seriesId = await this.existingLocal("series", tid);
-            const seriesChange = this.change("series", tid, seriesId, seriesPrint);
-            this.count(seriesChange);
+            let seriesId = t.localId;
             if (seriesId === null) {
-              seriesId = (await tx.timeseries.create({ data: { ...seriesData, groupId, lastModified: new Date() } })).id;
-            } else if (seriesChange === "update") {
-              await tx.timeseries.update({ where: { id: seriesId }, data: { ...seriesData, groupId, lastModified: new Date(), version: { increment: 1 } } });
+              seriesId = (await tx.timeseries.create({ data: { ...seriesData, groupId, lastModified: now } })).id;
+            } else if (t.change === "update") {
+              await tx.timeseries.update({ where: { id: seriesId }, data: { ...seriesData, groupId, lastModified: now, version: { increment: 1 } } });
             }
-            rows.push({ kind: "series", remoteId: tid, localId: seriesId, parent: sid, fingerprint: seriesPrint, recordsMark: null });
-            this.queueSeries(remoteSeries, `${base}timeseriesgroups/${gid}/timeseries/${tid}/data/`, seriesId, data.precision, sid);
+            ids.set(t, seriesId);
           }
         }
 
-        for (let i = 0; i < events.length; i++) {
-          const e = events[i];
-          const eid = e.id as number;
-          this.mark("event", eid);
-          const print = fingerprint(e);
-          let eventId = await this.existingLocal("event", eid);
-          const change = this.change("event", eid, eventId, print);
-          this.count(change);
-          const data = { date: dateOrNull(e.date) ?? "1970-01-01", user: str(e.user).slice(0, 64), report: str(e.report), typeId: eventTypes[i]! };
-          if (eventId === null) eventId = (await tx.event.create({ data: { ...data, stationId, lastModified: new Date() } })).id;
-          else if (change === "update") await tx.event.update({ where: { id: eventId }, data: { ...data, lastModified: new Date() } });
-          rows.push({ kind: "event", remoteId: eid, localId: eventId, parent: sid, fingerprint: print, recordsMark: null });
+        for (let i = 0; i < eventPlans.length; i++) {
+          const e = eventPlans[i];
+          const data = { date: dateOrNull(e.remote.date) ?? "1970-01-01", user: str(e.remote.user).slice(0, 64), report: str(e.remote.report), typeId: eventTypes[i] };
+          let eventId = e.localId;
+          if (eventId === null) eventId = (await tx.event.create({ data: { ...data, stationId, lastModified: now } })).id;
+          else if (e.change === "update") await tx.event.update({ where: { id: eventId }, data: { ...data, lastModified: now } });
+          ids.set(e, eventId);
         }
 
-        for (let i = 0; i < attachments.length; i++) {
-          const [kind, a] = attachments[i];
-          const aid = a.id as number;
-          this.mark(kind, aid);
-          const print = fingerprint(a);
-          let localId = attachmentLocals[i];
-          const change = this.change(kind, aid, localId, print);
-          this.count(change);
-          const content = fetched.get(key(kind, aid));
-          const data = {
-            date: dateOrNull(a.date), descr: str(a.descr).slice(0, 100), remarks: str(a.remarks),
-            ...(content !== undefined ? { fileName: content?.fileName ?? "", storedName: content?.storedName ?? "" } : {}),
-          };
-          if (localId === null || change === "update") {
+        for (const a of attachmentPlans) {
+          let localId = a.localId;
+          if (a.change !== "same") {
+            const content = fetched.get(a);
+            const data = {
+              date: dateOrNull(a.remote.date), descr: str(a.remote.descr).slice(0, 100), remarks: str(a.remote.remarks),
+              fileName: content?.fileName ?? "", storedName: content?.storedName ?? "",
+            };
             if (localId !== null) {
-              const before = kind === "file" ? await tx.gentityFile.findUnique({ where: { id: localId } }) : await tx.gentityImage.findUnique({ where: { id: localId } });
-              if (before?.storedName && content !== undefined) replacedContent.push(before.storedName);
+              const before = a.kind === "file" ? await tx.gentityFile.findUnique({ where: { id: localId } }) : await tx.gentityImage.findUnique({ where: { id: localId } });
+              if (before?.storedName) replacedContent.push(before.storedName);
             }
-            if (kind === "file") {
+            if (a.kind === "file") {
               localId = localId === null
-                ? (await tx.gentityFile.create({ data: { ...data, stationId, lastModified: new Date() } })).id
-                : (await tx.gentityFile.update({ where: { id: localId }, data: { ...data, lastModified: new Date() } })).id;
+                ? (await tx.gentityFile.create({ data: { ...data, stationId, lastModified: now } })).id
+                : (await tx.gentityFile.update({ where: { id: localId }, data: { ...data, lastModified: now } })).id;
             } else {
-              const image = { ...data, featured: bool(a.featured, false) };
+              const image = { ...data, featured: bool(a.remote.featured, false) };
               localId = localId === null
-                ? (await tx.gentityImage.create({ data: { ...image, stationId, lastModified: new Date() } })).id
-                : (await tx.gentityImage.update({ where: { id: localId }, data: { ...image, lastModified: new Date() } })).id;
+                ? (await tx.gentityImage.create({ data: { ...image, stationId, lastModified: now } })).id
+                : (await tx.gentityImage.update({ where: { id: localId }, data: { ...image, lastModified: now } })).id;
             }
           }
-          rows.push({ kind, remoteId: aid, localId, parent: sid, fingerprint: print, recordsMark: null });
+          ids.set(a, localId!);
         }
-        await this.saveMap(rows, tx);
+        await this.saveMap(all.map((p) => ({ kind: p.kind, remoteId: p.remoteId, localId: ids.get(p)!, parent: sid, fingerprint: p.print, recordsMark: null })), tx);
       });
     } catch (error) {
       await Promise.all(newContent.map((name) => discard(name)));
       throw error;
     }
+    for (const p of all) this.existing.get(p.kind)!.add(ids.get(p)!);
+    if (station.localId === null) this.replicas.add(ids.get(station)!);
+    queue(ids);
     await Promise.all(replacedContent.map((name) => discard(name)));
   }
 
