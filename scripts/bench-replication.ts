@@ -33,6 +33,10 @@ async function use(databaseUrl: string): Promise<void> {
 }
 
 /** The source's data: 1,000 "Mirror" stations with a 144-record series each, and "Bench big" with 1,051,200 records. */
+export async function generateSourceForTrace(): Promise<void> {
+  return generateSource();
+}
+
 async function generateSource(): Promise<void> {
   const now = new Date();
   await db().write(async (tx) => {

@@ -156,6 +156,30 @@ export class Remote {
   }
 
   /**
+   * Every object of a legacy model list (legacy.md §2.1: `/api/<Model>/`, all objects as one
+   * array, in the current interface's shapes), where the source serves it; null otherwise.
+   */
+  async modelList(model: string): Promise<Json[] | null> {
+    const url = this.url(`${model}/`);
+    const response = await this.send("GET", url);
+    if (response.status === 404 || response.status === 406) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    const text = await this.text(response, url);
+    if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(text)}`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(body)) return null;
+    for (const item of body) if (!isObject(item) || !Number.isSafeInteger(item.id)) throw new SourceError(`GET ${url}: an item of the list has no id`);
+    return body as Json[];
+  }
+
+  /**
    * A link the source gave, as a URL of the source: its path and query on the source's own
    * root (a server behind a proxy may name itself differently), and nothing outside its API.
    */

@@ -247,6 +247,32 @@ async function loadLocal(kind: LookupKind): Promise<[string, number][]> {
   }
 }
 
+/**
+ * What a source that serves the legacy model lists (this service does) gives in a few requests
+ * instead of several per station: every group, file and event (current shapes), and every
+ * series in the older shape, whose last_modified (the later of the series' and its group's)
+ * moves whenever the series or its records change.
+ */
+interface Bulk {
+  groups: Map<number, Json[]>;
+  files: Map<number, Json[]>;
+  events: Map<number, Json[]>;
+  /** Older-shape series by their group. */
+  series: Map<number, Json[]>;
+}
+
+function byKey(items: Json[], field: string): Map<number, Json[]> {
+  const out = new Map<number, Json[]>();
+  for (const item of items) {
+    const k = int(item[field]);
+    if (k === null) continue;
+    let list = out.get(k);
+    if (!list) out.set(k, (list = []));
+    list.push(item);
+  }
+  return out;
+}
+
 /** An attachment's bytes fetched before its station's transaction. */
 interface Fetched {
   fileName: string;
@@ -266,6 +292,7 @@ class Run {
   /** Whether the source moves a series' last_modified when its records change (this service does). */
   private tracksRecordChanges = false;
   private counts: Map<number, number> | null | undefined;
+  private bulk: Bulk | null = null;
   private recordsCopied = 0;
 
   constructor(readonly options: RunOptions) {
@@ -297,6 +324,7 @@ class Run {
     try {
       const stations = await this.remote.list(`stations/${this.options.query ? `?q=${encodeURIComponent(this.options.query)}` : ""}`);
       this.tracksRecordChanges = stations.length > 0 && stations.every((s) => "stype" in s);
+      if (this.tracksRecordChanges) await this.readBulk();
       let done = 0;
       const progress = () => this.options.onProgress?.({ phase: "objects", done, total: stations.length, records: 0, recordsExpected: null });
       progress();
@@ -312,6 +340,27 @@ class Run {
     } finally {
       await this.remote.close();
     }
+  }
+
+  private async readBulk(): Promise<void> {
+    const [groups, files, events, series] = await Promise.all(["TimeseriesGroup", "GentityFile", "GentityEvent", "Timeseries"].map((m) => this.remote.modelList(m)));
+    if (!groups || !files || !events || !series) return;
+    this.bulk = { groups: byKey(groups, "gentity"), files: byKey(files, "gentity"), events: byKey(events, "gentity"), series: byKey(series, "timeseries_group") };
+  }
+
+  /**
+   * Whether a group's series are all as last copied, records included: each is mapped, exists
+   * here, and its older-shape last_modified is the later of the one its records were copied at
+   * and the group's. Then its list need not be read.
+   */
+  private seriesAsCopied(group: Json, olderShapes: Json[]): boolean {
+    const groupModified = str(group.last_modified);
+    return olderShapes.every((o) => {
+      const row = this.map.get(key("series", o.id as number));
+      if (!row || row.recordsMark === null || this.existingLocal("series", row.remoteId) === null) return false;
+      const later = row.recordsMark > groupModified ? row.recordsMark : groupModified;
+      return str(o.last_modified) === later;
+    });
   }
 
   private async loadMap(): Promise<void> {
@@ -377,10 +426,23 @@ class Run {
     const localStation = this.existingLocal("station", sid);
     if (localStation !== null && !this.replicas.has(localStation)) return; // detached here: no longer copied
     const base = `stations/${sid}/`;
+    const bulk = this.bulk;
     const [groups, files, images, events] = await Promise.all([
-      this.remote.list(`${base}timeseriesgroups/`), this.remote.list(`${base}files/`), this.remote.list(`${base}images/`), this.remote.list(`${base}events/`),
+      bulk ? bulk.groups.get(sid) ?? [] : this.remote.list(`${base}timeseriesgroups/`),
+      bulk ? bulk.files.get(sid) ?? [] : this.remote.list(`${base}files/`),
+      this.remote.list(`${base}images/`),
+      bulk ? bulk.events.get(sid) ?? [] : this.remote.list(`${base}events/`),
     ]);
-    const seriesOf = await Promise.all(groups.map((g) => this.remote.list(`${base}timeseriesgroups/${g.id}/timeseries/`)));
+    // A group whose series are as copied keeps them (seen, unchanged) without reading their list.
+    const seriesOf = await Promise.all(groups.map(async (g) => {
+      const olderShapes = bulk ? bulk.series.get(g.id as number) ?? [] : undefined;
+      if (!olderShapes || !this.seriesAsCopied(g, olderShapes)) return this.remote.list(`${base}timeseriesgroups/${g.id}/timeseries/`);
+      for (const o of olderShapes) {
+        this.mark("series", o.id as number);
+        this.report.unchanged++;
+      }
+      return [];
+    }));
     this.walked.add(sid);
 
     // What each object needs: created, updated or nothing (by the fingerprint of what was copied).
@@ -654,7 +716,7 @@ class Run {
       const from = Math.min(localFirst ?? Infinity, n ? batch.timestamps[0] : Infinity);
       this.report.records += await records().replace(w.localId, Number.isFinite(from) ? from : 0, batch, { also: mark });
     } else if (n === 0) {
-      await db().write((tx) => tx.$executeRaw(mark[0]));
+      if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) await db().write((tx) => tx.$executeRaw(mark[0]));
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",

@@ -72,7 +72,17 @@ beforeAll(async () => {
   expect(stored.ok).toBe(true);
 
   proxy = createServer(async (req, res) => {
-    const path = req.url ?? "/";
+    let path = req.url ?? "/";
+    // Under /ref/, A speaks like the reference system: no legacy model lists, no stype,
+    // original_srid or data_viewers on stations, translations instead of descr on variables.
+    const reference = path.startsWith("/ref/");
+    if (reference) {
+      path = path.slice(4);
+      if (/^\/api\/[A-Z]/.test(path)) {
+        res.writeHead(404, { "Content-Type": "text/html" }).end("<h1>Not Found</h1>");
+        return;
+      }
+    }
     if (fault === "hang" && path.includes("/data/")) return; // never answers
     if (fault === "data500" && path.includes("/data/")) {
       res.writeHead(500, { "Content-Type": "application/json" }).end('{"detail":"A server error occurred."}');
@@ -84,6 +94,18 @@ beforeAll(async () => {
       const text = body.toString("utf8");
       const cut = text.indexOf("\n", text.length >> 1) + 1;
       body = Buffer.from(`${text.slice(0, cut)}2019-01-01 00:00,1.0,,extra\r\n${text.slice(cut)}`);
+    }
+    if (reference && /^\/api\/(stations|variables)\//.test(path) && (upstream.headers.get("content-type") ?? "").includes("json")) {
+      const data = JSON.parse(body.toString("utf8"));
+      const like = (o: Record<string, unknown>) => {
+        if (path.startsWith("/api/variables/")) return { id: o.id, last_modified: o.last_modified, translations: { en: { descr: o.descr } } };
+        if ("geom" in o) {
+          const { stype: _s, data_viewers: _d, original_srid: _o, ...rest } = o;
+          return rest;
+        }
+        return o;
+      };
+      body = Buffer.from(JSON.stringify(Array.isArray(data.results) ? { ...data, results: data.results.map(like) } : like(data)));
     }
     if (fault === "loop" && /\/api\/stations\/\?/.test(path)) {
       const page = JSON.parse(body.toString("utf8"));
@@ -346,6 +368,32 @@ describe("a source that fails", () => {
   it("completes the copy once it works again", async () => {
     fault = "none";
     expect((await run(source))).toMatchObject({ status: "succeeded", records: 4 });
+    expect(await csv(B, station, series)).toBe(await csv(A, src.station, src.series));
+  });
+});
+
+describe("a source that speaks like the reference system", () => {
+  it("is copied through the per-station lists, variables matched by their translations, and incrementally", async () => {
+    const source = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { name: "Reference-like", url: `${proxyUrl}/ref/`, query: "Komboti" } })).json.id;
+    const first = await run(source);
+    expect(first).toMatchObject({ status: "succeeded", error: null });
+    const station = (await local("station", src.station, source))!;
+    const series = (await local("series", src.series, source))!;
+    expect((await b().get(`/api/stations/${station}/`)).json).toMatchObject({ original_srid: 4326, stype: [], replicated_from: source });
+    const [group] = (await b().get(`/api/stations/${station}/timeseriesgroups/`)).json.results;
+    expect((await b().get(`/api/variables/${group.variable}/`)).json.descr).toBe("Temperature");
+    expect((await b().get("/api/variables/")).json.results.filter((v: { descr: string }) => v.descr === "Temperature")).toHaveLength(1);
+    expect(await csv(B, station, series)).toBe(await csv(A, src.station, src.series));
+
+    const before = (await db().prisma.timeseries.findMany({ orderBy: { id: "asc" } })).map((t) => [t.id, t.version, t.lastModified?.getTime()]);
+    expect(await run(source)).toMatchObject({ status: "succeeded", created: 0, updated: 0, deleted: 0, records: 0 });
+    expect((await db().prisma.timeseries.findMany({ orderBy: { id: "asc" } })).map((t) => [t.id, t.version, t.lastModified?.getTime()])).toEqual(before);
+
+    const upload = await a().post(`/api/stations/${src.station}/timeseries/${src.series}/data/`, {
+      token: aAdmin.token, form: { timeseries_records: "2019-03-01 00:00,9.25,", timezone: "UTC" },
+    });
+    expect(upload.status).toBe(204);
+    expect(await run(source)).toMatchObject({ status: "succeeded", records: 1 });
     expect(await csv(B, station, series)).toBe(await csv(A, src.station, src.series));
   });
 });
