@@ -25,7 +25,7 @@ export interface ReplicationTimes {
   incremental: number;
 }
 
-async function use(databaseUrl: string): Promise<void> {
+async function pointAt(databaseUrl: string): Promise<void> {
   await closeDb();
   await migrate(parseDatabaseUrl(databaseUrl));
   process.env.DATABASE_URL = databaseUrl;
@@ -33,14 +33,10 @@ async function use(databaseUrl: string): Promise<void> {
 }
 
 /** The source's data: 1,000 "Mirror" stations with a 144-record series each, and "Bench big" with 1,051,200 records. */
-export async function generateSourceForTrace(): Promise<void> {
-  return generateSource();
-}
-
 async function generateSource(): Promise<void> {
   const now = new Date();
   await db().write(async (tx) => {
-    await tx.lentity.create({ data: { kind: "organization", organization: { create: { name: "Mirror authority", acronym: "MA", searchNorm: searchColumn("Mirror authority", "MA"), lastModified: now } } } });
+    await tx.lentity.create({ data: { kind: "organization", organization: { create: { name: "Water authority", acronym: "WA", searchNorm: searchColumn("Water authority", "WA"), lastModified: now } } } });
     await tx.variable.create({ data: { descr: "Temperature", descrNorm: "temperature", lastModified: now } });
     await tx.unitOfMeasurement.create({ data: { symbol: "°C", lastModified: now } });
   });
@@ -83,15 +79,15 @@ async function newSourceRow(): Promise<void> {
 /** `database(name)` gives the URL of a new, empty database of the dialect measured. */
 export async function replicationBench(dir: string, database: (name: string) => Promise<string>): Promise<ReplicationTimes> {
   const sourceDb = await database("source");
-  await use(sourceDb);
+  await pointAt(sourceDb);
   await generateSource();
   await closeDb();
   const { url, child } = await startServer(sourceDb, join(dir, "replication-source"));
   try {
-    await use(await database("target_big"));
+    await pointAt(await database("target_big"));
     await newSourceRow();
     const big = await timedRun(url, "bench big");
-    await use(await database("target_mirror"));
+    await pointAt(await database("target_mirror"));
     await newSourceRow();
     const metadata = await timedRun(url, "mirror");
     const incremental = await timedRun(url, "mirror");

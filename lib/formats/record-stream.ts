@@ -22,8 +22,8 @@ export class RecordLineReader {
   private readonly decoder = new TextDecoder("utf-8", { fatal: true });
   private pending = "";
   private nextLine = 1;
-  private timestamps = new Float64Array(1 << 16);
-  private values = new Float64Array(1 << 16);
+  private timestamps = new Float64Array(1 << 10);
+  private values = new Float64Array(1 << 10);
   private flags: string[] = [];
   private count = 0;
   private last = -Infinity;
