@@ -2,15 +2,19 @@ import { z } from "zod";
 import { listResponse, writeMode } from "@/lib/api/common";
 import { boolean, integer, text, validatedFields, type Field } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
+import { getJob, waitForJob } from "@/lib/jobs/queue";
 import type { Route, RouteContext } from "@/lib/http/router";
 import { normalizeSourceUrl } from "@/lib/replication/remote";
 import {
   countSources, createSource, deleteSource, detachStation, getSource, lastRun, queueRun, runJson, sourceJson, sourceRuns,
-  sourcesPage, updateSource, waitForRun, type SourceValues,
+  sourcesPage, updateSource, type SourceValues,
 } from "@/lib/replication/sources";
 import { stationJsonById } from "@/lib/services/stations";
 
 /** replication/sources/ (replication.md §1, superusers) and stations/{sid}/detach/. */
+
+/** How long `run/` with `wait` waits for the run to finish before it answers 202 with the run as it is. */
+const RUN_WAIT_MS = 60_000;
 
 /** The source's site root: http or https, no credentials in it. */
 function urlField(): Field<string> {
@@ -109,8 +113,8 @@ export function replicationRoutes(): Route[] {
           const body = await validatedFields(await ctx.input(), runFields(), "create");
           const job = await queueRun(ctx.auth.user, ctx.params.id, { prune: body.prune === true, dryRun: body.dry_run === true });
           if (!body.wait) return json(runJson(job), 202);
-          const done = await waitForRun(job.id, 60_000);
-          return json(runJson(done), done.status === "succeeded" || done.status === "failed" ? 200 : 202);
+          const done = await waitForJob(job.id, RUN_WAIT_MS);
+          return done ? json(runJson(done), 200) : json(runJson((await getJob(job.id)) ?? job), 202);
         },
       },
     },

@@ -2,6 +2,8 @@ import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
 import { replicationRun } from "@/lib/replication/job";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
+import { processRunHandler } from "@/lib/processing/run";
+import { PROCESS_KIND } from "@/lib/processing/state";
 
 /**
  * The registry of job kinds: each kind's module is imported here, explicitly, and the runner
@@ -23,4 +25,5 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
   [PRUNE_KIND, pruneHistory],
   [REPLICATION_KIND, replicationRun],
+  [PROCESS_KIND, processRunHandler],
 ]);

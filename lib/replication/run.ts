@@ -1,7 +1,7 @@
 /**
  * One replication run (replication.md §2): the stations of another instance that match the
  * source's query, with their groups, series, files, images and events, copied or brought up to
- * date here, then their records copied incrementally. docs/decisions/0011-replication.md.
+ * date here, then their records copied incrementally. docs/decisions/0014-replication.md.
  *
  * - Each station's metadata is written in one transaction, with its id map rows; each series'
  *   new records are appended in one transaction whose `also` moves the series' records mark.
@@ -15,6 +15,8 @@ import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
@@ -704,7 +706,10 @@ class Run {
     return batch.timestamps[i] === t && formatValue(v === v ? v : null, w.precision) === formatValue(value, w.precision) && batch.flags[i] === flags;
   }
 
-  /** Appends (or replaces the series with) the batch in one transaction that also moves the records mark. */
+  /**
+   * Appends (or replaces the series with) the batch in one transaction that also moves the
+   * records mark and queues what a write of records causes here (processing, as for an upload).
+   */
   private async store(w: SeriesWork, batch: RecordBatch, how: "append" | "replace", localFirst: number | null): Promise<void> {
     const n = batch.timestamps.length;
     if (this.dryRun || w.localId === null) {
@@ -714,17 +719,20 @@ class Run {
     const mark = [this.recordsMarkSql(w.remote.id as number, w.mark)];
     if (how === "replace") {
       const from = Math.min(localFirst ?? Infinity, n ? batch.timestamps[0] : Infinity);
-      this.report.records += await records().replace(w.localId, Number.isFinite(from) ? from : 0, batch, { also: mark });
+      const written = Number.isFinite(from) ? seriesWrittenStatements(w.localId, from) : [];
+      this.report.records += await records().replace(w.localId, Number.isFinite(from) ? from : 0, batch, { also: [...mark, ...written] });
+      if (written.length) notifyJobsQueued();
     } else if (n === 0) {
       if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) await db().write((tx) => tx.$executeRaw(mark[0]));
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",
-        also: mark,
+        also: [...mark, ...seriesWrittenStatements(w.localId, batch.timestamps[0])],
         validate: ({ lastStored }) => (lastStored !== null && batch.timestamps[0] <= lastStored ? [`${w.label}: the source's records overlap those copied before`] : []),
       });
       if (!result.ok) throw new SourceError(result.errors.join("; "));
       this.report.records += result.stored;
+      notifyJobsQueued();
     }
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;

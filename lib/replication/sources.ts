@@ -155,16 +155,6 @@ export async function queueRun(actor: Actor, id: number, payload: RunPayload): P
   return (await getJob(jobId))!;
 }
 
-/** Waits until the job has finished, at most `timeoutMs`; the job as it is then. */
-export async function waitForRun(jobId: number, timeoutMs: number): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = (await getJob(jobId))!;
-    if (job.status === "succeeded" || job.status === "failed" || Date.now() >= deadline) return job;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The source's runs, newest first (the job queue keeps the latest 100). */
 export async function sourceRuns(actor: Actor, id: number): Promise<Job[]> {
   await existingSource(actor, id);
