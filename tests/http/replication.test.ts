@@ -5,6 +5,8 @@ import { db, Prisma } from "@/lib/db";
 import { records } from "@/lib/records";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { runsSettled } from "@/tests/support/processes";
+import { siteLogin } from "@/tests/support/site-session";
 import { connectFixtures, ROOT, startServer, type TestServer } from "@/tests/support/server";
 
 /**
@@ -121,7 +123,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
 
-  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "2" } });
+  // Short enough for the silent source below, long enough for a first answer of A on a busy machine.
+  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "6" } });
   bAdmin = await f.user({ superuser: true });
   bUser = await f.user();
   // B already knows the variable and the unit: they are matched by their natural keys, not copied again.
@@ -259,6 +262,41 @@ describe("a replication run", () => {
     expect(await csv(B, bs.station, bs.series)).toBe(await csv(A, src.station, src.series));
   });
 
+  it("queues the processing of replicated records as an upload does", async () => {
+    const station = await onA(async () => {
+      const id = await f.station({ name: "Processed", displayTimezone: "UTC" });
+      const group = await f.group(id, { name: "Checked here", precision: 1, variableId: src.variable, unitId: src.unit });
+      await f.addRecords(await f.series(group, { type: "Initial", timeStep: "10min" }), [["2021-01-01T00:00:00Z", 10], ["2021-01-01T00:10:00Z", 99]]);
+      return id;
+    });
+    expect(await run(source)).toMatchObject({ status: "succeeded", records: 2 });
+    const here = (await local("station", station, source))!;
+    const [group] = (await b().get(`/api/stations/${here}/timeseriesgroups/`)).json.results;
+    // Processes of replicated stations cannot be made through the API (read-only); one made while
+    // the station is briefly not marked stands for any process that reads a replicated series.
+    await db().write((tx) => tx.station.update({ where: { id: here }, data: { replicatedFrom: null } }));
+    const made = await b().post(`/api/stations/${here}/timeseriesgroups/${group.id}/processes/`, {
+      token: bAdmin.token, json: { type: "checks", range_check: { lower_bound: 0, upper_bound: 50 } },
+    });
+    expect(made.status, made.text).toBe(201);
+    await db().write((tx) => tx.station.update({ where: { id: here }, data: { replicatedFrom: source } }));
+    await runsSettled();
+    const checked = async () => {
+      const list = (await b().get(`/api/stations/${here}/timeseriesgroups/${group.id}/timeseries/`)).json.results as { id: number; type: string }[];
+      return csv(B, here, list.find((t) => t.type === "Checked")!.id, "?timezone=UTC");
+    };
+    expect(await checked()).toBe("2021-01-01 00:00,10.0,\r\n2021-01-01 00:10,,RANGE\r\n");
+
+    const upload = await a().post(`/api/stations/${station}/timeseries/${(await onA(async () => (await db().prisma.timeseries.findFirstOrThrow({ where: { group: { stationId: station } } })).id))}/data/`, {
+      token: aAdmin.token, form: { timeseries_records: "2021-01-01 00:20,-5,", timezone: "UTC" },
+    });
+    expect(upload.status).toBe(204);
+    expect(await run(source)).toMatchObject({ status: "succeeded", records: 1 });
+    await runsSettled();
+    expect(await checked()).toBe("2021-01-01 00:00,10.0,\r\n2021-01-01 00:10,,RANGE\r\n2021-01-01 00:20,,RANGE\r\n");
+    await db().write((tx) => tx.process.deleteMany({ where: { groupId: group.id } }));
+  });
+
   it("copies private series with credentials that may read them", async () => {
     const patched = await b().patch(`/api/replication/sources/${source}/`, { token: bAdmin.token, json: { username: aAdmin.username, password: aAdmin.password } });
     expect(patched.json.username).toBe(aAdmin.username);
@@ -318,6 +356,27 @@ describe("a replication run", () => {
     expect(runs.count).toBeGreaterThanOrEqual(8);
     expect(runs.results[0]).toMatchObject({ status: "succeeded", deleted: 0 });
   });
+
+  it("shows the sources and their runs on /manage/replication/ to superusers only", async () => {
+    const page = async (cookie?: string) => fetch(`${B.url}/manage/replication/`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
+    const anonymous = await page();
+    expect(anonymous.status).toBe(307);
+    expect(anonymous.headers.get("location")).toContain("/accounts/login/?next=%2Fmanage%2Freplication%2F");
+    const user = await siteLogin(B.url, bUser.username, bUser.password);
+    const refused = await (await page(user.jar.header())).text();
+    expect(refused).toContain("Only superusers may manage replication.");
+    expect(refused).not.toContain(A.url);
+    const admin = await siteLogin(B.url, bAdmin.username, bAdmin.password);
+    const shown = await page(admin.jar.header());
+    expect(shown.status).toBe(200);
+    const html = await shown.text();
+    expect(html).toContain(`<a href="${A.url}">${A.url}</a>`);
+    expect(html).toContain("user " + aAdmin.username);
+    expect(html).not.toContain(aAdmin.password);
+    const [latest] = (await b().get(`/api/replication/sources/${source}/runs/`, { token: bAdmin.token })).json.results;
+    expect(html).toContain(`<th scope="row">${latest.id}</th><td data-label="Status">succeeded</td>`);
+    expect(html).toContain(`${latest.created} created, ${latest.updated} updated, ${latest.unchanged} unchanged, 0 deleted; 0 records`);
+  });
 });
 
 describe("a source that fails", () => {
@@ -357,7 +416,7 @@ describe("a source that fails", () => {
 
   it("that does not answer", async () => {
     fault = "hang";
-    await failsWith(/: no answer within 2 s$/);
+    await failsWith(/: no answer within 6 s$/);
   });
 
   it("that paginates in circles", async () => {
