@@ -5,10 +5,9 @@
  */
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { enqueue, enqueueSql, getJob, jobHistory, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { Conflict, orNotFound } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
-import { isoMillis } from "@/lib/services/serialize";
 import { existingStation } from "@/lib/services/stations";
 
 export const REPLICATION_KIND = "replication.run";
@@ -54,11 +53,7 @@ export function runJson(job: Job): RunJson {
   const r = (job.result ?? {}) as Record<string, unknown>;
   const n = (k: string) => (typeof r[k] === "number" ? (r[k] as number) : null);
   return {
-    id: job.id,
-    status: job.status,
-    queued_at: isoMillis(job.queuedAt),
-    started_at: isoMillis(job.startedAt),
-    finished_at: isoMillis(job.finishedAt),
+    ...jobRunJson(job),
     created: n("created"),
     updated: n("updated"),
     unchanged: n("unchanged"),
