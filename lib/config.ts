@@ -48,6 +48,8 @@ export interface Settings {
   jobRunner: boolean;
   jobConcurrency: number;
   jobLeaseSeconds: number;
+  /** Replication: how long a source may take to answer (or stay silent while it sends data). */
+  replicationTimeoutSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -179,6 +181,7 @@ export function parseSettings(env: Env): Settings {
     jobRunner: r.boolean("ENHYDRIS_JOB_RUNNER", true),
     jobConcurrency: r.integer("ENHYDRIS_JOB_CONCURRENCY", 1, 1),
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
+    replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
   };
 }
 

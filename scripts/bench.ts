@@ -6,15 +6,18 @@
 //                     for at least a second, so that one burst of other work on the machine
 //                     does not move their median
 //   BENCH_ONLY=processing,stations   only these sections (reads, legacy, page, stations,
-//                     processing); the stations and the uploads are always made
+//                     processing, replication); the stations and the uploads are always made,
+//                     except for BENCH_ONLY=replication (scripts/bench-replication.ts)
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb } from "@/lib/db";
+import pg from "pg";
+import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -343,14 +346,71 @@ function print(label: string, rows: Row[]): void {
   for (const r of rows) console.log(`${r.workload.padEnd(w)} | ${r.result.padEnd(22)} | ${r.target}${r.ok === null ? "" : r.ok ? "  ok" : "  MISSED"}`);
 }
 
+/** Replication (replication.md §3); PostgreSQL has twice the time, as for the records workloads. */
+async function replicationRows(label: string, dir: string, database: (name: string) => Promise<string>): Promise<Row[]> {
+  console.error(`[${label}] replication…`);
+  const t = await replicationBench(dir, database);
+  const slower = label === "SQLite" ? 1 : 2;
+  const row = (workload: string, result: string, target: string, ok: boolean): Row => ({ workload, result, target, ok });
+  const rate = RECORDS / t.big;
+  return [
+    row("replication: one series of 1,051,200 records from another instance (end to end)", `${rate.toFixed(0)} rec/s`, `≥ ${300_000 / slower} rec/s`, rate >= 300_000 / slower),
+    row(`replication: metadata of ${MIRROR_STATIONS.toLocaleString("en-US")} stations (a group and a 144-record series each)`, `${t.metadata.toFixed(1)} s`, `≤ ${60 * slower} s`, t.metadata <= 60 * slower),
+    row(`replication: incremental run, nothing new, ${MIRROR_STATIONS.toLocaleString("en-US")} series`, `${t.incremental.toFixed(1)} s`, `≤ ${10 * slower} s`, t.incremental <= 10 * slower),
+  ];
+}
+
+/** New PostgreSQL databases on the server of `given`, dropped by `drop()`. */
+function scratchPostgres(given: string) {
+  const names: string[] = [];
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: given });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    async create(name: string): Promise<string> {
+      const full = `enhydris_bench_replication_${name}_${Date.now()}`;
+      await admin(`CREATE DATABASE "${full}"`);
+      names.push(full);
+      const url = new URL(given);
+      url.pathname = `/${full}`;
+      return url.toString();
+    },
+    async drop(): Promise<void> {
+      await closeDb();
+      for (const name of names) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("Run `npm run build` first.");
   const given = process.env.DATABASE_URL;
   const dir = mkdtempSync(join(tmpdir(), "enhydris-bench-"));
   const results: [string, Row[]][] = [];
   try {
-    results.push(["SQLite", await run("SQLite", `file:${join(dir, "bench.db")}`, dir)]);
-    if (isPostgresUrl(given)) results.push(["PostgreSQL", await withScratchPostgres(given, "enhydris_bench", (url) => run("PostgreSQL", url, dir))]);
+    const onlyReplication = ONLY.length > 0 && ONLY.every((name) => name === "replication");
+    results.push(["SQLite", [
+      ...(onlyReplication ? [] : await run("SQLite", `file:${join(dir, "bench.db")}`, dir)),
+      ...(wanted("replication") ? await replicationRows("SQLite", dir, async (name) => `file:${join(dir, `replication-${name}.db`)}`) : []),
+    ]]);
+    if (isPostgresUrl(given)) {
+      const rows = onlyReplication ? [] : await withScratchPostgres(given, "enhydris_bench", (url) => run("PostgreSQL", url, dir));
+      if (wanted("replication")) {
+        const scratch = scratchPostgres(given);
+        try {
+          rows.push(...await replicationRows("PostgreSQL", dir, scratch.create));
+        } finally {
+          await scratch.drop();
+        }
+      }
+      results.push(["PostgreSQL", rows]);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

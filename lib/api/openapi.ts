@@ -5,10 +5,11 @@ import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fi
 import { stationFields } from "@/lib/api/station-fields";
 import {
   BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
-  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, RunSchema, StationSchema, TimeseriesSchema,
-  TokenSchema, UserSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
+  StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
 import { allProcessFields, runFields } from "@/lib/api/process-fields";
+import { runFields as replicationRunFields, sourceFields } from "@/lib/api/replication";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
@@ -130,6 +131,15 @@ function operations(): Operation[] {
     ...attachments("images", ImageSchema),
     ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
     ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
+    ...crud("/api/replication/sources/", "{id}", "Replication", ReplicationSourceSchema, sourceFields(), "superuser")
+      .map((op) => (op.method === "get" ? { ...op, who: "superuser" as Who, errors: [...(op.errors ?? []), 401, 403] } : op)),
+    { method: "post", path: "/api/replication/sources/{id}/run/", tag: "Replication", summary: "Queue a run (wait: answer with the finished run, at most 60 s; prune: delete here what was deleted there)", who: "superuser",
+      body: { spec: replicationRunFields() }, ok: [202, "Queued (or not finished within 60 s)", ReplicationRunSchema], alsoOk: [200, "Finished (wait)", ReplicationRunSchema],
+      errors: [400, 401, 403, 404, 413, 415] },
+    { method: "get", path: "/api/replication/sources/{id}/runs/", tag: "Replication", summary: "The source's runs, newest first", who: "superuser", query: PAGE,
+      ok: [200, "A page", pageSchema(ReplicationRunSchema)], errors: [401, 403, 404] },
+    { method: "post", path: "/api/stations/{sid}/detach/", tag: "Replication", summary: "Make a replicated station this instance's own (it is no longer updated from its source)", who: "superuser",
+      ok: [200, "The station", StationSchema], errors: [401, 403, 404, 409] },
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

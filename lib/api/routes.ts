@@ -19,6 +19,7 @@ import { processRoutes } from "@/lib/api/processes";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
+import { replicationRoutes } from "@/lib/api/replication";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {
@@ -71,6 +72,7 @@ export function apiRoutes(): Route[] {
     { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
     ...lookupRoutes(),
+    ...replicationRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },
     { path: "auth/user/", handlers: { GET: getUser, PUT: updateUser, PATCH: updateUser } },

@@ -26,6 +26,7 @@ export const StationSchema = z.object({
   maintainers: z.array(id),
   stype: z.array(id),
   data_viewers: z.array(id),
+  replicated_from: id.optional().meta({ description: "Only on replicated stations (read-only until detached): the replication source" }),
 }).meta({ id: "Station" });
 
 export const GroupSchema = z.object({
@@ -105,6 +106,17 @@ export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta(
 export const TokenSchema = z.object({ key: z.string().regex(/^[0-9a-f]{40}$/) }).meta({ id: "Token" });
 export const DryRunSchema = z.object({ count: z.int(), start_date: z.string().nullable(), end_date: z.string().nullable() }).meta({ id: "DryRun" });
 
+export const ReplicationRunSchema = z.object({
+  id, status: z.enum(["queued", "running", "succeeded", "failed"]),
+  queued_at: z.string().nullable(), started_at: z.string().nullable(), finished_at: z.string().nullable(),
+  created: z.int().nullable(), updated: z.int().nullable(), unchanged: z.int().nullable(), deleted: z.int().nullable(), records: z.int().nullable(),
+  warnings: z.array(z.string()), error: z.string().nullable(),
+}).meta({ id: "ReplicationRun", description: "A run of a replication source; the counts are null until it has finished" });
+
+export const ReplicationSourceSchema = z.object({
+  id, name: z.string(), url: z.string(), username: z.string(), query: z.string(), interval: z.int().min(0), enabled: z.boolean(), prune: z.boolean(),
+  last_run: ReplicationRunSchema.nullable(),
+}).meta({ id: "ReplicationSource", description: "Another instance to copy stations from; password and token are write-only" });
 export const RangeCheckSchema = z.object({
   lower_bound: z.number(), upper_bound: z.number(), soft_lower_bound: z.number().nullable().optional(), soft_upper_bound: z.number().nullable().optional(),
 }).meta({ id: "RangeCheck", description: "lower_bound ≤ soft_lower_bound ≤ soft_upper_bound ≤ upper_bound; values outside the hard bounds are emptied (RANGE), outside the soft ones flagged SUSPECT" });

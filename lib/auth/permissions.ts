@@ -45,8 +45,21 @@ export function ensureUser(actor: Actor): AuthUser {
   return actor!;
 }
 
+/** The refusal of a write to a replicated station, whoever asks (replication.md §2). */
+export const REPLICATED_READ_ONLY = "This station is replicated from another instance and is read-only here; a superuser may detach it.";
+
+/**
+ * May the user change the station and what belongs to it: an editor, and the station is not a
+ * copy of another instance's (replicated stations are read-only until detached). Pages show
+ * edit links only where this holds.
+ */
+export function canEditStation(user: Actor, station: StationAccess): boolean {
+  return isEditor(user, station) && station.replicatedFrom === null;
+}
+
 export function ensureEditor(actor: Actor, station: StationAccess): void {
   ensure(isEditor(actor, station), actor);
+  if (station.replicatedFrom !== null) throw new PermissionDenied(false, REPLICATED_READ_ONLY);
 }
 
 export function ensureDataReader(actor: Actor, station: StationAccess, publiclyAvailable: boolean): void {

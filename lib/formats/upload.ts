@@ -263,9 +263,10 @@ class ErrorList {
 
 /**
  * Parses an upload body (formats.md §6.2–6.5). `zone` is the `timezone` field or the
- * station's display zone; an HTS header `Timezone` overrides it.
+ * station's display zone; an HTS header `Timezone` overrides it. `firstLine` numbers the
+ * text's first line, for a text that continues an earlier one (a stream read in pieces).
  */
-export function parseUpload(text: string, zone: TimeZone): UploadParseResult {
+export function parseUpload(text: string, zone: TimeZone, firstLine = 1): UploadParseResult {
   const n = text.length;
   let pos = n > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const errors = new ErrorList();
@@ -287,7 +288,7 @@ export function parseUpload(text: string, zone: TimeZone): UploadParseResult {
   let recZone = zone;
   let fixedOffset = zone.fixedOffsetMinutes === null ? NaN : zone.fixedOffsetMinutes * 60;
 
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
   while (pos < n) {
     lineNo++;
     let e = text.indexOf("\n", pos);

@@ -1,5 +1,7 @@
 import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
+import { replicationRun } from "@/lib/replication/job";
+import { REPLICATION_KIND } from "@/lib/replication/sources";
 import { processRunHandler } from "@/lib/processing/run";
 import { PROCESS_KIND } from "@/lib/processing/state";
 
@@ -22,5 +24,6 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
   [PRUNE_KIND, pruneHistory],
+  [REPLICATION_KIND, replicationRun],
   [PROCESS_KIND, processRunHandler],
 ]);

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { db, postgresValue, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
+import { isoMillis } from "@/lib/services/serialize";
 import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
 
 /**
@@ -395,6 +396,17 @@ export function defaultBackoff(attempt: number): number {
 /** A handler failed: retried after the backoff while tries are left, otherwise failed with the error. */
 export function failJob(job: Job, owner: string, error: string, delayMs: number) {
   return requeueOrFail(job, owner, { retry: job.attempts < job.maxAttempts, delayMs, refund: false, error, failError: error });
+}
+
+/** How a run's job is shown (the runs/ of processes and of replication sources): its id, status and times. */
+export function jobRunJson(job: Job) {
+  return {
+    id: job.id,
+    status: job.status,
+    queued_at: isoMillis(job.queuedAt),
+    started_at: isoMillis(job.startedAt),
+    finished_at: isoMillis(job.finishedAt),
+  };
 }
 
 /** Gives an interrupted job back (shutdown): queued again at once, the attempt not counted. */

@@ -56,8 +56,8 @@ async function uniqueName(kind: AttachmentKind, stationId: number, wanted: strin
   for (let i = 2; ; i++) if (!taken.has(`${stem}_${i}${ext}`)) return `${stem}_${i}${ext}`;
 }
 
-/** Writes the bytes atomically under a new generated name. */
-async function store(file: NewContent): Promise<string> {
+/** Writes the bytes atomically under a new generated name (also for replication's copies). */
+export async function storeContent(file: NewContent): Promise<string> {
   await mkdir(mediaDirectory(), { recursive: true });
   const storedName = `${randomBytes(16).toString("hex")}${extension(file.name)}`;
   const temp = mediaPath(`${storedName.replace(/\..*$/, "")}-tmp`);
@@ -66,7 +66,7 @@ async function store(file: NewContent): Promise<string> {
   return storedName;
 }
 
-async function discard(storedName: string | null | undefined): Promise<void> {
+export async function discard(storedName: string | null | undefined): Promise<void> {
   if (storedName) await rm(mediaPath(storedName), { force: true });
 }
 
@@ -76,7 +76,7 @@ export async function createAttachment(actor: Actor, kind: AttachmentKind, stati
   const station = await editableStation(actor, stationId);
   const { data, content: file } = await valuesOf(given, station);
   const fileName = await uniqueName(kind, station.id, sanitizeFileName(file.name));
-  const storedName = await store(file);
+  const storedName = await storeContent(file);
   try {
     const common = { stationId: station.id, fileName, storedName, date: data.date ?? null, descr: data.descr ?? "", remarks: data.remarks ?? "", lastModified: new Date() };
     return await db().write(async (tx) => (kind === "files"
@@ -92,7 +92,7 @@ export async function createAttachment(actor: Actor, kind: AttachmentKind, stati
 export async function updateAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number, given: Given<AttachmentValues, StationAccess>): Promise<void> {
   const { station, child: before } = await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
   const { data, content: file } = await valuesOf(given, station);
-  const content = file ? { fileName: await uniqueName(kind, station.id, sanitizeFileName(file.name), id), storedName: await store(file) } : {};
+  const content = file ? { fileName: await uniqueName(kind, station.id, sanitizeFileName(file.name), id), storedName: await storeContent(file) } : {};
   const { featured, ...common } = data;
   const changes = { ...common, ...content, lastModified: new Date() };
   try {

@@ -163,6 +163,11 @@ async function lookupExists(name: LookupName, id: number): Promise<boolean> {
 
 const IN_USE = "This object cannot be deleted because other objects refer to it.";
 
+/** Inserts an object of the lookup in the caller's transaction, without a permission check (replication); its id. */
+export function insertLookup(tx: Tx, name: LookupName, values: LookupValues): Promise<number> {
+  return LOOKUP_WRITERS[name].create(tx, values);
+}
+
 /** A new object of the lookup; its id. */
 export async function createLookup(actor: Actor, name: LookupName, given: Given<LookupValues>): Promise<number> {
   ensureSuperuser(actor);

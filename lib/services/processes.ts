@@ -1,7 +1,7 @@
 import { ensureEditor, isEditor, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { MIN_INSTANT } from "@/lib/formats/date-param";
-import { countJobs, getJob, jobHistory, latestJobs, notifyJobsQueued, waitForJob, type Job } from "@/lib/jobs/queue";
+import { countJobs, getJob, jobHistory, jobRunJson, latestJobs, notifyJobsQueued, waitForJob, type Job } from "@/lib/jobs/queue";
 import { configErrors, normalized, uniqueKey, type ProcessConfig, type ProcessType } from "@/lib/processing/config";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } from "@/lib/processing/series";
 import {
@@ -10,7 +10,7 @@ import {
 import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { findGroup, type GroupRow } from "@/lib/services/groups";
-import { isoMillis, isoSeconds } from "@/lib/services/serialize";
+import { isoSeconds } from "@/lib/services/serialize";
 import { existingStation, stationAccess, type StationAccess } from "@/lib/services/stations";
 import type { Row } from "@/lib/jobs/sql";
 
@@ -108,11 +108,7 @@ export function runJson(job: Job, process: ProcessRow | null, showError = true):
   const result = (job.result ?? {}) as { from?: string | null; records_written?: number };
   const waiting = job.status === "queued" || job.status === "running";
   return {
-    id: job.id,
-    status: job.status,
-    queued_at: isoMillis(job.queuedAt),
-    started_at: isoMillis(job.startedAt),
-    finished_at: isoMillis(job.finishedAt),
+    ...jobRunJson(job),
     from: waiting && process ? pendingFrom(process) : result.from ?? null,
     records_written: result.records_written ?? 0,
     error: showError ? job.error : null,

@@ -30,7 +30,7 @@ interface Row {
   first_timestamp: number | null; last_timestamp: number | null; last_value: number | null; last_flags: string | null;
   group_id: number; group_name: string; group_remarks: string; precision: number; group_last_modified: Date | null;
   station_id: number; station_name: string; display_timezone: string; lon: number; lat: number; altitude: number | null;
-  station_last_modified: Date | null; creator_id: number | null; maintainers: string | null; data_viewers: string | null;
+  station_last_modified: Date | null; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null;
   variable_descr: string; variable_last_modified: Date | null; unit_symbol: string; unit_last_modified: Date | null;
 }
 
@@ -52,7 +52,7 @@ export async function loadSeriesContext(id: number, path: { stationId?: number; 
       t.last_timestamp, t.last_value, t.last_flags,
       g.id AS group_id, g.name AS group_name, g.remarks AS group_remarks, g.precision, g.last_modified AS group_last_modified,
       s.id AS station_id, s.name AS station_name, s.display_timezone, s.lon, s.lat, s.altitude,
-      s.last_modified AS station_last_modified, s.creator_id,
+      s.last_modified AS station_last_modified, s.creator_id, s.replicated_from,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers,
       v.descr AS variable_descr, v.last_modified AS variable_last_modified, u.symbol AS unit_symbol, u.last_modified AS unit_last_modified
@@ -69,7 +69,10 @@ export async function loadSeriesContext(id: number, path: { stationId?: number; 
     lastFlags: r.last_flags,
     group: { id: r.group_id, name: r.group_name, remarks: r.group_remarks, precision: r.precision, lastModified: r.group_last_modified },
     station: { id: r.station_id, name: r.station_name, displayTimezone: r.display_timezone, lon: r.lon, lat: r.lat, altitude: r.altitude, lastModified: r.station_last_modified },
-    access: { id: r.station_id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers) },
+    access: {
+      id: r.station_id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers),
+      replicatedFrom: r.replicated_from === null ? null : Number(r.replicated_from),
+    },
     variable: { descr: r.variable_descr, lastModified: r.variable_last_modified },
     unit: { symbol: r.unit_symbol, lastModified: r.unit_last_modified },
   };

@@ -25,13 +25,15 @@ export interface StationJson {
   maintainers: number[];
   stype: number[];
   data_viewers: number[];
+  /** Only on replicated stations: the replication source they are copied from (replication.md §2). */
+  replicated_from?: number;
 }
 
 interface StationRow {
   id: number; last_update: number | null; last_modified: Date | null; name: string; code: string; remarks: string;
   original_srid: number | null; altitude: number | null; lon: number; lat: number; display_timezone: string;
   start_date: string | null; end_date: string | null; owner_id: number; overseer: string;
-  maintainers: string | null; stype: string | null; data_viewers: string | null;
+  maintainers: string | null; stype: string | null; data_viewers: string | null; replicated_from: number | null;
 }
 
 /** The latest record timestamp over the station's series (every type, private ones included). */
@@ -40,7 +42,7 @@ export const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM tim
 function stationRows(condition: Prisma.Sql): Promise<StationRow[]> {
   return db().query<StationRow>(Prisma.sql`
     SELECT s.id, ${LAST_UPDATE_SQL} AS last_update, s.last_modified, s.name, s.code, s.remarks, s.original_srid, s.altitude,
-      s.lon, s.lat, s.display_timezone, s.start_date, s.end_date, s.owner_id, s.overseer,
+      s.lon, s.lat, s.display_timezone, s.start_date, s.end_date, s.owner_id, s.overseer, s.replicated_from,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_stype", "station_type_id", "station_id", Prisma.sql`s.id`)} AS stype,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
@@ -82,6 +84,7 @@ function stationRowJson(r: StationRow): StationJson {
     maintainers: parseIdList(r.maintainers),
     stype: parseIdList(r.stype),
     data_viewers: parseIdList(r.data_viewers),
+    ...(r.replicated_from === null ? {} : { replicated_from: Number(r.replicated_from) }),
   };
 }
 
@@ -108,16 +111,21 @@ export interface StationAccess {
   creatorId: number | null;
   maintainers: number[];
   dataViewers: number[];
+  /** The replication source the station is copied from (read-only here), or null. */
+  replicatedFrom: number | null;
 }
 
 export async function stationAccess(id: number): Promise<StationAccess | null> {
   if (!isDatabaseId(id)) return null;
-  const [r] = await db().query<{ id: number; creator_id: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
-    SELECT s.id, s.creator_id,
+  const [r] = await db().query<{ id: number; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
+    SELECT s.id, s.creator_id, s.replicated_from,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
     FROM station s WHERE s.id = ${id}`);
-  return r ? { id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers) } : null;
+  return r ? {
+    id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers),
+    replicatedFrom: r.replicated_from === null ? null : Number(r.replicated_from),
+  } : null;
 }
 
 /** The station, or NotFound. */

@@ -114,6 +114,9 @@ export default async function StationPage({ params }: { params: Params }) {
               ) : "no records"}
             </Detail>
             <Detail term="Remarks">{station.remarks ? <span className="pre-line">{station.remarks}</span> : none}</Detail>
+            {station.replicated_from !== undefined && (
+              <Detail term="Replicated">Copied from another instance; read-only here</Detail>
+            )}
           </dl>
         </section>
         {point && (

@@ -1,0 +1,108 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { isSuperuser } from "@/lib/auth/permissions";
+import { jobHistory } from "@/lib/jobs/queue";
+import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
+import { currentUser } from "@/lib/site/current-user";
+import { runNow } from "./actions";
+
+export const metadata: Metadata = { title: "Replication" };
+
+const RUNS_SHOWN = 10;
+
+function when(iso: string | null): string {
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : "—";
+}
+
+function counts(run: RunJson): string {
+  if (run.created === null) return "—";
+  return `${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.deleted} deleted; ${run.records!.toLocaleString("en-US")} records`;
+}
+
+function interval(seconds: number): string {
+  if (seconds === 0) return "on demand";
+  if (seconds % 86_400 === 0) return `every ${seconds / 86_400} d`;
+  if (seconds % 3_600 === 0) return `every ${seconds / 3_600} h`;
+  if (seconds % 60 === 0) return `every ${seconds / 60} min`;
+  return `every ${seconds} s`;
+}
+
+/**
+ * `{site}/manage/replication/` (replication.md §1, superusers): the replication sources and
+ * their latest runs, with "Run now". Sources are created with the API
+ * (`POST /api/replication/sources/`) or by `npm run replicate`.
+ */
+export default async function ReplicationPage() {
+  const user = await currentUser();
+  if (!user) redirect(`/accounts/login/?next=${encodeURIComponent("/manage/replication/")}`);
+  if (!isSuperuser(user)) {
+    return (
+      <div className="page narrow-wide">
+        <header className="page-header"><h1>Replication</h1></header>
+        <div className="message error" role="alert">Only superusers may manage replication.</div>
+      </div>
+    );
+  }
+  const sources = await sourcesPage(user, 0, await countSources(user));
+  const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Replication</h1>
+        <p className="lead">Stations copied from other instances. Replicated stations are read-only here until a superuser detaches them.</p>
+      </header>
+      {sources.length === 0 && (
+        <section className="card">
+          <p>No sources yet. Add one with <code>POST /api/replication/sources/</code>, or copy once from the command line:</p>
+          <pre>npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]</pre>
+        </section>
+      )}
+      {sources.map((s) => (
+        <section key={s.id} className="card replication-source" aria-labelledby={`source-${s.id}`}>
+          <h2 id={`source-${s.id}`}>{s.name || s.url}</h2>
+          <dl className="details">
+            <div><dt>URL</dt><dd><a href={s.url}>{s.url}</a></dd></div>
+            <div><dt>Stations</dt><dd>{s.query ? <q className="query">{s.query}</q> : "all"}</dd></div>
+            <div><dt>Schedule</dt><dd>{s.enabled ? interval(s.interval) : "disabled"}{s.prune ? "; deletions at the source are applied here" : ""}</dd></div>
+            <div><dt>Credentials</dt><dd>{s.token ? "a token" : s.username ? `user ${s.username}` : "none (public data only)"}</dd></div>
+          </dl>
+          <form action={runNow}>
+            <input type="hidden" name="source" value={s.id} />
+            <button type="submit">Run now</button>
+          </form>
+          <h3>Runs</h3>
+          {(runs.get(s.id) ?? []).length === 0 ? <p className="muted">No runs yet.</p> : (
+            <div className="table-wrap">
+              <table className="data-table">
+                <thead>
+                  <tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Finished</th><th scope="col">What it did</th></tr>
+                </thead>
+                <tbody>
+                  {runs.get(s.id)!.map((r) => (
+                    <tr key={r.id}>
+                      <th scope="row">{r.id}</th>
+                      <td data-label="Status">{r.status}</td>
+                      <td data-label="Started">{when(r.started_at)}</td>
+                      <td data-label="Finished">{when(r.finished_at)}</td>
+                      <td data-label="What it did">
+                        {r.error ? <span className="error-text">{r.error}</span> : counts(r)}
+                        {r.warnings.length > 0 && (
+                          <details>
+                            <summary>{r.warnings.length} warnings</summary>
+                            <ul>{r.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
+                          </details>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ))}
+      <p className="muted small"><Link href="/">Back to the stations</Link></p>
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+import type { JobHandler } from "@/lib/jobs/kinds";
+import { db } from "@/lib/db";
+import { logError } from "@/lib/log";
+import { replicate } from "@/lib/replication/run";
+import { scheduleNext, type RunPayload } from "@/lib/replication/sources";
+
+/**
+ * The job of one run of a configured source (key `replication:<id>`): its credentials and query
+ * are read when it starts; its report is the job's result, shown by `runs/`.
+ */
+export const replicationRun: JobHandler = async (job, ctx) => {
+  const id = Number(job.key.split(":")[1]);
+  const source = await db().prisma.replicationSource.findUnique({ where: { id } });
+  if (!source) return { skipped: "the source was deleted" };
+  if (!source.enabled) return { skipped: "the source is disabled" };
+  const payload = (job.payload ?? {}) as RunPayload;
+  await scheduleNext(source, false);
+  try {
+    return await replicate({
+      sourceId: source.id,
+      url: source.url,
+      query: source.query,
+      credentials: { username: source.username || undefined, password: source.password || undefined, token: source.token || undefined },
+      prune: source.prune || payload.prune === true,
+      dryRun: payload.dryRun === true,
+      signal: ctx.signal,
+      onProgress: (p) => ctx.progress(p.total ? (p.phase === "objects" ? 0.5 * (p.done / p.total) : 0.5 + 0.5 * (p.done / p.total)) : undefined),
+    });
+  } catch (error) {
+    await scheduleNext(source, true).catch((e) => logError(`replication source ${id}: scheduling a retry`, e));
+    throw error;
+  }
+};

@@ -1,0 +1,389 @@
+/**
+ * The other instance of a replication (replication.md): its API read over HTTP, with its
+ * credentials, a time limit on every request, and a clear message for everything that can go
+ * wrong there (an error status, no answer, a body that is not what the API specifies).
+ */
+import { inflateRawSync } from "node:zlib";
+import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream";
+import { resolveTimeZone } from "@/lib/formats/timezone";
+import type { RecordBatch } from "@/lib/records/types";
+
+/** A failure at the source, with the message a run reports. */
+export class SourceError extends Error {}
+
+export interface Credentials {
+  username?: string;
+  password?: string;
+  token?: string;
+}
+
+export type Json = Record<string, unknown>;
+
+const UTC = resolveTimeZone("UTC")!;
+const PAGE_SIZE = 1000;
+
+/** The site root of a source URL: http(s), no query, no trailing slash (nor a trailing /api). */
+export function normalizeSourceUrl(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+  if (url.username || url.password) return null;
+  const path = url.pathname.replace(/\/+$/, "").replace(/\/api$/, "");
+  return `${url.origin}${path}`;
+}
+
+function describe(error: unknown): string {
+  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
+}
+
+export class Remote {
+  private authorization: string | null = null;
+  private loggedIn = false;
+
+  constructor(readonly site: string, private readonly credentials: Credentials, private readonly timeoutMs: number) {}
+
+  /** Logs in with a user name and password (a token is used as it is). */
+  async open(): Promise<void> {
+    const { username, password, token } = this.credentials;
+    if (token) {
+      this.authorization = `Token ${token}`;
+      return;
+    }
+    if (!username) return;
+    const body = await this.request("POST", "auth/login/", JSON.stringify({ username, password: password ?? "" }));
+    const key = (body as Json | null)?.key;
+    if (typeof key !== "string" || key === "") throw new SourceError(`${this.url("auth/login/")}: the login answered no token`);
+    this.authorization = `Token ${key}`;
+    this.loggedIn = true;
+  }
+
+  /** Ends the token that open() obtained (a login's token is not left behind at the source). */
+  async close(): Promise<void> {
+    if (!this.loggedIn) return;
+    this.loggedIn = false;
+    await this.request("POST", "auth/logout/", "{}").catch(() => undefined);
+  }
+
+  /** The absolute URL of an API path (or the URL itself when it is absolute). */
+  url(path: string): string {
+    return /^https?:\/\//.test(path) ? path : `${this.site}/api/${path}`;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { Accept: "application/json", ...(this.authorization ? { Authorization: this.authorization } : {}), ...extra };
+  }
+
+  /** Sends a request; any error status or an answer that is not JSON is a SourceError. */
+  private async request(method: "GET" | "POST", path: string, body?: string): Promise<unknown> {
+    const url = this.url(path);
+    const response = await this.send(method, url, body);
+    const text = await this.text(response, url);
+    if (!response.ok) throw new SourceError(`${method} ${url}: HTTP ${response.status}${detailOf(text)}`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new SourceError(`${method} ${url}: the answer is not JSON`);
+    }
+  }
+
+  private async send(method: string, url: string, body?: string, signal = AbortSignal.timeout(this.timeoutMs)): Promise<Response> {
+    try {
+      return await fetch(url, {
+        method, body, signal, redirect: "follow",
+        headers: this.headers(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      });
+    } catch (error) {
+      throw this.failure(method, url, error);
+    }
+  }
+
+  private async text(response: Response, url: string): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      throw this.failure("GET", url, error);
+    }
+  }
+
+  private failure(method: string, url: string, error: unknown): SourceError {
+    const name = (error as { name?: string }).name;
+    if (name === "TimeoutError" || name === "AbortError") return new SourceError(`${method} ${url}: no answer within ${this.timeoutMs / 1000} s`);
+    return new SourceError(`${method} ${url}: the source could not be reached (${describe(error)})`);
+  }
+
+  /** A JSON object of the API. */
+  async object(path: string): Promise<Json> {
+    const body = await this.request("GET", path);
+    if (!isObject(body)) throw new SourceError(`GET ${this.url(path)}: the answer is not a JSON object`);
+    return body;
+  }
+
+  /**
+   * Every item of a paginated list (api.md §1.5), page after page. A page that is not a page,
+   * a `next` link that leaves the source or comes back, or a total that differs from `count`
+   * fails: the list is either read whole or not at all.
+   */
+  async list(path: string): Promise<Json[]> {
+    const first = new URL(this.url(path));
+    first.searchParams.set("page_size", String(PAGE_SIZE));
+    const items: Json[] = [];
+    const seen = new Set<string>();
+    let next: string | null = first.toString();
+    let count: number | null = null;
+    while (next !== null) {
+      if (seen.has(next)) throw new SourceError(`GET ${this.url(path)}: the pages of the list come round again (${next})`);
+      seen.add(next);
+      const page = await this.request("GET", next);
+      if (!isObject(page) || !Array.isArray(page.results) || typeof page.count !== "number" || !(page.next === null || typeof page.next === "string")) {
+        throw new SourceError(`GET ${next}: the answer is not a page of a list`);
+      }
+      if (count !== null && page.count !== count) throw new SourceError(`GET ${this.url(path)}: the list changed while it was read`);
+      count = page.count;
+      for (const item of page.results) {
+        if (!isObject(item) || !Number.isSafeInteger(item.id)) throw new SourceError(`GET ${next}: an item of the list has no id`);
+        items.push(item);
+      }
+      if (items.length > count) throw new SourceError(`GET ${this.url(path)}: the pages hold more items than the list's count`);
+      next = typeof page.next === "string" ? this.onSource(page.next, path) : null;
+    }
+    if (items.length !== count) throw new SourceError(`GET ${this.url(path)}: the pages hold ${items.length} items, the list's count is ${count}`);
+    return items;
+  }
+
+  /**
+   * Every object of a legacy model list (legacy.md §2.1: `/api/<Model>/`, all objects as one
+   * array, in the current interface's shapes), where the source serves it; null otherwise.
+   */
+  async modelList(model: string): Promise<Json[] | null> {
+    const url = this.url(`${model}/`);
+    const response = await this.send("GET", url);
+    if (response.status === 404 || response.status === 406) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    const text = await this.text(response, url);
+    if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(text)}`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(body)) return null;
+    for (const item of body) if (!isObject(item) || !Number.isSafeInteger(item.id)) throw new SourceError(`GET ${url}: an item of the list has no id`);
+    return body as Json[];
+  }
+
+  /**
+   * A link the source gave, as a URL of the source: its path and query on the source's own
+   * root (a server behind a proxy may name itself differently), and nothing outside its API.
+   */
+  private onSource(link: string, path: string): string {
+    let url: URL;
+    try {
+      url = new URL(link, this.url(path));
+    } catch {
+      throw new SourceError(`GET ${this.url(path)}: a page link is not a URL (${link})`);
+    }
+    const api = new URL(this.url(""));
+    if (!url.pathname.startsWith(api.pathname)) throw new SourceError(`GET ${this.url(path)}: a page link leaves the source's API (${link})`);
+    return `${api.origin}${url.pathname}${url.search}`;
+  }
+
+  /**
+   * The records of a series' data/ (CSV, UTC) from `start` (epoch seconds, inclusive) or
+   * `end`, read as they arrive. Null when the credentials may not read them (401/403). No
+   * bytes for timeoutMs, an error status or a line that is not a record line fail.
+   */
+  async records(dataPath: string, range: { start?: number; end?: number }, onRecords?: (n: number) => void): Promise<RecordBatch | null> {
+    const url = new URL(this.url(dataPath));
+    url.searchParams.set("fmt", "csv");
+    url.searchParams.set("timezone", "UTC");
+    if (range.start !== undefined) url.searchParams.set("start_date", isoOffset(range.start));
+    if (range.end !== undefined) url.searchParams.set("end_date", isoOffset(range.end));
+    const controller = new AbortController();
+    let timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    };
+    try {
+      const response = await this.send("GET", url.toString(), undefined, controller.signal);
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel().catch(() => undefined);
+        return null;
+      }
+      if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(await this.text(response, url.toString()))}`);
+      const reader = new RecordLineReader(UTC);
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          idle();
+          reader.pushBytes(chunk);
+          onRecords?.(reader.length);
+        }
+        return reader.end();
+      } catch (error) {
+        if (error instanceof MalformedRecords) throw new SourceError(`GET ${url}: malformed records: ${error.problems.slice(0, 3).join("; ")}`);
+        throw this.failure("GET", url.toString(), error);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The bytes of a file or image (its `content` link) and the name the source gives it. */
+  async content(link: string, maxBytes: number): Promise<{ name: string; bytes: Uint8Array }> {
+    const url = new URL(link, this.url(""));
+    const response = await this.send("GET", url.toString());
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new SourceError(`GET ${url}: HTTP ${response.status}`);
+    }
+    const length = Number(response.headers.get("content-length") ?? 0);
+    if (length > maxBytes) throw new SourceError(`GET ${url}: the file is larger than ENHYDRIS_MAX_UPLOAD_SIZE`);
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      throw this.failure("GET", url.toString(), error);
+    }
+    const disposition = response.headers.get("content-disposition") ?? "";
+    const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+    const plain = /filename="([^"]*)"/i.exec(disposition)?.[1];
+    let name = plain ?? decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "file");
+    if (star) {
+      try {
+        name = decodeURIComponent(star);
+      } catch { /* keep the plain name */ }
+    }
+    return { name, bytes };
+  }
+
+  /**
+   * The number of records of every series of the stations matching `query`, from the station
+   * export (api.md §4.7, timeseries.csv), where the source has it; null otherwise.
+   */
+  async recordCounts(query: string): Promise<Map<number, number> | null> {
+    const url = new URL(this.url("stations/csv/"));
+    if (query) url.searchParams.set("q", query);
+    const response = await this.send("GET", url.toString());
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    let zip: Buffer;
+    try {
+      zip = Buffer.from(await response.arrayBuffer());
+    } catch (error) {
+      throw this.failure("GET", url.toString(), error);
+    }
+    const csv = zipMember(zip, "timeseries.csv");
+    if (csv === null) return null;
+    const rows = parseCsv(csv);
+    const header = rows.shift() ?? [];
+    const idColumn = header.indexOf("id");
+    const countColumn = header.indexOf("Number of records");
+    if (idColumn < 0 || countColumn < 0) return null;
+    const counts = new Map<number, number>();
+    for (const row of rows) {
+      const id = Number(row[idColumn]);
+      const count = Number(row[countColumn]);
+      if (Number.isSafeInteger(id) && Number.isSafeInteger(count)) counts.set(id, count);
+    }
+    return counts;
+  }
+}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function detailOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (isObject(body) && typeof body.detail === "string") return ` (${body.detail})`;
+    return ` (${JSON.stringify(body).slice(0, 200)})`;
+  } catch {
+    return "";
+  }
+}
+
+/** `YYYY-MM-DDTHH:MM:SS+00:00`: a date parameter that the reference system reads too. */
+function isoOffset(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 19) + "+00:00";
+}
+
+/** The text of one member of a zip archive (stored or deflated), or null. */
+export function zipMember(zip: Buffer, name: string): string | null {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0 || end + 22 > zip.length) return null;
+  const entries = zip.readUInt16LE(end + 10);
+  let p = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < entries; i++) {
+    if (p + 46 > zip.length || zip.readUInt32LE(p) !== 0x02014b50) return null;
+    const method = zip.readUInt16LE(p + 10);
+    const compressed = zip.readUInt32LE(p + 20);
+    const nameLength = zip.readUInt16LE(p + 28);
+    const extraLength = zip.readUInt16LE(p + 30);
+    const commentLength = zip.readUInt16LE(p + 32);
+    const local = zip.readUInt32LE(p + 42);
+    const entryName = zip.toString("utf8", p + 46, p + 46 + nameLength);
+    p += 46 + nameLength + extraLength + commentLength;
+    if (entryName !== name) continue;
+    if (local + 30 > zip.length || zip.readUInt32LE(local) !== 0x04034b50) return null;
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + compressed);
+    try {
+      return (method === 0 ? data : method === 8 ? inflateRawSync(data) : null)?.toString("utf8") ?? null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** RFC 4180 rows (quoted fields may hold commas, quotes and line breaks). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else {
+          quoted = false;
+        }
+      } else {
+        field += c;
+      }
+    } else if (c === '"') {
+      quoted = true;
+    } else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else {
+      field += c;
+    }
+  }
+  if (field !== "" || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}

@@ -1,0 +1,178 @@
+/**
+ * Replication sources (replication.md §1) for superusers: the configured instances to copy
+ * from, their runs through the job queue (kind `replication.run`, one key per source, so that
+ * a source's runs never overlap and survive restarts), and detaching a replicated station.
+ */
+import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
+import { db, Prisma } from "@/lib/db";
+import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { Conflict, orNotFound } from "@/lib/services/errors";
+import { valuesOf, type Given } from "@/lib/services/given";
+import { existingStation } from "@/lib/services/stations";
+
+export const REPLICATION_KIND = "replication.run";
+export const sourceKey = (id: number) => `replication:${id}`;
+
+export interface SourceValues {
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+  token: string;
+  query: string;
+  interval: number;
+  enabled: boolean;
+  prune: boolean;
+}
+
+export type SourceRow = Prisma.ReplicationSourceGetPayload<object>;
+
+/** What a run's job carries. */
+export interface RunPayload {
+  prune?: boolean;
+  dryRun?: boolean;
+}
+
+/** A run as `runs/` shows it: the job's times and status, and the counts of its report. */
+export interface RunJson {
+  id: number;
+  status: string;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created: number | null;
+  updated: number | null;
+  unchanged: number | null;
+  deleted: number | null;
+  records: number | null;
+  warnings: string[];
+  error: string | null;
+}
+
+export function runJson(job: Job): RunJson {
+  const r = (job.result ?? {}) as Record<string, unknown>;
+  const n = (k: string) => (typeof r[k] === "number" ? (r[k] as number) : null);
+  return {
+    ...jobRunJson(job),
+    created: n("created"),
+    updated: n("updated"),
+    unchanged: n("unchanged"),
+    deleted: n("deleted"),
+    records: n("records"),
+    warnings: Array.isArray(r.warnings) ? (r.warnings as string[]) : [],
+    error: job.error,
+  };
+}
+
+/** The source object of replication.md §1; credentials are write-only and never shown. */
+export function sourceJson(s: SourceRow, lastRun: Job | null) {
+  return {
+    id: s.id,
+    name: s.name,
+    url: s.url,
+    username: s.username,
+    query: s.query,
+    interval: s.interval,
+    enabled: s.enabled,
+    prune: s.prune,
+    last_run: lastRun ? runJson(lastRun) : null,
+  };
+}
+
+export async function lastRun(id: number): Promise<Job | null> {
+  return (await jobHistory(sourceKey(id), 1))[0] ?? null;
+}
+
+async function existingSource(actor: Actor, id: number): Promise<SourceRow> {
+  const source = orNotFound(await db().prisma.replicationSource.findUnique({ where: { id } }));
+  ensureSuperuser(actor);
+  return source;
+}
+
+export async function countSources(actor: Actor): Promise<number> {
+  ensureSuperuser(actor);
+  return db().prisma.replicationSource.count();
+}
+
+export async function sourcesPage(actor: Actor, skip: number, take: number): Promise<SourceRow[]> {
+  ensureSuperuser(actor);
+  return db().prisma.replicationSource.findMany({ orderBy: { id: "asc" }, skip, take });
+}
+
+export async function getSource(actor: Actor, id: number): Promise<SourceRow> {
+  return existingSource(actor, id);
+}
+
+/** The next scheduled run of an enabled source with an interval, `delayMs` from now. */
+function scheduleSql(source: SourceRow, delayMs: number): Prisma.Sql | null {
+  if (!source.enabled || source.interval <= 0) return null;
+  return enqueueSql({ kind: REPLICATION_KIND, key: sourceKey(source.id), payload: {}, delayMs, maxAttempts: 1 });
+}
+
+export async function createSource(actor: Actor, given: Given<SourceValues>): Promise<number> {
+  ensureSuperuser(actor);
+  const values = await valuesOf(given, undefined);
+  const id = await db().write(async (tx) => {
+    const source = await tx.replicationSource.create({ data: { ...values, lastModified: new Date() } });
+    const schedule = scheduleSql(source, 0);
+    if (schedule) await tx.$queryRaw(schedule);
+    return source.id;
+  });
+  notifyJobsQueued();
+  return id;
+}
+
+/** Changes the fields given (credentials not given are kept); a new interval schedules the next run. */
+export async function updateSource(actor: Actor, id: number, given: Given<Partial<SourceValues>>): Promise<void> {
+  await existingSource(actor, id);
+  const values = await valuesOf(given, undefined);
+  await db().write(async (tx) => {
+    const source = await tx.replicationSource.update({ where: { id }, data: { ...values, lastModified: new Date() } });
+    const schedule = scheduleSql(source, source.interval * 1000);
+    if (schedule && (values.interval !== undefined || values.enabled !== undefined)) await tx.$queryRaw(schedule);
+  });
+  notifyJobsQueued();
+}
+
+/** Deletes the source and its id map; its stations stay, as local stations. */
+export async function deleteSource(actor: Actor, id: number): Promise<void> {
+  await existingSource(actor, id);
+  await db().write(async (tx) => {
+    await tx.$executeRaw(Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued'`);
+    await tx.replicationSource.delete({ where: { id } });
+  });
+}
+
+/** Queues a run now; its job. */
+export async function queueRun(actor: Actor, id: number, payload: RunPayload): Promise<Job> {
+  await existingSource(actor, id);
+  const [jobId] = await enqueue({ kind: REPLICATION_KIND, key: sourceKey(id), payload, maxAttempts: 1 });
+  return (await getJob(jobId))!;
+}
+
+/** The source's runs, newest first (the job queue keeps the latest 100). */
+export async function sourceRuns(actor: Actor, id: number): Promise<Job[]> {
+  await existingSource(actor, id);
+  return jobHistory(sourceKey(id));
+}
+
+/** Makes a replicated station an ordinary one of this instance (superusers); replication leaves it alone from then on. */
+export async function detachStation(actor: Actor, stationId: number): Promise<void> {
+  const station = await existingStation(stationId);
+  ensureSuperuser(actor);
+  if (station.replicatedFrom === null) throw new Conflict("This station is not replicated from another instance.");
+  await db().write((tx) => tx.station.update({ where: { id: station.id }, data: { replicatedFrom: null, lastModified: new Date() } }));
+}
+
+/**
+ * Queues the next scheduled run of a source with an interval: a run does it when it starts (so
+ * that a run killed with its process still has a successor), and again, sooner, when it fails
+ * (the earlier time wins: retried after at most 5 minutes, never more often than the interval).
+ */
+export async function scheduleNext(source: SourceRow, failed: boolean): Promise<void> {
+  const delay = failed ? Math.min(source.interval, 300) : source.interval;
+  const schedule = scheduleSql(source, delay * 1000);
+  if (!schedule) return;
+  await db().write((tx) => tx.$queryRaw(schedule));
+  notifyJobsQueued();
+}

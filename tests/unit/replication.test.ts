@@ -1,0 +1,86 @@
+import { Readable } from "node:stream";
+import { ZipArchive } from "archiver";
+import { describe, expect, it } from "vitest";
+import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream";
+import { resolveTimeZone } from "@/lib/formats/timezone";
+import { normalizeSourceUrl, parseCsv, zipMember } from "@/lib/replication/remote";
+import { variableDescr } from "@/lib/replication/run";
+
+const UTC = resolveTimeZone("UTC")!;
+const line = (i: number) => `${new Date((1_600_000_020 + i * 600) * 1000).toISOString().slice(0, 16).replace("T", " ")},${(i / 10).toFixed(1)},${i % 3 === 0 ? "A B" : ""}\r\n`;
+
+describe("RecordLineReader", () => {
+  it("reads record lines cut anywhere, into typed arrays", () => {
+    const text = Array.from({ length: 100_000 }, (_, i) => line(i)).join("");
+    const bytes = new TextEncoder().encode(text);
+    const reader = new RecordLineReader(UTC);
+    for (let p = 0; p < bytes.length; p += 7_919) reader.pushBytes(bytes.subarray(p, p + 7_919));
+    const batch = reader.end();
+    expect(batch.timestamps.length).toBe(100_000);
+    expect(batch.timestamps[99_999]).toBe(1_600_000_020 + 99_999 * 600);
+    expect(batch.values[12]).toBe(1.2);
+    expect(batch.flags[3]).toBe("A B");
+    expect(batch.flags[4]).toBe("");
+  });
+
+  it("reads a multi-byte character cut between pieces", () => {
+    const reader = new RecordLineReader(UTC);
+    const bytes = new TextEncoder().encode("2020-01-01 00:00,1,Ü\r\n");
+    reader.pushBytes(bytes.subarray(0, 20));
+    reader.pushBytes(bytes.subarray(20));
+    expect(reader.end().flags).toEqual(["Ü"]);
+  });
+
+  it("numbers lines across pieces in its messages", () => {
+    const reader = new RecordLineReader(UTC);
+    const text = Array.from({ length: 60_000 }, (_, i) => line(i)).join("") + "2030-01-01 00:00,x,\r\n";
+    reader.pushText(text.slice(0, 1_500_000));
+    reader.pushText(text.slice(1_500_000));
+    expect(() => reader.end()).toThrow(new MalformedRecords(['line 60001: invalid value "x"']));
+  });
+
+  it("refuses records out of time order, within and across pieces", () => {
+    const within = new RecordLineReader(UTC);
+    within.pushText(line(2) + line(1));
+    expect(() => within.end()).toThrow(/line 2: records out of time order/);
+    const across = new RecordLineReader(UTC);
+    across.pushText(Array.from({ length: 50_000 }, (_, i) => line(i + 10)).join(""));
+    across.pushText(line(3));
+    expect(() => across.end()).toThrow(/line 50001: records out of time order/);
+  });
+
+  it("refuses text that is not UTF-8", () => {
+    const reader = new RecordLineReader(UTC);
+    expect(() => reader.pushBytes(Uint8Array.from([0xff, 0xfe, 0x0a]))).toThrow(/not UTF-8/);
+  });
+});
+
+describe("the source's answers", () => {
+  it("normalizes a source URL to its site root", () => {
+    expect(normalizeSourceUrl("https://example.org/")).toBe("https://example.org");
+    expect(normalizeSourceUrl(" http://example.org/enhydris/api/ ")).toBe("http://example.org/enhydris");
+    expect(normalizeSourceUrl("ftp://example.org/")).toBeNull();
+    expect(normalizeSourceUrl("https://user:pw@example.org/")).toBeNull();
+    expect(normalizeSourceUrl("example.org")).toBeNull();
+  });
+
+  it("reads a variable's descr here and its translations at the reference system", () => {
+    expect(variableDescr({ id: 1, descr: "Temperature" })).toBe("Temperature");
+    expect(variableDescr({ id: 1, translations: { el: { descr: "Θερμοκρασία" }, en: { descr: "Temperature" } } })).toBe("Temperature");
+    expect(variableDescr({ id: 1, translations: { el: { descr: "Θερμοκρασία" } } })).toBe("Θερμοκρασία");
+    expect(variableDescr({ id: 1 })).toBe("");
+  });
+
+  it("reads the record counts of a station export", async () => {
+    const zip = new ZipArchive({ zlib: { level: 6 } });
+    zip.append("id,Name\r\n1,x\r\n", { name: "stations.csv" });
+    zip.append('id,Remarks,Number of records\r\n7,"two\r\nlines, and ""quotes""",1051200\r\n8,,0\r\n', { name: "timeseries.csv" });
+    void zip.finalize();
+    const chunks: Buffer[] = [];
+    for await (const chunk of Readable.from(zip)) chunks.push(Buffer.from(chunk));
+    const csv = zipMember(Buffer.concat(chunks), "timeseries.csv")!;
+    expect(parseCsv(csv)).toEqual([["id", "Remarks", "Number of records"], ["7", 'two\r\nlines, and "quotes"', "1051200"], ["8", "", "0"]]);
+    expect(zipMember(Buffer.concat(chunks), "missing.csv")).toBeNull();
+    expect(zipMember(Buffer.from("not a zip"), "timeseries.csv")).toBeNull();
+  });
+});
