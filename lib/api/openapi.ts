@@ -5,9 +5,11 @@ import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fi
 import { stationFields } from "@/lib/api/station-fields";
 import {
   BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
-  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, StationSchema, SynopticGroupSchema, SynopticLatestSchema,
+  SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
+import { synopticGroupFields } from "@/lib/api/synoptic-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
 /**
@@ -15,7 +17,7 @@ import { LOOKUP_NAMES } from "@/lib/services/lookups";
  * schemas of the request fields (the same specs that validate requests) and of the responses.
  */
 type Method = "get" | "post" | "put" | "patch" | "delete";
-type Who = "everyone" | "user" | "editor" | "superuser" | "station creator";
+type Who = "everyone" | "user" | "editor" | "superuser" | "station creator" | "the creator of the synoptic group and superusers";
 
 interface Param {
   name: string;
@@ -117,6 +119,14 @@ function operations(): Operation[] {
     ...attachments("images", ImageSchema),
     ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
     ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
+    ...crud("/api/synopticgroups/", "{id}", "Synoptic groups", SynopticGroupSchema, synopticGroupFields(), "the creator of the synoptic group and superusers")
+      .map((op) => (op.method === "post" ? { ...op, who: "user" as Who, errors: [400, 401, 413, 415] } : op)),
+    { method: "get", path: "/api/synopticgroups/{id}/latest/", tag: "Synoptic groups", who: "everyone",
+      summary: "Each station's values at its last common date, their status and freshness (values of private series only for their data readers)",
+      ok: [200, "The stations in order", SynopticLatestSchema], errors: [404] },
+    { method: "get", path: "/api/synopticgroups/{id}/warnings/", tag: "Synoptic groups", who: "the creator of the synoptic group and superusers",
+      summary: "The early warnings recorded, newest first, and whether their e-mail has gone", query: PAGE,
+      ok: [200, "A page", pageSchema(SynopticWarningSchema)], errors: [401, 403, 404] },
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

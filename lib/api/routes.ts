@@ -18,6 +18,7 @@ import { DATA_ROUTES } from "@/lib/api/data";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
+import { synopticRoutes } from "@/lib/api/synoptic";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {
@@ -69,6 +70,7 @@ export function apiRoutes(): Route[] {
     { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
     ...lookupRoutes(),
+    ...synopticRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },
     { path: "auth/user/", handlers: { GET: getUser, PUT: updateUser, PATCH: updateUser } },

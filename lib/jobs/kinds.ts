@@ -1,5 +1,6 @@
 import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
+import { EVALUATE_KIND, evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
 
 /**
  * The registry of job kinds: each kind's module is imported here, explicitly, and the runner
@@ -20,4 +21,6 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
   [PRUNE_KIND, pruneHistory],
+  [EVALUATE_KIND, evaluateJob],
+  [SEND_KIND, sendWarning],
 ]);
