@@ -167,7 +167,11 @@ export interface LatestStationJson {
 
 /** `latest/` as the actor may see it: the values of private series only for their data readers. */
 export async function latestJson(group: SynopticGroupRow, actor: Actor, now = Date.now()): Promise<LatestStationJson[]> {
-  const stations = await synopticStations(group.id);
+  return latestOf(group, await synopticStations(group.id), actor, now);
+}
+
+/** latestJson of stations already read. */
+export async function latestOf(group: SynopticGroupRow, stations: SynopticStation[], actor: Actor, now = Date.now()): Promise<LatestStationJson[]> {
   const readable = await readableStations(actor, stations);
   const nowSeconds = Math.floor(now / 1000);
   return stations.map((s) => ({
