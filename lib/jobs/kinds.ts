@@ -1,6 +1,9 @@
 import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
-import { EVALUATE_KIND, evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
+import { processRunHandler } from "@/lib/processing/run";
+import { PROCESS_KIND } from "@/lib/processing/state";
+import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
+import { EVALUATE_KIND } from "@/lib/synoptic/trigger";
 
 /**
  * The registry of job kinds: each kind's module is imported here, explicitly, and the runner
@@ -21,6 +24,7 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
   [PRUNE_KIND, pruneHistory],
+  [PROCESS_KIND, processRunHandler],
   [EVALUATE_KIND, evaluateJob],
   [SEND_KIND, sendWarning],
 ]);

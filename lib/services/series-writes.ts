@@ -1,6 +1,8 @@
 import { ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, type Tx } from "@/lib/db";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { groupSeriesChangedStatements } from "@/lib/processing/state";
 import { orNotFound, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { findGroup, type GroupRow } from "@/lib/services/groups";
@@ -73,6 +75,15 @@ export async function insertSeries(tx: Tx, groupId: number, data: SeriesData): P
   return series.id;
 }
 
+/**
+ * The group's set of series, or a series' type or time step, changed in the caller's
+ * transaction: the processes reading or writing the group may have another source or target
+ * now and run from scratch (processing.md §2). The caller calls notifyJobsQueued() after it.
+ */
+async function seriesOfGroupChanged(tx: Tx, groupId: number): Promise<void> {
+  for (const sql of groupSeriesChangedStatements([groupId])) await tx.$executeRaw(sql);
+}
+
 /** Changes a series' own fields; its version changes too (formats.md §9.2). */
 async function changeSeries(tx: Tx, id: number, data: Partial<SeriesData>): Promise<void> {
   await tx.timeseries.update({ where: { id }, data: { ...data, lastModified: new Date(), version: { increment: 1 } } });
@@ -132,20 +143,35 @@ export async function deleteGroup(actor: Actor, stationId: number, groupId: numb
 export async function createSeries(actor: Actor, stationId: number, groupId: number, given: Given<SeriesData, GroupRow>): Promise<number> {
   const { group } = await editableGroup(actor, stationId, groupId);
   const data = await valuesOf(given, group);
-  return uniquely(group.id, data, undefined, (tx) => insertSeries(tx, group.id, data));
+  const id = await uniquely(group.id, data, undefined, async (tx) => {
+    const created = await insertSeries(tx, group.id, data);
+    await seriesOfGroupChanged(tx, group.id);
+    return created;
+  });
+  notifyJobsQueued();
+  return id;
 }
 
 export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<Partial<SeriesData>, SeriesWithGroup>): Promise<void> {
   const { series } = await editableSeries(actor, path);
   const data = await valuesOf(given, series);
   const merged: SeriesData = { type: series.type, timeStep: series.timeStep, name: series.name, publiclyAvailable: series.publiclyAvailable, ...data };
-  await uniquely(series.groupId, merged, series.id, (tx) => changeSeries(tx, series.id, data));
+  const sourcesChange = merged.type !== series.type || merged.timeStep !== series.timeStep;
+  await uniquely(series.groupId, merged, series.id, async (tx) => {
+    await changeSeries(tx, series.id, data);
+    if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
+  });
+  if (sourcesChange) notifyJobsQueued();
 }
 
 /** Deletes the series and its records. */
 export async function deleteSeries(actor: Actor, path: SeriesPath): Promise<void> {
   const { series } = await editableSeries(actor, path);
-  await db().write((tx) => tx.timeseries.delete({ where: { id: series.id } }));
+  await db().write(async (tx) => {
+    await tx.timeseries.delete({ where: { id: series.id } });
+    await seriesOfGroupChanged(tx, series.groupId);
+  });
+  notifyJobsQueued();
 }
 
 /** The older shape's create: a group and, in it, an Initial time series; the series' id. */
@@ -161,10 +187,13 @@ export async function createOlderShape(actor: Actor, stationId: number, given: G
 export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Given<OlderShapeData, SeriesWithGroup>): Promise<void> {
   const { series } = await editableSeries(actor, path);
   const body = await valuesOf(given, series);
+  const sourcesChange = body.timeStep !== undefined && body.timeStep !== series.timeStep;
   await db().write(async (tx) => {
     if (Object.keys(body.group).length) await changeGroup(tx, series.groupId, body.group);
     if (body.timeStep !== undefined) await changeSeries(tx, series.id, { timeStep: body.timeStep });
+    if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
+  if (sourcesChange) notifyJobsQueued();
 }
 
 /** The older shape's delete: the series, and its group when it was the last one (api.md §7.1). */
@@ -173,5 +202,7 @@ export async function deleteOlderShape(actor: Actor, path: SeriesPath): Promise<
   await db().write(async (tx) => {
     await tx.timeseries.delete({ where: { id: series.id } });
     if ((await tx.timeseries.count({ where: { groupId: series.groupId } })) === 0) await tx.timeseriesGroup.delete({ where: { id: series.groupId } });
+    else await seriesOfGroupChanged(tx, series.groupId);
   });
+  notifyJobsQueued();
 }

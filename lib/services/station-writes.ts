@@ -1,5 +1,7 @@
 import { rm } from "node:fs/promises";
 import { ensureStationCreator, type Actor } from "@/lib/auth/permissions";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { stationZoneChangedStatements } from "@/lib/processing/state";
 import { db, type Tx } from "@/lib/db";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { mediaPath } from "@/lib/services/media";
@@ -75,8 +77,8 @@ export async function insertStation(data: StationData, creatorId: number | null)
 export async function updateStation(actor: Actor, id: number, given: Given<Partial<StationData>, StationAccess>): Promise<void> {
   const station = await editableStation(actor, id);
   const data = await valuesOf(given, station);
-  await db().write(async (tx) => {
-    const current = await tx.station.findUniqueOrThrow({ where: { id }, select: { name: true, code: true, remarks: true } });
+  const zoneChanged = await db().write(async (tx) => {
+    const current = await tx.station.findUniqueOrThrow({ where: { id }, select: { name: true, code: true, remarks: true, displayTimezone: true } });
     const merged = { ...current, ...columns(data) };
     await tx.station.update({
       where: { id },
@@ -84,7 +86,12 @@ export async function updateStation(actor: Actor, id: number, given: Given<Parti
     });
     await replaceRelations(tx, id, data);
     await writeExactFloats(tx, "station", id, { lon: data.lon, lat: data.lat, altitude: data.altitude });
+    // Aggregations work in the station's local time: another zone means other intervals.
+    const changed = data.displayTimezone !== undefined && data.displayTimezone !== current.displayTimezone;
+    if (changed) for (const sql of stationZoneChangedStatements(id)) await tx.$executeRaw(sql);
+    return changed;
   });
+  if (zoneChanged) notifyJobsQueued();
 }
 
 /** Deletes a station and everything under it: groups, series, records, events, files and their bytes. */

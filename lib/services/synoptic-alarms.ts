@@ -2,7 +2,6 @@ import { findAuthUser } from "@/lib/auth/users";
 import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, Prisma } from "@/lib/db";
-import type { Dialect } from "@/lib/db/url";
 import { enqueueSql, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { sendMail } from "@/lib/mail";
 import { records } from "@/lib/records";
@@ -16,7 +15,7 @@ import { durationText, warningMail, type AlarmKind, type WarningItem } from "@/l
 
 /**
  * Early warnings (synoptic.md §3). A write of records into a series queues the evaluation of
- * every synoptic group that shows it (`synopticWrittenStatements`, in the write's transaction).
+ * every synoptic group that shows it (lib/jobs/series-written.ts, in the write's transaction).
  * The evaluation compares each series' value at its station's last common date with its limits
  * and rate-of-change thresholds, and keeps the alarms in force in `synoptic_alarm`: an alarm is
  * raised once, and raised again only after its series has been back within bounds. New alarms
@@ -26,30 +25,11 @@ import { durationText, warningMail, type AlarmKind, type WarningItem } from "@/l
  * The values of private series reach the e-mails only when the synoptic group's creator may
  * read them (the addresses are the creator's choice).
  */
-export const EVALUATE_KIND = "synoptic.evaluate";
 export const SEND_KIND = "synoptic.send";
 /** Tries of a warning's e-mail: 5 s, 20 s, 80 s, … up to an hour apart, about six hours in all. */
 export const SEND_ATTEMPTS = 10;
 
-export const evaluationKey = (groupId: number) => `synoptic:${groupId}`;
 const sendKey = (warningId: number) => `synoptic-warning:${warningId}`;
-
-/**
- * The statements that queue the evaluation of the synoptic groups showing a series, for the
- * `also` of a records write (run in its transaction). Only Initial and Checked series can be a
- * group's default series.
- */
-export function synopticWrittenStatements(seriesId: number, dialect: Dialect = db().dialect): Prisma.Sql[] {
-  const id = Prisma.sql`CAST(gs.synoptic_group_id AS TEXT)`;
-  return [enqueueSql({
-    kind: EVALUATE_KIND,
-    select: Prisma.sql`SELECT 'synoptic:' || ${id} AS key, '{"group":' || ${id} || '}' AS payload
-      FROM timeseries t
-        JOIN synoptic_timeseries_group e ON e.timeseries_group_id = t.timeseries_group_id
-        JOIN synoptic_group_station gs ON gs.id = e.synoptic_group_station_id
-      WHERE t.id = ${seriesId} AND t.type IN (1, 2)`,
-  }, dialect)];
-}
 
 /** What one series says about one kind of alarm: in alarm (with the warning's line), or within bounds. */
 type Observation = { entry: number; kind: AlarmKind; since: number; item: WarningItem | null };

@@ -2,16 +2,18 @@ import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
 import { ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
-import { synopticWrittenStatements } from "@/lib/services/synoptic-alarms";
 
 /**
  * Appending or inserting records (api.md §8.3, formats.md §6) by an editor of the series'
- * station: the parse, and the storage checks inside the write's transaction. All or nothing.
+ * station: the parse, and the storage checks inside the write's transaction. All or nothing;
+ * the runs of the processes that read the series are queued in the same transaction
+ * (processing.md §4), and the upload does not wait for them.
  */
 export interface UploadValues {
   /** Record lines (formats.md §6.1). */
@@ -34,10 +36,9 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
-    // The synoptic groups that show the series are evaluated after the write (synoptic.md §3).
-    also: synopticWrittenStatements(s.id),
+    also: parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : [],
   });
   if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
-  if (!dryRun) notifyJobsQueued();
+  if (!dryRun && result.stored > 0) notifyJobsQueued();
   return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored });
 }
