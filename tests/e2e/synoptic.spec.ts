@@ -192,7 +192,9 @@ test("a station's page: latest values and 24-hour charts with the limits drawn",
   await expect(chart.locator(".recharts-reference-line")).toHaveCount(2);
   await expect(page.locator(".synoptic-chart-legend")).toHaveText(/low limit 0\.4 m\s*high limit 1\.7 m/);
   // The y axis covers the default chart range (0 to 2.5).
-  const ticks = await chart.locator(".recharts-yAxis .recharts-cartesian-axis-tick-value").allTextContents();
+  const tickValues = chart.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
+  await expect(tickValues.first()).toBeVisible();
+  const ticks = await tickValues.allTextContents();
   expect(Math.min(...ticks.map(Number))).toBeLessThanOrEqual(0);
   expect(Math.max(...ticks.map(Number))).toBeGreaterThanOrEqual(2.5);
   await shot(page, "synoptic-03-station");
