@@ -154,7 +154,7 @@ export default function SynopticGroupForm({ initial, choices, zones, tileUrl, ti
   }
 
   const field = (id: string, label: string, name: string, input: ReactNode, help?: string) => (
-    <div className="field-block">
+    <div className="field">
       <label htmlFor={id}>{label}</label>
       {input}
       {help && <p className="help" id={`${id}-help`}>{help}</p>}
