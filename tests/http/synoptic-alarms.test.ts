@@ -265,3 +265,29 @@ describe("warnings without addresses, private data, a failing SMTP server", () =
     expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
   }, 40_000);
 });
+
+describe("every writer of records evaluates the groups that show the series", () => {
+  it("a checks process writing the Checked series (the group's default) raises the alarm", async () => {
+    const g = await gauge("Kalamas checked");
+    // Disabled: the Checked series exists (empty) but nothing writes it yet.
+    const created = await http.post(`/api/stations/${g.station}/timeseriesgroups/${g.group}/processes/`, {
+      token: owner.token, json: { type: "checks", enabled: false, range_check: { lower_bound: 0, upper_bound: 100 } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const group = await synoptic(owner.token, [{ gauge: g, limits: { high_limit: 3 } }], ["checked@example.com"]);
+    const before = smtp.messages.length;
+    // The Initial series' write is evaluated, but the default series (Checked) has no data yet.
+    await upload(g, `${DAY} 10:00,3.2,\n`, [group.id]);
+    expect(await warningsOf(group.id)).toEqual([]);
+    const evaluations = (await jobsOf(group.id)).length;
+    // Enabled, the process runs and writes 3.2 into the Checked series: that write evaluates the group.
+    const enabled = await http.patch(`/api/stations/${g.station}/timeseriesgroups/${g.group}/processes/${created.json.id}/`, { token: owner.token, json: { enabled: true } });
+    expect(enabled.status, enabled.text).toBe(200);
+    const [warning] = await until(() => warningsOf(group.id), (ws) => ws.length > 0, 20_000);
+    expect((await jobsOf(group.id)).length).toBeGreaterThan(evaluations);
+    const mails = await smtp.waitFor(before + 1);
+    expect(mails[before].to).toEqual(["checked@example.com"]);
+    expect(mails[before].text).toContain("Kalamas checked Stage 2025-06-01 12:00 3.20 m (high limit 3 m)\n");
+    expect(warning.subject).toBe("Enhydris early warning (Kalamas checked)");
+  }, 40_000);
+});
