@@ -9,7 +9,7 @@ import { NotFound } from "@/lib/services/errors";
 import { editableSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
 import { readableStations, synopticStations, type SynopticEntry, type SynopticStation } from "@/lib/services/synoptic-latest";
 import { rateOfChangeReach } from "@/lib/processing/numerics/rate-of-change";
-import { deltaSeconds } from "@/lib/synoptic/config";
+import { stepSeconds } from "@/lib/processing/numerics/steps";
 import { rateOfChangeFailureAt } from "@/lib/synoptic/status";
 import { durationText, warningMail, type AlarmKind, type WarningItem } from "@/lib/synoptic/warnings";
 
@@ -67,7 +67,7 @@ async function rateOfChangeItem(station: SynopticStation, entry: SynopticEntry):
   }
   const failure = rateOfChangeFailureAt(Float64Array.from(timestamps), Float64Array.from(values), config, at);
   if (!failure) return null;
-  const named = failure.implied ? undefined : config.thresholds.find((t) => deltaSeconds(t.delta_t).seconds === failure.seconds);
+  const named = failure.implied ? undefined : config.thresholds.find((t) => stepSeconds(t.delta_t).seconds === failure.seconds);
   return item(station, entry, "rate_of_change", {
     change: { diff: failure.diff, allowed: failure.allowed, over: named?.delta_t ?? durationText(failure.seconds), implied: failure.implied },
   });

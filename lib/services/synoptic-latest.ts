@@ -60,14 +60,19 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
     SELECT gs.station_id, gs.id AS station_row, s.name, s.lon, s.lat,
       e.id AS entry_id, e.timeseries_group_id, e.title, e.subtitle, e.low_limit, e.high_limit, e.default_chart_min, e.default_chart_max, e.rate_of_change,
       g.name AS group_name, g.precision, v.descr AS variable, u.symbol AS unit,
-      t.id AS series_id, t.publicly_available, t.last_timestamp, t.last_value
+      COALESCE(tc.id, ti.id) AS series_id,
+      CASE WHEN tc.id IS NULL THEN ti.publicly_available ELSE tc.publicly_available END AS publicly_available,
+      CASE WHEN tc.id IS NULL THEN ti.last_timestamp ELSE tc.last_timestamp END AS last_timestamp,
+      CASE WHEN tc.id IS NULL THEN ti.last_value ELSE tc.last_value END AS last_value
     FROM synoptic_group_station gs
       JOIN station s ON s.id = gs.station_id
       LEFT JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
       LEFT JOIN timeseries_group g ON g.id = e.timeseries_group_id
       LEFT JOIN variable v ON v.id = g.variable_id
       LEFT JOIN unit_of_measurement u ON u.id = g.unit_id
-      LEFT JOIN timeseries t ON t.id = (SELECT d.id FROM timeseries d WHERE d.timeseries_group_id = g.id AND d.type IN (1, 2) ORDER BY d.type DESC LIMIT 1)
+      -- The default series: Checked (2), else Initial (1); one of each per group (an index).
+      LEFT JOIN timeseries tc ON tc.timeseries_group_id = g.id AND tc.type = 2
+      LEFT JOIN timeseries ti ON ti.timeseries_group_id = g.id AND ti.type = 1
     WHERE gs.synoptic_group_id = ${groupId}
     ORDER BY gs."order", gs.id, e."order", e.id`);
   const stations: SynopticStation[] = [];

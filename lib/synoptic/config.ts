@@ -5,7 +5,7 @@
  * scripts report the same words.
  */
 import type { RateOfChangeThreshold } from "@/lib/processing/numerics/rate-of-change";
-import { stepSeconds } from "@/lib/processing/numerics/steps";
+import { rateOfChangeErrors as checksRateOfChangeErrors } from "@/lib/processing/config";
 
 export interface SynopticRateOfChange {
   symmetric: boolean;
@@ -39,19 +39,11 @@ export interface SynopticGroupValues {
   stations: SynopticStationDefinition[];
 }
 
-/** The longest `delta_t`: a time step column holds at most 7 characters (api.md §6). */
-const DELTA_T_LENGTH = 7;
-
 export const SYNOPTIC_RULES = {
   slug: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.',
   slugTaken: "A synoptic group with this slug already exists.",
   limitsOrder: "low_limit must not be greater than high_limit.",
   chartOrder: "default_chart_min must be less than default_chart_max.",
-  noThresholds: "thresholds: At least one threshold is required.",
-  distinctDeltas: (a: string, b: string) => a === b
-    ? `thresholds: Each delta_t may appear only once ("${a}" appears twice).`
-    : `thresholds: Each delta_t may appear only once ("${a}" and "${b}" are the same duration).`,
-  symmetricPositive: (i: number) => `thresholds[${i}].allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0.`,
   repeatedStation: "This station is already in the synoptic group.",
   repeatedGroup: "This time series group is already shown at this station.",
   notOfStation: (gid: number, sid: number) => `Time series group ${gid} does not belong to station ${sid}.`,
@@ -61,29 +53,9 @@ export const SYNOPTIC_RULES = {
 
 export const SLUG = /^[A-Za-z0-9_-]+$/;
 
-/** The seconds of a `delta_t` (`10min`, `1h`, `1D`); null with the reason when it is not one. */
-export function deltaSeconds(text: string): { seconds: number; reason?: undefined } | { seconds: null; reason: string } {
-  if (text.length > DELTA_T_LENGTH) return { seconds: null, reason: `Ensure this field has no more than ${DELTA_T_LENGTH} characters.` };
-  return stepSeconds(text);
-}
-
-/** The rules of a rate-of-change definition, the messages relative to it ("thresholds[1].delta_t: …"). */
+/** The rules of a rate-of-change definition: those of the checks' (processing.md §1), relative to it ("thresholds[1].delta_t: …"). */
 export function rateOfChangeErrors(r: SynopticRateOfChange): string[] {
-  if (r.thresholds.length === 0) return [SYNOPTIC_RULES.noThresholds];
-  const errors: string[] = [];
-  const seen = new Map<number, string>();
-  r.thresholds.forEach((t, i) => {
-    const delta = deltaSeconds(t.delta_t);
-    if (delta.seconds === null) {
-      errors.push(`thresholds[${i}].delta_t: ${delta.reason}`);
-    } else {
-      const earlier = seen.get(delta.seconds);
-      if (earlier !== undefined) errors.push(SYNOPTIC_RULES.distinctDeltas(earlier, t.delta_t));
-      else seen.set(delta.seconds, t.delta_t);
-    }
-    if (r.symmetric && !(t.allowed_diff > 0)) errors.push(SYNOPTIC_RULES.symmetricPositive(i));
-  });
-  return errors;
+  return checksRateOfChangeErrors({ ...r, remove_failing_values: false });
 }
 
 /**
