@@ -157,6 +157,7 @@ test("the synoptic page: map and table, colours by status and freshness, updatin
   await hydrated(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, "the page scrolls sideways").toBeLessThanOrEqual(0);
+  await expect(page.locator(".synoptic-marker-box")).toHaveCount(3);
   await shot(page, "synoptic-01-page");
 });
 
