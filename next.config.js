@@ -26,7 +26,8 @@ const nextConfig = {
     // One instance per process, shared with server.mjs (the metrics registry, the logger).
     "prom-client", "pino", "pino-pretty",
   ],
-  experimental: { serverActions: { allowedOrigins: siteHosts() } },
+  // authInterrupts: forbidden() answers 403 with app/forbidden.tsx (management pages).
+  experimental: { serverActions: { allowedOrigins: siteHosts() }, authInterrupts: true },
   // `npm run typecheck` is the type check; ENHYDRIS_BUILD_SKIP_TYPECHECK=1 skips the repeat in
   // `next build` (development only: CI builds with it).
   typescript: { ignoreBuildErrors: process.env.ENHYDRIS_BUILD_SKIP_TYPECHECK === "1" },

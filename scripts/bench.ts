@@ -6,18 +6,18 @@
 //                     for at least a second, so that one burst of other work on the machine
 //                     does not move their median
 //   BENCH_ONLY=processing,stations   only these sections (reads, legacy, page, stations,
-//                     processing, replication); the stations and the uploads are always made,
-//                     except for BENCH_ONLY=replication (scripts/bench-replication.ts)
+//                     processing, replication, synoptic); the stations and the uploads are always
+//                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts)
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDb } from "@/lib/db";
+import { closeDb, db } from "@/lib/db";
 import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -190,6 +190,10 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       };
       rows.push(...await processingBench({ url, auth, bigGroups, make: newGroup, twice: label !== "SQLite" }));
     }
+    if (wanted("synoptic")) {
+      console.error(`[${label}] synoptic…`);
+      rows.push(...await synopticBench(url, auth, label === "SQLite"));
+    }
     info("server peak memory (resident, whole run)", `${Math.max(uploadPeak, rssMb(pid)).toFixed(0)} MB (VmHWM ${(() => {
       const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       return m ? (Number(m[1]) / 1024).toFixed(0) : "?";
@@ -306,6 +310,81 @@ async function processingBench(setup: ProcessingSetup): Promise<Row[]> {
   add("upload of 144 records, no processes on the series", none, null);
   add("upload of 144 records, three processes on the series", three, null);
   rows.push({ workload: "upload latency with three processes vs none", result: `${((three / none - 1) * 100).toFixed(1)} %`, target: "≤ +5 %", ok: three <= none * 1.05 });
+  return rows;
+}
+
+/** Runs `fn` over `items`, `width` at a time. */
+async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+/**
+ * synoptic.md §4 through the API: a synoptic group of 300 stations × 4 time series groups, each
+ * with a day of ten-minute records; latest/ (warm), the synoptic page's time to first byte, and
+ * the evaluation of the group after an upload (the job's own time, from the job table).
+ */
+async function synopticBench(url: string, auth: Record<string, string>, sqlite: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const add = (workload: string, value: number, limit: number) =>
+    rows.push({ workload, result: `${value.toFixed(1)} ms`, target: `≤ ${limit} ms${sqlite ? "" : " (SQLite's target)"}`, ok: value <= limit });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await ok(await fetch(url + path, {
+      method, headers: { ...auth, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+    }));
+    return response.status === 204 ? null : response.json();
+  };
+  const listed = await call("GET", "/api/stations/?page_size=400&sort=id");
+  const stations = (listed.results as { id: number }[]).map((s) => s.id).filter((id) => id !== 1).slice(0, 300);
+  const day = Date.UTC(2025, 5, 1) / 1000;
+  const lines = (offset: number) => Array.from({ length: 144 }, (_, i) => {
+    const d = new Date((day + i * 600) * 1000).toISOString();
+    return `${d.slice(0, 10)} ${d.slice(11, 16)},${(10 + offset + Math.sin(i / 10)).toFixed(2)},`;
+  }).join("\n");
+  const made: { station: number; group: number; series: number }[] = [];
+  await inParallel(stations.flatMap((station) => [0, 1, 2, 3].map((k) => ({ station, k }))), 4, async ({ station, k }) => {
+    const created = await call("POST", `/api/stations/${station}/timeseries/`, { precision: 2, variable: 1, unit_of_measurement: 1, time_step: "10min", name: `Synoptic ${k}` });
+    await call("POST", `/api/stations/${station}/timeseries/${created.id}/data/`, { timeseries_records: lines(k), timezone: "UTC" });
+    made.push({ station, group: created.timeseries_group, series: created.id });
+  });
+  const slug = `bench-${Date.now()}`;
+  const group = await call("POST", "/api/synopticgroups/", {
+    name: "Bench", slug, display_timezone: "Etc/GMT-2", fresh_time_limit: 3600, early_warning_emails: [],
+    stations: stations.map((station) => ({
+      station,
+      timeseries_groups: made.filter((m) => m.station === station).map((m) => ({ timeseries_group: m.group, low_limit: 9.5, high_limit: 12.5 })),
+    })),
+  });
+  add("synoptic latest/ of 300 stations × 4 groups (warm)", await medianOf(async () => (await ok(await fetch(`${url}/api/synopticgroups/${group.id}/latest/`))).arrayBuffer()), sqlite ? 30 : 60);
+  const firstBytes: number[] = [];
+  for (let i = 0; i < REPEAT + 2; i++) {
+    const t = performance.now();
+    const { firstByte } = await drain(await ok(await fetch(`${url}/synoptic/${slug}/`)), t);
+    if (i >= 2) firstBytes.push(firstByte);
+  }
+  add("synoptic page of 300 stations: time to first byte", median(firstBytes), 200);
+  // Evaluations after uploads of one record each to one of the group's series.
+  const key = `synoptic:${group.id}`;
+  const times: number[] = [];
+  const target = made[0];
+  for (let i = 0; i < REPEAT; i++) {
+    const last = (await db().prisma.job.findFirst({ where: { key }, orderBy: { id: "desc" }, select: { id: true } }))?.id ?? 0;
+    const t = new Date((day + (144 + i) * 600) * 1000).toISOString();
+    await call("POST", `/api/stations/${target.station}/timeseries/${target.series}/data/`, { timeseries_records: `${t.slice(0, 10)} ${t.slice(11, 16)},${i % 2 ? 11 : 13},`, timezone: "UTC" });
+    for (;;) {
+      const job = await db().prisma.job.findFirst({ where: { key, id: { gt: last }, status: { in: ["succeeded", "failed"] } }, orderBy: { id: "desc" } });
+      if (job) {
+        if (job.status === "failed") throw new Error(`synoptic evaluation failed: ${job.error}`);
+        times.push(job.finishedAt!.getTime() - job.startedAt!.getTime());
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  add("synoptic evaluation after an upload (one group of 1,200 series)", median(times), sqlite ? 20 : 40);
+  await closeDb();
   return rows;
 }
 

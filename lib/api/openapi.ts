@@ -6,11 +6,12 @@ import { stationFields } from "@/lib/api/station-fields";
 import {
   BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
-  StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
+  StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
 import { allProcessFields, runFields } from "@/lib/api/process-fields";
 import { runFields as replicationRunFields, sourceFields } from "@/lib/api/replication";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
+import { synopticGroupFields } from "@/lib/api/synoptic-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
 /**
@@ -18,7 +19,7 @@ import { LOOKUP_NAMES } from "@/lib/services/lookups";
  * schemas of the request fields (the same specs that validate requests) and of the responses.
  */
 type Method = "get" | "post" | "put" | "patch" | "delete";
-type Who = "everyone" | "user" | "editor" | "superuser" | "station creator";
+type Who = "everyone" | "user" | "editor" | "superuser" | "station creator" | "the creator of the synoptic group and superusers";
 
 interface Param {
   name: string;
@@ -140,6 +141,14 @@ function operations(): Operation[] {
       ok: [200, "A page", pageSchema(ReplicationRunSchema)], errors: [401, 403, 404] },
     { method: "post", path: "/api/stations/{sid}/detach/", tag: "Replication", summary: "Make a replicated station this instance's own (it is no longer updated from its source)", who: "superuser",
       ok: [200, "The station", StationSchema], errors: [401, 403, 404, 409] },
+    ...crud("/api/synopticgroups/", "{id}", "Synoptic groups", SynopticGroupSchema, synopticGroupFields(), "the creator of the synoptic group and superusers")
+      .map((op) => (op.method === "post" ? { ...op, who: "user" as Who, errors: [400, 401, 413, 415] } : op)),
+    { method: "get", path: "/api/synopticgroups/{id}/latest/", tag: "Synoptic groups", who: "everyone",
+      summary: "Each station's values at its last common date, their status and freshness (values of private series only for their data readers)",
+      ok: [200, "The stations in order", SynopticLatestSchema], errors: [404] },
+    { method: "get", path: "/api/synopticgroups/{id}/warnings/", tag: "Synoptic groups", who: "the creator of the synoptic group and superusers",
+      summary: "The early warnings recorded, newest first, and whether their e-mail has gone", query: PAGE,
+      ok: [200, "A page", pageSchema(SynopticWarningSchema)], errors: [401, 403, 404] },
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

@@ -20,6 +20,7 @@ import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
 import { replicationRoutes } from "@/lib/api/replication";
+import { synopticRoutes } from "@/lib/api/synoptic";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {
@@ -73,6 +74,7 @@ export function apiRoutes(): Route[] {
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
     ...lookupRoutes(),
     ...replicationRoutes(),
+    ...synopticRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },
     { path: "auth/user/", handlers: { GET: getUser, PUT: updateUser, PATCH: updateUser } },

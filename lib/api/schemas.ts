@@ -117,6 +117,65 @@ export const ReplicationSourceSchema = z.object({
   id, name: z.string(), url: z.string(), username: z.string(), query: z.string(), interval: z.int().min(0), enabled: z.boolean(), prune: z.boolean(),
   last_run: ReplicationRunSchema.nullable(),
 }).meta({ id: "ReplicationSource", description: "Another instance to copy stations from; password and token are write-only" });
+const threshold = z.object({ delta_t: z.string().meta({ description: "A positive integer and min, h or D: 10min, 1h, 1D" }), allowed_diff: z.number() });
+const synopticSeries = z.object({
+  timeseries_group: id,
+  title: z.string().max(50),
+  subtitle: z.string().max(50),
+  low_limit: z.number().nullable(),
+  high_limit: z.number().nullable(),
+  default_chart_min: z.number().nullable(),
+  default_chart_max: z.number().nullable(),
+  rate_of_change: z.object({ symmetric: z.boolean(), thresholds: z.array(threshold).min(1) }).nullable()
+    .meta({ description: "Rate-of-change thresholds checked at the last common date (processing.md §3), or null" }),
+}).meta({ id: "SynopticSeries" });
+
+export const SynopticStationsSchema = z.array(z.object({ station: id, timeseries_groups: z.array(synopticSeries) }).meta({ id: "SynopticStation" }))
+  .meta({ description: "In order; each time series group must belong to its station. JSON text in a form body." });
+
+export const SynopticGroupSchema = z.object({
+  id,
+  last_modified: lastModified,
+  name: z.string().max(50),
+  slug: z.string().max(50),
+  display_timezone: z.string(),
+  fresh_time_limit: z.int().min(1).meta({ description: "Seconds: older data are shown as old" }),
+  early_warning_emails: z.array(z.string()),
+  stations: SynopticStationsSchema,
+}).meta({ id: "SynopticGroup" });
+
+export const SynopticLatestSchema = z.array(z.object({
+  station: id,
+  name: z.string(),
+  geom: z.string(),
+  last_common_date: z.string().nullable().meta({ description: "The earliest of the last timestamps of the station's series, YYYY-MM-DDTHH:MM:SSZ" }),
+  freshness: z.enum(["recent", "old"]),
+  values: z.array(z.object({
+    timeseries_group: id,
+    title: z.string(),
+    unit: z.string(),
+    value: z.number().nullable().meta({ description: "At the last common date, with the group's precision; null when missing or hidden" }),
+    status: z.enum(["ok", "low", "high", "error", "hidden"]),
+  })),
+})).meta({ id: "SynopticLatest" });
+
+export const SynopticWarningSchema = z.object({
+  id,
+  created: z.string(),
+  status: z.enum(["pending", "sent", "failed", "no_recipients"]).meta({ description: "pending: queued or being retried (see error)" }),
+  sent: z.string().nullable(),
+  error: z.string().nullable(),
+  recipients: z.array(z.string()),
+  subject: z.string(),
+  body: z.string(),
+  alarms: z.array(z.object({
+    station: z.string(), variable: z.string(), kind: z.enum(["low", "high", "rate_of_change"]), time: z.int().meta({ description: "Unix seconds" }),
+    value: z.number(), precision: z.int(), unit: z.string(), limit: z.number().optional(),
+    change: z.object({ diff: z.number(), allowed: z.number(), over: z.string(), implied: z.boolean() }).optional(),
+    fresh: z.boolean().meta({ description: "Raised by this warning (false: still in force since an earlier one)" }),
+  })),
+}).meta({ id: "SynopticWarning" });
+
 export const RangeCheckSchema = z.object({
   lower_bound: z.number(), upper_bound: z.number(), soft_lower_bound: z.number().nullable().optional(), soft_upper_bound: z.number().nullable().optional(),
 }).meta({ id: "RangeCheck", description: "lower_bound ≤ soft_lower_bound ≤ soft_upper_bound ≤ upper_bound; values outside the hard bounds are emptied (RANGE), outside the soft ones flagged SUSPECT" });

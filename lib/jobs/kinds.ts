@@ -4,6 +4,8 @@ import { replicationRun } from "@/lib/replication/job";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
 import { processRunHandler } from "@/lib/processing/run";
 import { PROCESS_KIND } from "@/lib/processing/state";
+import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
+import { EVALUATE_KIND } from "@/lib/synoptic/trigger";
 
 /**
  * The registry of job kinds: each kind's module is imported here, explicitly, and the runner
@@ -26,4 +28,6 @@ export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobH
   [PRUNE_KIND, pruneHistory],
   [REPLICATION_KIND, replicationRun],
   [PROCESS_KIND, processRunHandler],
+  [EVALUATE_KIND, evaluateJob],
+  [SEND_KIND, sendWarning],
 ]);

@@ -1,6 +1,7 @@
 import { db, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { sourceWrittenStatements } from "@/lib/processing/state";
+import { synopticWrittenStatements } from "@/lib/synoptic/trigger";
 
 /**
  * The one place where a write of records into a series causes background work: every records
@@ -8,8 +9,9 @@ import { sourceWrittenStatements } from "@/lib/processing/state";
  * statements in its write's transaction (records' `also`), so that the work is queued exactly
  * when the records commit, and then calls notifyJobsQueued(). Each consumer adds its
  * statements here: processing now (processing.md §2: the processes that read the series run
- * from `firstTimestamp` on); the synoptic alarms and replication later.
+ * from `firstTimestamp` on), the synoptic groups that show the series
+ * (synoptic.md §3: their alarms are evaluated); replication later.
  */
 export function seriesWrittenStatements(seriesId: number, firstTimestamp: number, dialect: Dialect = db().dialect): Prisma.Sql[] {
-  return [...sourceWrittenStatements(seriesId, firstTimestamp, dialect)];
+  return [...sourceWrittenStatements(seriesId, firstTimestamp, dialect), ...synopticWrittenStatements(seriesId, dialect)];
 }

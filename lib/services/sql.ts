@@ -38,11 +38,16 @@ export function parseIdList(text: unknown): number[] {
  * 0.3), so float columns written through it are rewritten in the same transaction from their
  * exact decimal text, which the database converts (correctly rounded).
  */
-export async function writeExactFloats(tx: { $executeRaw(sql: Prisma.Sql): Promise<number> }, table: "station" | "garea", id: number,
+export async function writeExactFloats(tx: { $executeRaw(sql: Prisma.Sql): Promise<number> }, table: "station" | "garea" | "synoptic_timeseries_group", id: number,
   values: Record<string, number | null | undefined>): Promise<void> {
-  const type = Prisma.raw(db().dialect === "sqlite" ? "REAL" : "DOUBLE PRECISION");
   const sets = Object.entries(values)
     .filter(([, v]) => v !== undefined)
-    .map(([column, v]) => (v === null ? Prisma.sql`${Prisma.raw(column)} = NULL` : Prisma.sql`${Prisma.raw(column)} = CAST(${String(v)} AS ${type})`));
+    .map(([column, v]) => Prisma.sql`${Prisma.raw(column)} = ${exactFloatSql(v as number | null)}`);
   if (sets.length) await tx.$executeRaw(Prisma.sql`UPDATE ${Prisma.raw(table)} SET ${Prisma.join(sets, ", ")} WHERE id = ${id}`);
+}
+
+/** A float (or NULL) for an SQL statement, written as its exact decimal text for the database to convert (see writeExactFloats). */
+export function exactFloatSql(value: number | null): Prisma.Sql {
+  if (value === null) return Prisma.sql`NULL`;
+  return Prisma.sql`CAST(${String(value)} AS ${Prisma.raw(db().dialect === "sqlite" ? "REAL" : "DOUBLE PRECISION")})`;
 }

@@ -115,17 +115,23 @@ export interface StationAccess {
   replicatedFrom: number | null;
 }
 
-export async function stationAccess(id: number): Promise<StationAccess | null> {
-  if (!isDatabaseId(id)) return null;
-  const [r] = await db().query<{ id: number; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
+/** What permission checks need to know about each of these stations, by id (unknown ids are left out). */
+export async function stationAccesses(ids: number[]): Promise<Map<number, StationAccess>> {
+  const valid = [...new Set(ids)].filter(isDatabaseId);
+  if (!valid.length) return new Map();
+  const rows = await db().query<{ id: number; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
     SELECT s.id, s.creator_id, s.replicated_from,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
-    FROM station s WHERE s.id = ${id}`);
-  return r ? {
+    FROM station s WHERE s.id IN (${Prisma.join(valid)})`);
+  return new Map(rows.map((r) => [r.id, {
     id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers),
     replicatedFrom: r.replicated_from === null ? null : Number(r.replicated_from),
-  } : null;
+  }]));
+}
+
+export async function stationAccess(id: number): Promise<StationAccess | null> {
+  return (await stationAccesses([id])).get(id) ?? null;
 }
 
 /** The station, or NotFound. */

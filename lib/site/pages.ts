@@ -43,14 +43,7 @@ export function timeStepLabel(step: string): string {
   return step || "irregular";
 }
 
-/** Parses "SRID=4326;POINT (lon lat)". */
-export function lonLat(geom: string): [number, number] | null {
-  const m = /POINT\s*\(\s*(\S+)\s+(\S+)\s*\)/.exec(geom);
-  if (!m) return null;
-  const lon = Number(m[1]);
-  const lat = Number(m[2]);
-  return Number.isFinite(lon) && Number.isFinite(lat) ? [lon, lat] : null;
-}
+export { lonLat } from "@/lib/site/geom";
 
 /**
  * The first chart of the group page, read on the server so the browser draws it as soon as the

@@ -25,8 +25,21 @@ export function decodeQuotedPrintable(text: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
-export async function startSmtp(): Promise<{ port: number; messages: Received[]; waitFor(n: number, ms?: number): Promise<Received[]>; close(): Promise<void> }> {
+export interface SmtpListener {
+  port: number;
+  messages: Received[];
+  /** Messages refused so far (see `refuse`). */
+  refused: number;
+  waitFor(n: number, ms?: number): Promise<Received[]>;
+  /** Answers the next `n` messages with a temporary failure (451) instead of taking them. */
+  refuse(n: number): void;
+  close(): Promise<void>;
+}
+
+export async function startSmtp(): Promise<SmtpListener> {
   const messages: Received[] = [];
+  let toRefuse = 0;
+  const listener = { refused: 0 } as SmtpListener;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -35,6 +48,12 @@ export async function startSmtp(): Promise<{ port: number; messages: Received[];
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        if (toRefuse > 0) {
+          toRefuse--;
+          listener.refused++;
+          callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
+          return;
+        }
         const raw = Buffer.concat(chunks).toString("utf8");
         const [head, ...rest] = raw.split(/\r?\n\r?\n/);
         const qp = /content-transfer-encoding:\s*quoted-printable/i.test(head);
@@ -52,14 +71,17 @@ export async function startSmtp(): Promise<{ port: number; messages: Received[];
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
+  return Object.assign(listener, {
     port,
     messages,
-    async waitFor(n, ms = 10_000) {
+    async waitFor(n: number, ms = 10_000) {
       const deadline = Date.now() + ms;
       while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       return messages;
     },
+    refuse(n: number) {
+      toRefuse = n;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  });
 }

@@ -92,9 +92,22 @@ function impliedAllowedDiff(t: SortedThresholds, symmetric: boolean, delta: numb
 }
 
 /**
+ * Why a record failed, as rocc words it: its difference from an earlier record, the allowed
+ * difference it exceeds, and over how long (seconds): a threshold's `delta_t`, or for an implied
+ * threshold the time since the last valid record.
+ */
+export interface RateOfChangeFailure {
+  readonly index: number;
+  readonly diff: number;
+  readonly allowed: number;
+  readonly seconds: number;
+  readonly implied: boolean;
+}
+
+/**
  * Marks in `failed` the records from index `from` on that fail the check. `failed[0..from)` must
  * hold the outcome for the earlier records (the state a run from `from` continues); the records
- * from `from` on must be 0.
+ * from `from` on must be 0. `onFailure`, when given, hears why each one failed.
  */
 export function rateOfChangeFailures(
   timestamps: Float64Array,
@@ -103,6 +116,7 @@ export function rateOfChangeFailures(
   symmetric: boolean,
   failed: Uint8Array,
   from = 0,
+  onFailure?: (failure: RateOfChangeFailure) => void,
 ): void {
   const { deltas, diffs } = thresholds;
   const k = deltas.length;
@@ -128,6 +142,7 @@ export function rateOfChangeFailures(
         if (failed[j]) continue;
         if (exceeds(value - values[j], allowed, symmetric)) {
           fails = true;
+          onFailure?.({ index: i, diff: value - values[j], allowed, seconds: delta, implied: false });
           break;
         }
       }
@@ -136,7 +151,9 @@ export function rateOfChangeFailures(
       const delta = time - timestamps[lastValid];
       if (delta <= impliedReach) {
         const diff = value - values[lastValid];
-        fails = exceeds(diff, impliedAllowedDiff(thresholds, symmetric, delta, diff < 0), symmetric);
+        const allowed = impliedAllowedDiff(thresholds, symmetric, delta, diff < 0);
+        fails = exceeds(diff, allowed, symmetric);
+        if (fails) onFailure?.({ index: i, diff, allowed, seconds: delta, implied: true });
       }
     }
     if (fails) failed[i] = 1;

@@ -1,0 +1,35 @@
+import "@/components/synoptic/synoptic.css";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { synopticGroupContents } from "@/lib/services/synoptic-groups";
+import { editable } from "@/app/manage/synoptic/guard";
+import { deleteSynopticGroupAction } from "@/app/manage/synoptic/actions";
+
+export const metadata: Metadata = { title: "Delete synoptic group" };
+
+type Params = Promise<{ id: string }>;
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
+/** `{site}/manage/synoptic/{id}/delete/`: says what goes with it, then deletes on a POST (management.md). */
+export default async function DeleteSynopticGroupPage({ params }: { params: Params }) {
+  const { group } = await editable((await params).id, (id) => `/manage/synoptic/${id}/delete/`);
+  const contents = await synopticGroupContents(group.id);
+  return (
+    <div className="narrow">
+      <div className="card">
+        <h1>Delete “{group.name}”?</h1>
+        <p>
+          Its page /synoptic/{group.slug}/ goes, with its {count(contents.stations, "station", "stations")} and {count(contents.series, "variable", "variables")} shown,
+          their limits and alarms, and {count(contents.warnings, "recorded warning", "recorded warnings")}. No e-mail is sent about it any more.
+          The stations, their time series and their data stay.
+        </p>
+        <form action={deleteSynopticGroupAction} className="form-footer">
+          <input type="hidden" name="id" value={group.id} />
+          <button type="submit" className="danger">Delete the synoptic group</button>{" "}
+          <Link href={`/manage/synoptic/${group.id}/`}>Cancel</Link>
+        </form>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+"use server";
+
+import { forbidden, notFound, redirect } from "next/navigation";
+import { readSynopticGroup } from "@/lib/api/synoptic-fields";
+import { RequestInput } from "@/lib/http/body";
+import { Conflict, NotFound, PermissionDenied } from "@/lib/services/errors";
+import { resendWarning } from "@/lib/services/synoptic-alarms";
+import {
+  createSynopticGroup, deleteSynopticGroup, findSynopticGroup, synopticGroupJson, updateSynopticGroup, type SynopticGroupJson,
+} from "@/lib/services/synoptic-groups";
+import { stationChoices, type StationChoice } from "@/lib/services/synoptic-pages";
+import { currentUser } from "@/lib/site/current-user";
+import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import type { SynopticGroupValues } from "@/lib/synoptic/config";
+
+/**
+ * The forms of `{site}/manage/synoptic/…`: read with the fields and rules of synopticgroups/
+ * (lib/api/synoptic-fields.ts) and saved by the same services, so a form shows the API's
+ * messages.
+ */
+export interface SynopticFormState {
+  errors: Record<string, string[]>;
+  /** The synoptic group as saved now, when someone else changed it since the form was opened. */
+  conflict?: SynopticGroupJson | null;
+}
+
+const NOT_LOGGED_IN: SynopticFormState = { errors: { form: [SESSION_ENDED] } };
+
+const text = (form: FormData, name: string) => {
+  const v = form.get(name);
+  return typeof v === "string" ? v : "";
+};
+
+/** The form's fields as the API reads them: the addresses typed one per line (or separated by commas) become a list. */
+function apiInput(form: FormData): RequestInput {
+  const data = new FormData();
+  for (const name of ["name", "slug", "display_timezone", "fresh_time_limit", "stations"]) data.set(name, text(form, name));
+  const emails = text(form, "early_warning_emails").split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
+  if (emails.length) for (const e of emails) data.append("early_warning_emails", e);
+  else data.set("early_warning_emails", "");
+  return RequestInput.formData(data);
+}
+
+export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData): Promise<SynopticFormState> {
+  const user = await currentUser();
+  if (!user) return NOT_LOGGED_IN;
+  const input = apiInput(form);
+  const existing = Number(text(form, "id")) || null;
+  let id: number;
+  try {
+    if (existing) {
+      await updateSynopticGroup(user, existing, () => readSynopticGroup(input, "replace"), { basedOn: text(form, "based_on") || null });
+      id = existing;
+    } else {
+      id = await createSynopticGroup(user, async () => (await readSynopticGroup(input, "create")) as SynopticGroupValues);
+    }
+  } catch (error) {
+    if (error instanceof Conflict) return { errors: { form: [error.detail] }, conflict: await synopticGroupJson(existing!) };
+    if (error instanceof NotFound) return { errors: { form: ["This synoptic group has been deleted."] } };
+    const errors = formErrors(error);
+    if (!errors) throw error;
+    return { errors };
+  }
+  redirect(`/manage/synoptic/${id}/?saved=1`);
+}
+
+/** Runs a plain form's action; a refusal shows the 404 or 403 page, or the login page when the session has ended. */
+async function asPage(back: string, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof NotFound) notFound();
+    if (error instanceof PermissionDenied) {
+      if (error.anonymous) redirect(`/accounts/login/?next=${encodeURIComponent(back)}`);
+      forbidden();
+    }
+    throw error;
+  }
+}
+
+export async function deleteSynopticGroupAction(form: FormData): Promise<void> {
+  const id = Number(text(form, "id"));
+  const group = await findSynopticGroup(id);
+  await asPage(`/manage/synoptic/${id}/delete/`, async () => deleteSynopticGroup(await currentUser(), id));
+  redirect(`/manage/synoptic/?deleted=${encodeURIComponent(group?.name ?? "")}`);
+}
+
+export async function resendWarningAction(form: FormData): Promise<void> {
+  const id = Number(text(form, "id"));
+  await asPage(`/manage/synoptic/${id}/`, async () => resendWarning(await currentUser(), id, Number(text(form, "warning"))));
+  redirect(`/manage/synoptic/${id}/?resent=1#warnings`);
+}
+
+/** The stations picked in the form, with their groups (public metadata). */
+export async function stationChoicesAction(ids: number[]): Promise<StationChoice[]> {
+  return stationChoices(Array.isArray(ids) ? ids.map(Number) : []);
+}

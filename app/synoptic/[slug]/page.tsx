@@ -1,0 +1,57 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import SynopticView from "@/components/synoptic/SynopticView";
+import { durationWords } from "@/components/synoptic/types";
+import { settings } from "@/lib/config";
+import { synopticPage } from "@/lib/services/synoptic-pages";
+import { SLUG } from "@/lib/synoptic/config";
+import { currentUser } from "@/lib/site/current-user";
+import { offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+
+type Params = Promise<{ slug: string }>;
+
+const load = cache(async (slug: string) => (SLUG.test(slug) ? synopticPage(slug, await currentUser()) : null));
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const page = await load((await params).slug);
+  return { title: page ? page.group.name : "Page not found" };
+}
+
+/** `{site}/synoptic/{slug}/` (synoptic.md §2): the map and table of the group's latest values, updating themselves. */
+export default async function SynopticGroupPage({ params }: { params: Params }) {
+  const page = await load((await params).slug);
+  if (!page) notFound();
+  const { group, stations, precisions, canEdit } = page;
+  const offset = zoneOffsetMinutes(group.displayTimezone) ?? 0;
+  const { mapTileUrl, mapTileAttribution, mapDefaultViewport } = settings();
+  return (
+    <div className="page">
+      <nav className="breadcrumbs" aria-label="Breadcrumb">
+        <ol>
+          <li><Link href="/synoptic/">Synoptic views</Link></li>
+          <li aria-current="page">{group.name}</li>
+        </ol>
+      </nav>
+      <header className="page-header">
+        <h1>{group.name}</h1>
+        <p className="lead">
+          Latest values of {stations.length} {stations.length === 1 ? "station" : "stations"}; data older than {durationWords(group.freshTimeLimit)} are shown as old.
+          {canEdit && <> <Link href={`/manage/synoptic/${group.id}/`}>Edit</Link></>}
+        </p>
+      </header>
+      <SynopticView
+        groupId={group.id}
+        slug={group.slug}
+        initial={stations}
+        offsetMinutes={offset}
+        zoneLabel={`${offsetLabel(offset)} (${group.displayTimezone})`}
+        precisions={precisions}
+        tileUrl={mapTileUrl}
+        tileAttribution={mapTileAttribution}
+        defaultBbox={mapDefaultViewport as [number, number, number, number]}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import RefreshEvery from "@/components/synoptic/RefreshEvery";
+import SynopticChart from "@/components/synoptic/SynopticChart";
+import { STATUS_WORDS, valueText } from "@/components/synoptic/types";
+import { synopticStationPage } from "@/lib/services/synoptic-pages";
+import { currentUser } from "@/lib/site/current-user";
+import { pathId } from "@/lib/site/pages";
+import { stationPath } from "@/lib/site/paths";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { SLUG } from "@/lib/synoptic/config";
+
+type Params = Promise<{ slug: string; sid: string }>;
+
+const load = cache(async (slug: string, sid: string) => {
+  const id = pathId(sid);
+  return id && SLUG.test(slug) ? synopticStationPage(slug, id, await currentUser()) : null;
+});
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { slug, sid } = await params;
+  const page = await load(slug, sid);
+  return { title: page ? `${page.station.name} · ${page.group.name}` : "Page not found" };
+}
+
+/**
+ * `{site}/synoptic/{slug}/stations/{sid}/` (synoptic.md §2): the station's latest values and a
+ * chart of each variable over the 24 hours before its last common date, limits drawn.
+ */
+export default async function SynopticStationPage({ params }: { params: Params }) {
+  const { slug, sid } = await params;
+  const page = await load(slug, sid);
+  if (!page) notFound();
+  const { group, station, charts } = page;
+  const offset = zoneOffsetMinutes(group.displayTimezone) ?? 0;
+  const zone = `${offsetLabel(offset)} (${group.displayTimezone})`;
+  const lcd = station.lastCommonDate;
+  return (
+    <div className="page">
+      <RefreshEvery ms={60_000} />
+      <nav className="breadcrumbs" aria-label="Breadcrumb">
+        <ol>
+          <li><Link href="/synoptic/">Synoptic views</Link></li>
+          <li><Link href={`/synoptic/${group.slug}/`}>{group.name}</Link></li>
+          <li aria-current="page">{station.name}</li>
+        </ol>
+      </nav>
+      <header className="page-header">
+        <h1>Conditions at {station.name}</h1>
+        <p className="lead">
+          {lcd === null ? "No data yet." : (
+            <>Last common date <time dateTime={new Date(lcd * 1000).toISOString()} className={`freshness-${station.freshness}`} data-freshness={station.freshness}>
+              {formatDateTime(lcd, offset)}{station.freshness === "old" ? " (old)" : ""}</time> <span className="muted small">{zone}</span></>
+          )}
+          {" · "}<Link href={stationPath(station.id)}>All about the station</Link>
+        </p>
+      </header>
+      <section className="card" aria-labelledby="latest-heading">
+        <h2 id="latest-heading">Latest values</h2>
+        {charts.length === 0 ? <p className="muted">Nothing is shown at this station yet.</p> : (
+          <dl className="synoptic-values">
+            {charts.map((c) => (
+              <div key={c.timeseriesGroup} className={`status-${c.status}`} data-status={c.status}>
+                <dt>{c.title}{c.subtitle && ` (${c.subtitle})`}</dt>
+                <dd>
+                  {valueText({ timeseries_group: c.timeseriesGroup, title: c.title, unit: c.unit, value: c.value, status: c.status }, c.precision)}
+                  {c.status !== "ok" && <span className="small"> {STATUS_WORDS[c.status]}</span>}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </section>
+      {charts.length > 0 && (
+        <section aria-labelledby="charts-heading">
+          <h2 id="charts-heading">The 24 hours before the last common date</h2>
+          <div className="synoptic-charts">
+            {charts.map((c) => (
+              <section key={c.timeseriesGroup} className="card" aria-label={`Chart of ${c.title}`}>
+                <h3>{c.title}{c.subtitle && ` (${c.subtitle})`}{c.unit && <span className="muted small"> {c.unit}</span>}</h3>
+                {c.points === null ? <p className="chart-message">The data of this time series are not public.</p>
+                  : c.points.length === 0 || lcd === null ? <p className="chart-message">No records in these 24 hours.</p>
+                    : <SynopticChart points={c.points} end={lcd} offsetMinutes={offset} precision={c.precision} unit={c.unit} title={c.title}
+                      lowLimit={c.lowLimit} highLimit={c.highLimit} defaultMin={c.defaultChartMin} defaultMax={c.defaultChartMax} />}
+              </section>
+            ))}
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+"use client";
+
+import "./synoptic.css";
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { useHydrated } from "@/components/site/useHydrated";
+import { CHART_SPAN_SECONDS, chartDomain } from "@/lib/synoptic/chart";
+import { formatDateTime } from "@/lib/site/time";
+
+export interface SynopticChartProps {
+  /** [UTC seconds, value] of the 24 hours before `end`. */
+  points: [number, number | null][];
+  end: number;
+  offsetMinutes: number;
+  precision: number;
+  unit: string;
+  title: string;
+  lowLimit: number | null;
+  highLimit: number | null;
+  defaultMin: number | null;
+  defaultMax: number | null;
+}
+
+const LOW = "#0b4fa8";
+const HIGH = "#b3261e";
+
+/**
+ * A variable over the 24 hours before the station's last common date (synoptic.md §2): the
+ * values as a line, the low and high limits as dashed lines, the y axis covering the default
+ * chart range, the limits and the values.
+ */
+export default function SynopticChart({ points, end, offsetMinutes, precision, unit, title, lowLimit, highLimit, defaultMin, defaultMax }: SynopticChartProps) {
+  const live = useHydrated();
+  const start = end - CHART_SPAN_SECONDS;
+  const { ticks, format } = timeTicks(start, end, offsetMinutes, 6);
+  const [min, max] = chartDomain(points.map((p) => p[1]), [lowLimit, highLimit], defaultMin, defaultMax);
+  const rows = points.map(([t, v]) => ({ t, v }));
+  const text = (v: number) => (precision > 0 ? v.toFixed(precision) : String(Math.round(v)));
+  return (
+    <>
+      <div className="synoptic-chart" data-points={points.length} role="img" aria-label={`${title} over the last 24 hours${lowLimit !== null ? `, low limit ${lowLimit}` : ""}${highLimit !== null ? `, high limit ${highLimit}` : ""}`}>
+        {live && (
+          <ResponsiveContainer width="100%" height="100%">
+            <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 4, left: 0 }}>
+              <CartesianGrid stroke="#e6ebef" />
+              <XAxis dataKey="t" type="number" domain={[start, end]} ticks={ticks} tickFormatter={(t: number) => formatTick(t, offsetMinutes, format)} fontSize={12} />
+              <YAxis domain={[min, max]} tickFormatter={(v: number) => text(v)} width={52} fontSize={12} allowDataOverflow />
+              <Tooltip
+                labelFormatter={(t) => formatDateTime(Number(t), offsetMinutes)}
+                formatter={(v) => [`${text(Number(v))}${unit ? ` ${unit}` : ""}`, title]}
+              />
+              {lowLimit !== null && <ReferenceLine y={lowLimit} stroke={LOW} strokeDasharray="6 4" strokeWidth={2} label={{ value: `low ${lowLimit}`, position: "insideBottomLeft", fill: LOW, fontSize: 11 }} />}
+              {highLimit !== null && <ReferenceLine y={highLimit} stroke={HIGH} strokeDasharray="6 4" strokeWidth={2} label={{ value: `high ${highLimit}`, position: "insideTopLeft", fill: HIGH, fontSize: 11 }} />}
+              <Line dataKey="v" type="linear" stroke="#0b3954" strokeWidth={2} dot={points.length < 3} isAnimationActive={false} connectNulls={false} />
+            </LineChart>
+          </ResponsiveContainer>
+        )}
+      </div>
+      {(lowLimit !== null || highLimit !== null) && (
+        <p className="synoptic-chart-legend">
+          {lowLimit !== null && <span className="limit-low">low limit {lowLimit}{unit && ` ${unit}`}</span>}
+          {highLimit !== null && <span className="limit-high">high limit {highLimit}{unit && ` ${unit}`}</span>}
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,282 @@
+"use client";
+
+import "./synoptic.css";
+import { startTransition, useActionState, useState, type FormEvent, type ReactNode } from "react";
+import FieldErrors from "@/components/accounts/FieldErrors";
+import { useHydrated } from "@/components/site/useHydrated";
+import StationPicker from "@/components/synoptic/StationPicker";
+import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from "@/app/manage/synoptic/actions";
+import type { SynopticGroupJson } from "@/lib/services/synoptic-groups";
+import type { GroupChoice, StationChoice } from "@/lib/services/synoptic-pages";
+import type { SynopticSeriesDefinition } from "@/lib/synoptic/config";
+
+/**
+ * The form of a synoptic group (synoptic.md §2, management.md): its fields, and its stations
+ * picked on a map or from a list, each with the groups to show, their limits and rate-of-change
+ * thresholds ("10min 7.3", one per line, as the reference's forms take them). The stations go
+ * to the server as the API's JSON, so the messages are the API's, shown next to what they concern.
+ */
+export interface SynopticGroupFormProps {
+  initial: SynopticGroupJson | null;
+  choices: StationChoice[];
+  zones: readonly string[];
+  tileUrl: string;
+  tileAttribution: string;
+  defaultBbox: [number, number, number, number];
+}
+
+interface SeriesDraft {
+  group: number;
+  title: string;
+  subtitle: string;
+  low: string;
+  high: string;
+  chartMin: string;
+  chartMax: string;
+  rateOfChange: boolean;
+  symmetric: boolean;
+  thresholds: string;
+}
+
+interface StationDraft {
+  station: StationChoice;
+  series: SeriesDraft[];
+}
+
+const numberText = (n: number | null) => (n === null ? "" : String(n));
+
+function seriesDraft(s: SynopticSeriesDefinition): SeriesDraft {
+  return {
+    group: s.timeseries_group, title: s.title, subtitle: s.subtitle, low: numberText(s.low_limit), high: numberText(s.high_limit),
+    chartMin: numberText(s.default_chart_min), chartMax: numberText(s.default_chart_max), rateOfChange: s.rate_of_change !== null,
+    symmetric: s.rate_of_change?.symmetric ?? false, thresholds: (s.rate_of_change?.thresholds ?? []).map((t) => `${t.delta_t} ${t.allowed_diff}`).join("\n"),
+  };
+}
+
+const emptySeries = (group: number): SeriesDraft => ({ group, title: "", subtitle: "", low: "", high: "", chartMin: "", chartMax: "", rateOfChange: false, symmetric: false, thresholds: "" });
+
+/** A number typed, or the text itself when it is not one (the server then says so), or null when empty. */
+function typed(text: string): number | string | null {
+  const t = text.trim();
+  if (t === "") return null;
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : t;
+}
+
+/** "10min 7.3" per line (tab, comma or spaces between) → thresholds. */
+function thresholds(text: string) {
+  return text.split("\n").map((l) => l.trim()).filter(Boolean).map((line) => {
+    const [delta, diff] = line.split(/[\s,;]+/);
+    return diff === undefined ? { delta_t: delta } : { delta_t: delta, allowed_diff: typed(diff) };
+  });
+}
+
+function stationsJson(drafts: StationDraft[]): string {
+  return JSON.stringify(drafts.map((d) => ({
+    station: d.station.id,
+    timeseries_groups: d.series.map((s) => ({
+      timeseries_group: s.group, title: s.title, subtitle: s.subtitle, low_limit: typed(s.low), high_limit: typed(s.high),
+      default_chart_min: typed(s.chartMin), default_chart_max: typed(s.chartMax),
+      rate_of_change: s.rateOfChange ? { symmetric: s.symmetric, thresholds: thresholds(s.thresholds) } : null,
+    })),
+  })));
+}
+
+/** The stations' messages ("stations[1].timeseries_groups[0].high_limit: …") by station and series. */
+function stationMessages(messages: string[] = []) {
+  const general: string[] = [];
+  const byStation = new Map<number, string[]>();
+  const bySeries = new Map<string, string[]>();
+  for (const m of messages) {
+    const match = /^stations\[(\d+)\](?:\.timeseries_groups\[(\d+)\])?(?:\.|: )?(.*)$/.exec(m);
+    if (!match) {
+      general.push(m);
+      continue;
+    }
+    const [, i, j, rest] = match;
+    const text = rest.replace(/^timeseries_group: /, "").replace(/^station: /, "");
+    if (j === undefined) byStation.set(Number(i), [...(byStation.get(Number(i)) ?? []), text]);
+    else bySeries.set(`${i}:${j}`, [...(bySeries.get(`${i}:${j}`) ?? []), text]);
+  }
+  return { general, byStation, bySeries };
+}
+
+const groupLabel = (g: GroupChoice) => `${g.name || g.variable}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
+
+const EMPTY: SynopticFormState = { errors: {} };
+
+export default function SynopticGroupForm({ initial, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
+  const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
+  const live = useHydrated();
+  const [name, setName] = useState(initial?.name ?? "");
+  const [slug, setSlug] = useState(initial?.slug ?? "");
+  const [zone, setZone] = useState(initial?.display_timezone ?? "Etc/GMT");
+  const [fresh, setFresh] = useState(String(initial?.fresh_time_limit ?? 3600));
+  const [emails, setEmails] = useState((initial?.early_warning_emails ?? []).join("\n"));
+  const [drafts, setDrafts] = useState<StationDraft[]>(() => (initial?.stations ?? []).flatMap((s) => {
+    const station = choices.find((c) => c.id === s.station);
+    return station ? [{ station, series: s.timeseries_groups.map(seriesDraft) }] : [];
+  }));
+  const [adding, setAdding] = useState<number | null>(null);
+  const errors = state.errors;
+  const messages = stationMessages(errors.stations);
+  const picked = drafts.map((d) => d.station.id);
+
+  async function addStation(id: number) {
+    if (picked.includes(id)) return;
+    setAdding(id);
+    try {
+      const [station] = await stationChoicesAction([id]);
+      if (station) setDrafts((ds) => (ds.some((d) => d.station.id === id) ? ds : [...ds, { station, series: [] }]));
+    } finally {
+      setAdding(null);
+    }
+  }
+  const update = (i: number, f: (d: StationDraft) => StationDraft) => setDrafts((ds) => ds.map((d, k) => (k === i ? f(d) : d)));
+  const move = (i: number, by: number) => setDrafts((ds) => {
+    const j = i + by;
+    if (j < 0 || j >= ds.length) return ds;
+    const next = [...ds];
+    [next[i], next[j]] = [next[j], next[i]];
+    return next;
+  });
+  const toggleGroup = (i: number, group: number, on: boolean) => update(i, (d) => ({
+    ...d, series: on ? [...d.series, emptySeries(group)] : d.series.filter((s) => s.group !== group),
+  }));
+  const setSeries = (i: number, group: number, change: Partial<SeriesDraft>) => update(i, (d) => ({
+    ...d, series: d.series.map((s) => (s.group === group ? { ...s, ...change } : s)),
+  }));
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    data.set("stations", stationsJson(drafts));
+    startTransition(() => dispatch(data));
+  }
+
+  const field = (id: string, label: string, name: string, input: ReactNode, help?: string) => (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {input}
+      {help && <p className="help" id={`${id}-help`}>{help}</p>}
+      <FieldErrors id={`${name}-errors`} errors={errors[name]} />
+    </div>
+  );
+  const describedBy = (name: string, help?: string) => [help, errors[name]?.length ? `${name}-errors` : undefined].filter(Boolean).join(" ") || undefined;
+
+  return (
+    <form onSubmit={submit} className="synoptic-editor" data-client="" data-hydrated={live || undefined} noValidate>
+      {initial && <input type="hidden" name="id" value={initial.id} />}
+      {/* After a conflict, saving again replaces the version shown (the user has seen it). */}
+      {initial && <input type="hidden" name="based_on" value={state.conflict?.last_modified ?? initial.last_modified ?? ""} />}
+      {errors.form && <div className="form-errors" role="alert"><p>{errors.form.join(" ")}</p></div>}
+      {!errors.form && Object.keys(errors).length > 0 && <p className="form-errors" role="alert">Please correct the errors below.</p>}
+      {state.conflict && <ConflictNote current={state.conflict} choices={choices} />}
+
+      <section className="card stacked-form" aria-labelledby="about-heading">
+        <h2 id="about-heading">Synoptic group</h2>
+        {field("sg-name", "Name", "name", <input id="sg-name" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={50} required aria-invalid={!!errors.name} aria-describedby={describedBy("name")} />)}
+        {field("sg-slug", "Slug", "slug", <input id="sg-slug" name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} maxLength={50} required aria-invalid={!!errors.slug} aria-describedby={describedBy("slug", "sg-slug-help")} />,
+          "Letters, digits, - and _: the page will be /synoptic/<slug>/.")}
+        {field("sg-zone", "Display time zone", "display_timezone", (
+          <select id="sg-zone" name="display_timezone" value={zone} onChange={(e) => setZone(e.target.value)} aria-invalid={!!errors.display_timezone} aria-describedby={describedBy("display_timezone")}>
+            {zones.map((z) => <option key={z} value={z}>{z}</option>)}
+          </select>
+        ))}
+        {field("sg-fresh", "Fresh time limit (seconds)", "fresh_time_limit", <input id="sg-fresh" name="fresh_time_limit" inputMode="numeric" value={fresh} onChange={(e) => setFresh(e.target.value)} required aria-invalid={!!errors.fresh_time_limit} aria-describedby={describedBy("fresh_time_limit", "sg-fresh-help")} />,
+          "Data older than this are shown as old: 3600 is an hour, 86400 a day.")}
+        {field("sg-emails", "Early warning e-mails", "early_warning_emails", <textarea id="sg-emails" name="early_warning_emails" rows={3} value={emails} onChange={(e) => setEmails(e.target.value)} aria-invalid={!!errors.early_warning_emails} aria-describedby={describedBy("early_warning_emails", "sg-emails-help")} />,
+          "One address per line. Each is sent an e-mail when a value crosses a limit or changes too fast.")}
+      </section>
+
+      <section className="card" aria-labelledby="stations-heading">
+        <h2 id="stations-heading">Stations</h2>
+        <StationPicker picked={picked} adding={adding} onPick={addStation} tileUrl={tileUrl} tileAttribution={tileAttribution} defaultBbox={defaultBbox} />
+        <FieldErrors id="stations-errors" errors={messages.general} />
+        {drafts.length === 0 ? <p className="muted">No stations yet: pick them on the map or in the list.</p> : drafts.map((d, i) => (
+          <fieldset key={d.station.id} className="synoptic-station" data-station={d.station.id}>
+            <legend>{i + 1}. {d.station.name || `Station ${d.station.id}`}</legend>
+            <div className="synoptic-station-head">
+              <span className="muted small">Choose what to show, with its limits.</span>
+              <span>
+                <button type="button" className="secondary" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${d.station.name} up`}>↑</button>{" "}
+                <button type="button" className="secondary" onClick={() => move(i, 1)} disabled={i === drafts.length - 1} aria-label={`Move ${d.station.name} down`}>↓</button>{" "}
+                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))}>Remove</button>
+              </span>
+            </div>
+            <FieldErrors id={`st-${i}-errors`} errors={messages.byStation.get(i)} />
+            {d.station.groups.length === 0 && <p className="muted small">This station has no time series groups.</p>}
+            {d.station.groups.map((g) => {
+              const j = d.series.findIndex((s) => s.group === g.id);
+              const s = j < 0 ? null : d.series[j];
+              const id = `st-${d.station.id}-g-${g.id}`;
+              return (
+                <div key={g.id} className="synoptic-series" data-group={g.id}>
+                  <label className="synoptic-group-toggle">
+                    <input type="checkbox" checked={!!s} onChange={(e) => toggleGroup(i, g.id, e.target.checked)} />
+                    {groupLabel(g)}{g.private && <span className="muted small"> (private data)</span>}
+                  </label>
+                  <FieldErrors id={`${id}-errors`} errors={j < 0 ? undefined : messages.bySeries.get(`${i}:${j}`)} />
+                  {s && (
+                    <div className="synoptic-series-fields">
+                      {([["title", "Title", "text"], ["subtitle", "Subtitle", "text"], ["low", "Low limit", "num"], ["high", "High limit", "num"],
+                        ["chartMin", "Default chart min", "num"], ["chartMax", "Default chart max", "num"]] as const).map(([key, label, kind]) => (
+                        <div key={key}>
+                          <label htmlFor={`${id}-${key}`}>{label}</label>
+                          <input id={`${id}-${key}`} value={s[key]} inputMode={kind === "num" ? "decimal" : undefined} maxLength={kind === "text" ? 50 : undefined}
+                            placeholder={key === "title" ? g.name || g.variable : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
+                        </div>
+                      ))}
+                      <div className="wide">
+                        <label className="synoptic-group-toggle">
+                          <input type="checkbox" checked={s.rateOfChange} onChange={(e) => setSeries(i, g.id, { rateOfChange: e.target.checked })} />
+                          Rate-of-change check
+                        </label>
+                      </div>
+                      {s.rateOfChange && (
+                        <>
+                          <div className="wide">
+                            <label htmlFor={`${id}-thresholds`}>Thresholds</label>
+                            <textarea id={`${id}-thresholds`} rows={3} value={s.thresholds} onChange={(e) => setSeries(i, g.id, { thresholds: e.target.value })} aria-describedby={`${id}-thresholds-help`} />
+                            <p className="help" id={`${id}-thresholds-help`}>One per line: a time and the largest change allowed in it, e.g. <code>10min 7.3</code>, <code>1h 15</code>.</p>
+                          </div>
+                          <div className="wide">
+                            <label className="synoptic-group-toggle">
+                              <input type="checkbox" checked={s.symmetric} onChange={(e) => setSeries(i, g.id, { symmetric: e.target.checked })} />
+                              Symmetric (falls count as rises)
+                            </label>
+                          </div>
+                        </>
+                      )}
+                    </div>
+                  )}
+                </div>
+              );
+            })}
+          </fieldset>
+        ))}
+      </section>
+      <div className="form-footer">
+        <button type="submit" disabled={pending}>{pending ? "Saving…" : initial ? "Save changes" : "Create synoptic group"}</button>
+      </div>
+    </form>
+  );
+}
+
+/** The version saved by someone else, beside the user's (management.md: no lost updates). */
+function ConflictNote({ current, choices }: { current: SynopticGroupJson; choices: StationChoice[] }) {
+  const stationName = (id: number) => choices.find((c) => c.id === id)?.name ?? `Station ${id}`;
+  return (
+    <section className="synoptic-conflict" aria-labelledby="conflict-heading">
+      <h2 id="conflict-heading">Saved now by someone else</h2>
+      <dl className="details">
+        <div><dt>Name</dt><dd>{current.name}</dd></div>
+        <div><dt>Slug</dt><dd>{current.slug}</dd></div>
+        <div><dt>Display time zone</dt><dd>{current.display_timezone}</dd></div>
+        <div><dt>Fresh time limit</dt><dd>{current.fresh_time_limit} s</dd></div>
+        <div><dt>Early warning e-mails</dt><dd>{current.early_warning_emails.join(", ") || "—"}</dd></div>
+        <div><dt>Stations</dt><dd>{current.stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>
+      </dl>
+      <p>Your changes are still in the form below: saving again replaces the version above with them, or <a href={`/manage/synoptic/${current.id}/`}>open the saved version</a> to start again from it.</p>
+    </section>
+  );
+}

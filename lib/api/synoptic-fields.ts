@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { isValidEmail } from "@/lib/auth/accounts";
+import { pythonTypeName, type RequestInput } from "@/lib/http/body";
+import {
+  boolean, choice, integer, MSG, number, parsePk, text, validatedFields, type Field, type Parsed, type WriteMode,
+} from "@/lib/http/fields";
+import { listOf, nestedField, objectOf } from "@/lib/http/nested-fields";
+import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
+import { SynopticStationsSchema } from "@/lib/api/schemas";
+import {
+  SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,
+  type SynopticStationDefinition,
+} from "@/lib/synoptic/config";
+
+/**
+ * The fields of `synopticgroups/` (synoptic.md §1). `stations` is a JSON list (JSON text in a
+ * form body); `early_warning_emails` a JSON list, or the key repeated in a form body.
+ */
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = <T>(...errors: string[]): Parsed<T> => ({ ok: false, errors });
+
+/** A reference inside a nested object; its existence is checked by the service. */
+const reference = (): Field<number> => ({ required: true, parse: parsePk, schema: z.int() });
+
+const thresholdSpec = () => ({
+  delta_t: text({ required: true, blank: false }),
+  allowed_diff: number({ required: true }),
+});
+
+const rateOfChangeSpec = () => ({
+  symmetric: boolean({ default: false }),
+  thresholds: {
+    required: true,
+    parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, thresholdSpec(), at)),
+    schema: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })),
+  } as Field<SynopticRateOfChange["thresholds"]>,
+});
+
+const seriesSpec = () => ({
+  timeseries_group: reference(),
+  title: text({ max: 50 }),
+  subtitle: text({ max: 50 }),
+  low_limit: number({ nullable: true, default: null }),
+  high_limit: number({ nullable: true, default: null }),
+  default_chart_min: number({ nullable: true, default: null }),
+  default_chart_max: number({ nullable: true, default: null }),
+  rate_of_change: {
+    required: false,
+    default: () => null,
+    parse: (raw: unknown) => (raw === null ? ok(null) : objectOf(raw, rateOfChangeSpec())),
+    schema: z.object({ symmetric: z.boolean(), thresholds: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })) }).nullable(),
+  } as Field<SynopticRateOfChange | null>,
+});
+
+const stationSpec = () => ({
+  station: reference(),
+  timeseries_groups: {
+    required: false,
+    default: () => [],
+    parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, seriesSpec(), at) as Parsed<SynopticSeriesDefinition>),
+    schema: z.array(z.object({})),
+  } as Field<SynopticSeriesDefinition[]>,
+});
+
+function stationsField(): Field<SynopticStationDefinition[]> {
+  return nestedField("stations", (v) => listOf(v, (item, at) => objectOf(item, stationSpec(), at) as Parsed<SynopticStationDefinition>),
+    stationsErrors, SynopticStationsSchema, { default: () => [] });
+}
+
+function slugField(): Field<string> {
+  const base = text({ required: true, blank: false, max: 50 });
+  return {
+    ...base,
+    parse(raw) {
+      const parsed = base.parse(raw);
+      if (!parsed.ok) return parsed;
+      return SLUG.test(parsed.value) ? parsed : fail(SYNOPTIC_RULES.slug);
+    },
+    schema: z.string().max(50).regex(SLUG),
+  };
+}
+
+/** Addresses, each checked and trimmed; repeated ones (in any case) kept once. */
+function emailsField(): Field<string[]> {
+  return {
+    required: false,
+    default: () => [],
+    list: true,
+    parse(raw) {
+      if (!Array.isArray(raw)) return fail(MSG.notAList(pythonTypeName(raw)));
+      // A form key sent once with an empty value means the empty list (as for references).
+      const items = raw.length === 1 && raw[0] === "" ? [] : raw;
+      const out: string[] = [];
+      const errors: string[] = [];
+      items.forEach((item, i) => {
+        const address = typeof item === "string" ? item.trim() : null;
+        if (address === null || !isValidEmail(address)) errors.push(`early_warning_emails[${i}]: ${SYNOPTIC_RULES.email}`);
+        else if (!out.some((a) => a.toLowerCase() === address.toLowerCase())) out.push(address);
+      });
+      return errors.length ? fail(...errors) : ok(out);
+    },
+    schema: z.array(z.email()),
+  };
+}
+
+export const synopticGroupFields = () => ({
+  name: text({ required: true, blank: false, max: 50 }),
+  slug: slugField(),
+  display_timezone: choice(DISPLAY_TIMEZONES, { default: "Etc/GMT" }),
+  fresh_time_limit: integer({ required: true, min: 1 }),
+  early_warning_emails: emailsField(),
+  stations: stationsField(),
+});
+
+/** A synoptic group's values from a request body: all of them on create, those sent on PUT and PATCH. */
+export async function readSynopticGroup(input: RequestInput, mode: WriteMode): Promise<Partial<SynopticGroupValues>> {
+  const v = await validatedFields(input, synopticGroupFields(), mode);
+  return Object.fromEntries(Object.entries(v).filter(([, value]) => value !== undefined)) as Partial<SynopticGroupValues>;
+}
