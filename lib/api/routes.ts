@@ -15,6 +15,7 @@ import {
 } from "@/lib/api/series-writes";
 import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
 import { DATA_ROUTES } from "@/lib/api/data";
+import { listActivity } from "@/lib/api/activity";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
@@ -68,6 +69,7 @@ export function apiRoutes(): Route[] {
     ...attachmentRoutes("images"),
     { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
+    { path: "stations/:sid/activity/", handlers: { GET: listActivity } },
     ...lookupRoutes(),
     { path: "auth/login/", handlers: { POST: login }, open: true },
     { path: "auth/logout/", handlers: { POST: logout } },

@@ -1,4 +1,4 @@
-import { canReadData, type Actor } from "@/lib/auth/permissions";
+import { canReadData, isEditor, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { attachmentsPage } from "@/lib/services/attachments";
 import { eventsPage } from "@/lib/services/events";
@@ -43,6 +43,13 @@ async function ownerName(ownerId: number): Promise<string> {
     SELECT ${OWNER_DISPLAY_SQL} AS name FROM lentity l
     LEFT JOIN organization o ON o.id = l.id LEFT JOIN person p ON p.id = l.id WHERE l.id = ${ownerId}`;
   return rows[0]?.name ?? "";
+}
+
+/** Whether the user may edit the station (for the "Edit" link of its public pages); no query for anonymous users. */
+export async function canEditStation(user: Actor, stationId: number): Promise<boolean> {
+  if (!user) return false;
+  const access = await stationAccess(stationId);
+  return !!access && isEditor(user, access);
 }
 
 /** The station (§4.1) with its owner's display name. */
@@ -105,6 +112,8 @@ export async function groupDetails(stationId: number, groupId: number, user: Act
       variable: variable?.descr ?? "", unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
     },
     series: series.map((t): SeriesForUser => ({ ...seriesSummary(t), canRead: canReadData(user, access, t.publiclyAvailable) })),
+    /** The user may edit the group (its page shows "Edit"). */
+    editable: isEditor(user, access),
   };
 }
 
