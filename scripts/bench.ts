@@ -5,6 +5,8 @@
 //   BENCH_REPEAT=15   least repetitions per workload (medians are reported); quick ones repeat
 //                     for at least a second, so that one burst of other work on the machine
 //                     does not move their median
+//   BENCH_ONLY=processing,stations   only these sections (reads, legacy, page, stations,
+//                     processing); the stations and the uploads are always made
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +14,10 @@ import { closeDb } from "@/lib/db";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing"] as const;
+const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
+const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
 const RECORDS = 1_051_200;
 const START = Date.UTC(2005, 0, 1) / 1000;
 
@@ -99,8 +105,10 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     const uploads: number[] = [];
     let series = 0;
     let uploadPeak = 0;
+    const bigGroups: number[] = [];
     for (let i = 0; i < 3; i++) {
       series = await make();
+      bigGroups.push(group);
       const { value: ms, peak } = await peakDuring(pid, () => timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${series}/data/`, {
         method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: body as unknown as BodyInit,
       }))));
@@ -110,16 +118,17 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", records(500_000, true), true);
     const base = `${url}/api/stations/1/timeseries/${series}`;
 
-    console.error(`[${label}] reading…`);
-    await drain(await fetch(`${base}/data/`), performance.now());
-    const fullRuns: { ms: number; firstByte: number; growth: number }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { value, peak, before } = await peakDuring(pid, async () => {
-        const t = performance.now();
-        const r = await drain(await ok(await fetch(`${base}/data/`)), t);
-        return { ms: performance.now() - t, firstByte: r.firstByte, bytes: r.bytes };
-      });
-      fullRuns.push({ ms: value.ms, firstByte: value.firstByte, growth: peak - before });
+    if (wanted("reads")) {
+      console.error(`[${label}] reading…`);
+      await drain(await fetch(`${base}/data/`), performance.now());
+      const fullRuns: { ms: number; firstByte: number; growth: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { value, peak, before } = await peakDuring(pid, async () => {
+          const t = performance.now();
+          const r = await drain(await ok(await fetch(`${base}/data/`)), t);
+          return { ms: performance.now() - t, firstByte: r.firstByte, bytes: r.bytes };
+        });
+        fullRuns.push({ ms: value.ms, firstByte: value.firstByte, growth: peak - before });
     }
     const full = median(fullRuns.map((r) => r.ms));
     add("full CSV of 1,051,200 records", RECORDS / (full / 1000), "rec/s", records(1_000_000, true), true);
@@ -137,34 +146,47 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     info("chart of one month, computed (first request)", `${median(monthCold).toFixed(1)} ms`);
     add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", records(10));
     add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", records(3));
+    }
 
     // Legacy cached statistics {site}/timeseries/data/ (issue 6). "Cold" requests vary start_offset,
     // which is part of the cache key, so each one is computed; "cached" repeats one request.
-    const legacy = `${url}/timeseries/data/?object_id=${series}`;
-    let offset = 0;
-    add("/timeseries/data/ last=month (cold)",
-      await medianOf(async () => (await ok(await fetch(`${legacy}&last=month&start_offset=${++offset}`))).arrayBuffer()), "ms", 10);
-    add("/timeseries/data/ last=month (cached)", await medianOf(async () => (await ok(await fetch(`${legacy}&last=month`))).arrayBuffer()), "ms", 2);
-    add("/timeseries/data/ last=year (cold)",
-      await medianOf(async () => (await ok(await fetch(`${legacy}&last=year&start_offset=${++offset}`))).arrayBuffer()), "ms", 30);
+    if (wanted("legacy")) {
+      const legacy = `${url}/timeseries/data/?object_id=${series}`;
+      let offset = 0;
+      add("/timeseries/data/ last=month (cold)",
+        await medianOf(async () => (await ok(await fetch(`${legacy}&last=month&start_offset=${++offset}`))).arrayBuffer()), "ms", 10);
+      add("/timeseries/data/ last=month (cached)", await medianOf(async () => (await ok(await fetch(`${legacy}&last=month`))).arrayBuffer()), "ms", 2);
+      add("/timeseries/data/ last=year (cold)",
+        await medianOf(async () => (await ok(await fetch(`${legacy}&last=year&start_offset=${++offset}`))).arrayBuffer()), "ms", 30);
+    }
 
-    const page = await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`);
+    const page = wanted("page") ? await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`) : null;
     if (page) {
       // No issue sets a target here: the time is mostly Chromium's own work on this machine.
       info("group page to a drawn chart (1,051,200 records; browser, first load)", `${page.first.toFixed(1)} ms`);
       info("group page to a drawn chart (browser, median of later loads)", `${page.median.toFixed(1)} ms`);
     }
 
-    console.error(`[${label}] stations…`);
-    add("station list, search over 10,000 stations (page 1, count, bounding_box)",
-      await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("agios")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
-    add("station list, two terms (plain and owner:)",
-      await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("arachthos owner:authority")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
-    add("station list without search, sorted by owner", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?sort=owner`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
-    add("map GeoJSON of 10,000 stations", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/geojson/`))).arrayBuffer(), 5, 1), "ms", 300);
-    const exportRun = await peakDuring(pid, () => timed(async () => (await ok(await fetch(`${url}/api/stations/csv/`))).arrayBuffer()));
-    add("CSV export of 10,000 stations", exportRun.value, "ms", 2000);
-    add("CSV export: server memory growth", exportRun.peak - exportRun.before, "MB", 50);
+    if (wanted("stations")) {
+      console.error(`[${label}] stations…`);
+      add("station list, search over 10,000 stations (page 1, count, bounding_box)",
+        await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("agios")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+      add("station list, two terms (plain and owner:)",
+        await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?q=${encodeURIComponent("arachthos owner:authority")}`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+      add("station list without search, sorted by owner", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/?sort=owner`))).arrayBuffer()), "ms", label === "SQLite" ? 15 : 30);
+      add("map GeoJSON of 10,000 stations", await medianOf(async () => (await ok(await fetch(`${url}/api/stations/geojson/`))).arrayBuffer(), 5, 1), "ms", 300);
+      const exportRun = await peakDuring(pid, () => timed(async () => (await ok(await fetch(`${url}/api/stations/csv/`))).arrayBuffer()));
+      add("CSV export of 10,000 stations", exportRun.value, "ms", 2000);
+      add("CSV export: server memory growth", exportRun.peak - exportRun.before, "MB", 50);
+    }
+    if (wanted("processing")) {
+      console.error(`[${label}] processing…`);
+      const newGroup = async () => {
+        await make();
+        return group;
+      };
+      rows.push(...await processingBench({ url, auth, bigGroups, make: newGroup, twice: label !== "SQLite" }));
+    }
     info("server peak memory (resident, whole run)", `${Math.max(uploadPeak, rssMb(pid)).toFixed(0)} MB (VmHWM ${(() => {
       const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       return m ? (Number(m[1]) / 1024).toFixed(0) : "?";
@@ -173,6 +195,114 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
   }
+  return rows;
+}
+
+interface ProcessingSetup {
+  url: string;
+  auth: Record<string, string>;
+  /** Three groups, each with an Initial series of RECORDS ten-minute records from START. */
+  bigGroups: number[];
+  /** Makes another group (on station 1) with an empty ten-minute Initial series; its id. */
+  make(): Promise<number>;
+  /** PostgreSQL: twice the time (processing.md §6). */
+  twice: boolean;
+}
+
+/**
+ * processing.md §6 through the API: runs from scratch over a whole series (run/ with
+ * from_scratch and wait, the request's time), the chain that a day's upload causes (from the
+ * upload's commit, the Initial series' last_modified, to the last run's end), and the upload's
+ * latency with three processes on its series against none.
+ */
+async function processingBench(setup: ProcessingSetup): Promise<Row[]> {
+  const { url, auth, bigGroups, twice } = setup;
+  const rows: Row[] = [];
+  const target = (ms: number) => (twice ? 2 * ms : ms);
+  const add = (workload: string, value: number, limit: number | null, unit = "ms") => rows.push({
+    workload, result: `${value.toFixed(1)} ${unit}`, target: limit === null ? "" : `≤ ${limit} ${unit}`, ok: limit === null ? null : value <= limit,
+  });
+  const call = async (method: string, path: string, body?: unknown) => (await ok(await fetch(url + path, {
+    method, headers: { ...auth, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+  }))).json();
+  const processes = (gid: number) => `/api/stations/1/timeseriesgroups/${gid}/processes/`;
+  const settled = async (gid: number) => {
+    for (;;) {
+      const list = await call("GET", `${processes(gid)}?page_size=100`);
+      if (list.results.every((p: { last_run: { status: string } | null }) => !p.last_run || p.last_run.status === "succeeded" || p.last_run.status === "failed")) return list.results;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const checks = {
+    type: "checks",
+    range_check: { lower_bound: -20, upper_bound: 45, soft_lower_bound: -10, soft_upper_bound: 40 },
+    rate_of_change_check: { symmetric: true, thresholds: [{ delta_t: "10min", allowed_diff: 3 }, { delta_t: "1h", allowed_diff: 8 }] },
+  };
+  const hourly = { type: "aggregation", target_time_step: "1h", method: "mean", max_missing: 1 };
+  const daily = { type: "aggregation", target_time_step: "1D", method: "sum", max_missing: 6, resulting_timestamp_offset: "1min" };
+
+  /** The time of run/ {from_scratch, wait} of a new process over a whole big series (median of three, after its first run). */
+  const fromScratch = async (gid: number, body: unknown) => {
+    const p = await call("POST", processes(gid), body);
+    await settled(gid);
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      times.push(await timed(async () => {
+        const run = await call("POST", `${processes(gid)}${p.id}/run/`, { from_scratch: true, wait: true });
+        if (run.status !== "succeeded" || run.records_written === 0) throw new Error(`run from scratch: ${JSON.stringify(run)}`);
+      }));
+    }
+    return median(times);
+  };
+  add("aggregation of 1,051,200 ten-minute records to hourly means, from scratch", await fromScratch(bigGroups[0], hourly), target(1500));
+  add("range and rate-of-change checks over 1,051,200 records, from scratch", await fromScratch(bigGroups[1], checks), target(2000));
+
+  // A day's upload to a series of 1,051,200 records with checks, an hourly mean and a daily sum.
+  const chainGroup = bigGroups[2];
+  for (const body of [checks, hourly, daily]) await call("POST", processes(chainGroup), body);
+  await settled(chainGroup);
+  const initial = (await call("GET", `/api/stations/1/timeseriesgroups/${chainGroup}/timeseries/`)).results.find((t: { type: string }) => t.type === "Initial");
+  const day = (d: number) => {
+    const lines: string[] = [];
+    for (let i = 0; i < 144; i++) {
+      const t = new Date((START + (RECORDS + d * 144 + i) * 600) * 1000).toISOString();
+      lines.push(`${t.slice(0, 10)} ${t.slice(11, 16)},${(15 + 5 * Math.sin(i / 20)).toFixed(2)},`);
+    }
+    return lines.join("\n");
+  };
+  const post = (gid: number, tid: number, d: number) => fetch(`${url}/api/stations/1/timeseriesgroups/${gid}/timeseries/${tid}/data/`, {
+    method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ timeseries_records: day(d), timezone: "UTC" }),
+  }).then(ok);
+  const chain: number[] = [];
+  for (let d = 0; d < 20; d++) {
+    await post(chainGroup, initial.id, d);
+    const done = await settled(chainGroup);
+    const committed = Date.parse((await call("GET", `/api/stations/1/timeseriesgroups/${chainGroup}/timeseries/${initial.id}/`)).last_modified);
+    const last = Math.max(...done.map((p: { last_run: { finished_at: string } }) => Date.parse(p.last_run.finished_at)));
+    chain.push(last - committed);
+  }
+  add("incremental chain after a 144-record upload (checks → hourly mean and daily sum), commit to last target written", median(chain), target(50));
+
+  // Upload latency: 144 records at a time to a series with three processes and to one without, alternately, the runs settled in between.
+  const bare = await setup.make();
+  const busy = await setup.make();
+  for (const body of [checks, hourly, daily]) await call("POST", processes(busy), body);
+  await settled(busy);
+  const seriesOf = async (gid: number) => (await call("GET", `/api/stations/1/timeseriesgroups/${gid}/timeseries/`)).results[0].id as number;
+  const [bareSeries, busySeries] = [await seriesOf(bare), await seriesOf(busy)];
+  const latency: Record<"bare" | "busy", number[]> = { bare: [], busy: [] };
+  for (let d = 0; d < Math.max(150, REPEAT * 10); d++) {
+    for (const [which, gid, tid] of (d % 2 ? [["bare", bare, bareSeries], ["busy", busy, busySeries]] : [["busy", busy, busySeries], ["bare", bare, bareSeries]]) as ["bare" | "busy", number, number][]) {
+      const ms = await timed(() => post(gid, tid, d));
+      if (d >= 5) latency[which].push(ms);
+      if (which === "busy") await settled(busy);
+    }
+  }
+  const [none, three] = [median(latency.bare), median(latency.busy)];
+  add("upload of 144 records, no processes on the series", none, null);
+  add("upload of 144 records, three processes on the series", three, null);
+  rows.push({ workload: "upload latency with three processes vs none", result: `${((three / none - 1) * 100).toFixed(1)} %`, target: "≤ +5 %", ok: three <= none * 1.05 });
   return rows;
 }
 

@@ -5,8 +5,10 @@ import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fi
 import { stationFields } from "@/lib/api/station-fields";
 import {
   ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
-  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, StationSchema, TimeseriesSchema, TokenSchema, UserSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, RunSchema, StationSchema, TimeseriesSchema,
+  TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
+import { allProcessFields, runFields } from "@/lib/api/process-fields";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
@@ -34,6 +36,8 @@ interface Operation {
   body?: { spec: FieldSpec; multipart?: boolean };
   /** Status → [description, schema or media type] */
   ok: [number, string, z.ZodType | string | null];
+  /** Another success response. */
+  alsoOk?: [number, string, z.ZodType];
   errors?: number[];
 }
 
@@ -111,6 +115,15 @@ function operations(): Operation[] {
     ...crud(`${station}timeseriesgroups/`, "{gid}", "Time series groups", GroupSchema, groupFields(), "editor"),
     ...crud(`${group}timeseries/`, "{tid}", "Time series", TimeseriesSchema, seriesFields(), "editor"),
     ...dataOps(series, "Time series data"),
+    ...crud(`${group}processes/`, "{pid}", "Processes", ProcessSchema, allProcessFields(), "editor")
+      .map((op) => (op.method === "post" ? { ...op, summary: "Create; its first run (from scratch) is queued" }
+        : op.method === "put" || op.method === "patch" ? { ...op, summary: `${op.summary}; the target is recomputed from scratch` }
+          : op.method === "delete" ? { ...op, summary: "Delete (the target series and its records stay)" } : op)),
+    { method: "get", path: `${group}processes/{pid}/runs/`, tag: "Processes", summary: "Runs, newest first", who: "editor", query: PAGE,
+      ok: [200, "A page", pageSchema(RunSchema)], errors: [401, 403, 404] },
+    { method: "post", path: `${group}processes/{pid}/run/`, tag: "Processes", summary: "Queue a run (from_scratch: of the whole target; wait: answer when it has finished, at most 60 s)",
+      who: "editor", body: { spec: runFields() }, ok: [202, "Queued (or not finished within 60 s)", RunSchema], alsoOk: [200, "Finished (wait)", RunSchema],
+      errors: [400, 401, 403, 404, 413, 415] },
     ...crud(`${station}timeseries/`, "{tid}", "Time series (older shape)", OlderTimeseriesSchema, olderShapeFields(), "editor"),
     ...dataOps(`${station}timeseries/{tid}/`, "Time series data"),
     ...attachments("files", FileSchema),
@@ -169,6 +182,10 @@ export function openApiDocument(origin: string): object {
       },
     };
     for (const code of op.errors ?? []) responses[code] = { description: ERROR_DESCRIPTIONS[code], content: errorBody };
+    if (op.alsoOk) {
+      const [code, text, schema] = op.alsoOk;
+      responses[code] = { description: text, content: { "application/json": { schema: convert(schema, components, "output") } } };
+    }
     if (op.method === "post" && op.path.endsWith("data/")) {
       responses[200] = { description: "Dry run: what would be stored", content: { "application/json": { schema: convert(DryRunSchema, components, "output") } } };
     }

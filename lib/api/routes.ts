@@ -16,6 +16,7 @@ import {
 import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
 import { DATA_ROUTES } from "@/lib/api/data";
 import { listActivity } from "@/lib/api/activity";
+import { processRoutes } from "@/lib/api/processes";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
@@ -37,6 +38,7 @@ function groupRoutes(word: "timeseriesgroups" | "timeseriesgroup"): Route[] {
     { path: `${group}timeseries/`, handlers: { GET: listSeries, POST: createSeriesHandler } },
     { path: `${group}timeseries/:tid/`, handlers: { GET: getSeries, PUT: updateSeriesHandler, PATCH: updateSeriesHandler, DELETE: deleteSeriesHandler } },
     ...dataRoutes(`${group}timeseries/:tid/`),
+    ...processRoutes(group),
   ];
 }
 

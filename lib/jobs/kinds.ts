@@ -1,5 +1,7 @@
 import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
+import { processRunHandler } from "@/lib/processing/run";
+import { PROCESS_KIND } from "@/lib/processing/state";
 
 /**
  * The registry of job kinds: each kind's module is imported here, explicitly, and the runner
@@ -20,4 +22,5 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
   [PRUNE_KIND, pruneHistory],
+  [PROCESS_KIND, processRunHandler],
 ]);

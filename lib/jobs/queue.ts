@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { db, Prisma } from "@/lib/db";
+import { db, postgresValue, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
 
@@ -106,9 +106,20 @@ function listeners(): Set<() => void> {
   return ((globalThis as Holder)[LISTENERS] ??= new Set());
 }
 
-/** Wakes this process's runners: call it after a transaction that enqueued has committed. */
+let wakeScheduled = false;
+
+/**
+ * Wakes this process's runners: call it after a transaction that enqueued has committed. The
+ * runners wake in the next turn of the event loop, so that the request that queued the work
+ * answers first (an upload does not wait for the runs it causes to start).
+ */
 export function notifyJobsQueued(): void {
-  for (const listener of listeners()) listener();
+  if (wakeScheduled) return;
+  wakeScheduled = true;
+  setImmediate(() => {
+    wakeScheduled = false;
+    for (const listener of listeners()) listener();
+  });
 }
 
 /** Calls `listener` on each notifyJobsQueued(); returns the function that stops it. */
@@ -232,12 +243,114 @@ export async function renewLease(job: Job, owner: string, leaseMs: number): Prom
   return (await write(Prisma.sql`UPDATE job SET lease_until = ${nowPlus(d, leaseMs)} WHERE ${held(job, owner)} RETURNING id`)).length > 0;
 }
 
+/**
+ * A query that returns a row while `owner` still holds the job, for a handler's transaction to
+ * check before it writes (records' replace `onlyIf`, runWhileHeld): a handler whose job was
+ * taken over then writes nothing. On PostgreSQL it locks the job's row, so that a takeover
+ * waits for the handler's commit.
+ */
+export function heldJobSql(jobId: number, owner: string, dialect: Dialect = db().dialect): Prisma.Sql {
+  return Prisma.sql`SELECT id FROM job WHERE id = ${jobId} AND lease_owner = ${owner} AND status = 'running'${Prisma.raw(dialect === "postgres" ? " FOR UPDATE" : "")}`;
+}
+
+/**
+ * Runs `statements` in one transaction if `owner` still holds the job (heldJobSql); returns the
+ * rows of the last one (RETURNING), or null when the job is no longer the owner's and nothing
+ * was done.
+ */
+export async function runWhileHeld(jobId: number, owner: string, statements: readonly Prisma.Sql[]): Promise<Row[] | null> {
+  const current = db();
+  const fence = heldJobSql(jobId, owner, current.dialect);
+  if (current.dialect === "sqlite") {
+    return sqliteTransaction((conn) => {
+      if (sqliteRows(conn, fence).length === 0) return null;
+      let rows: Row[] = [];
+      for (const sql of statements) rows = sqliteRows(conn, sql);
+      return rows;
+    });
+  }
+  const client = await current.pool!.connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    try {
+      const run = async (sql: Prisma.Sql) => (await client.query(sql.text, sql.values.map(postgresValue))).rows as Row[];
+      if ((await run(fence)).length === 0) {
+        await client.query("ROLLBACK");
+        return null;
+      }
+      let rows: Row[] = [];
+      for (const sql of statements) rows = await run(sql);
+      await client.query("COMMIT");
+      return rows;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => { broken = true; });
+      throw e;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+const ENDED = Symbol.for("enhydris.jobs.attemptEnded");
+type EndedHolder = { [ENDED]?: Set<(id: number) => void> };
+
+function endedListeners(): Set<(id: number) => void> {
+  return ((globalThis as EndedHolder)[ENDED] ??= new Set());
+}
+
+/** Tells this process's waiters (waitForJob) that an attempt of job `id` has ended. */
+function attemptEnded(id: number): void {
+  for (const listener of endedListeners()) listener(id);
+}
+
+/** Whether the job has finished, or its last attempt ended in an error and it waits for a retry. */
+function attemptOver(job: Job): boolean {
+  return job.status === "succeeded" || job.status === "failed" || (job.status === "queued" && job.attempts > 0 && job.error !== null);
+}
+
+/**
+ * Waits until job `id` has finished, or until an attempt of it ended in an error (it is then
+ * queued for a retry, with the error), at most `timeoutMs`: the job as it is then, or null when
+ * the time ran out (or the job no longer exists). Attempts that end in this process wake the
+ * waiter at once; others (another instance, a worker) are seen by polling.
+ */
+export async function waitForJob(id: number, timeoutMs: number): Promise<Job | null> {
+  const deadline = Date.now() + timeoutMs;
+  let wake: (() => void) | null = null;
+  const listener = (ended: number) => {
+    if (ended === id) wake?.();
+  };
+  endedListeners().add(listener);
+  try {
+    for (let poll = 10; ; poll = Math.min(poll * 2, 250)) {
+      const job = await getJob(id);
+      if (!job) return null;
+      if (attemptOver(job)) return job;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(poll, left));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  } finally {
+    endedListeners().delete(listener);
+  }
+}
+
 /** Marks the job succeeded with its result; false when it was no longer `owner`'s. */
 export async function completeJob(job: Job, owner: string, result: unknown): Promise<boolean> {
   const d = db().dialect;
-  return (await write(Prisma.sql`UPDATE job SET status = 'succeeded', finished_at = ${now(d)}, lease_until = NULL, error = NULL,
+  const done = (await write(Prisma.sql`UPDATE job SET status = 'succeeded', finished_at = ${now(d)}, lease_until = NULL, error = NULL,
       result = ${JSON.stringify(result ?? null)}
     WHERE ${held(job, owner)} RETURNING id`)).length > 0;
+  if (done) attemptEnded(job.id);
+  return done;
 }
 
 /**
@@ -252,13 +365,19 @@ async function requeueOrFail(job: Job, owner: string, options: { retry: boolean;
     WHERE ${held(job, owner)} AND NOT ${QUEUED_OF_KEY} RETURNING id`;
   const fail = Prisma.sql`UPDATE job SET status = 'failed', finished_at = ${now(d)}, lease_until = NULL, error = ${options.failError}
     WHERE ${held(job, owner)} RETURNING id`;
+  const status = await requeueOrFailIn(d, requeue, fail, options.retry);
+  if (status !== "lost") attemptEnded(job.id);
+  return status;
+}
+
+async function requeueOrFailIn(d: Dialect, requeue: Prisma.Sql, fail: Prisma.Sql, retry: boolean): Promise<"queued" | "failed" | "lost"> {
   if (d === "sqlite") {
     return sqliteTransaction((conn) => {
-      if (options.retry && sqliteRows(conn, requeue).length) return "queued";
+      if (retry && sqliteRows(conn, requeue).length) return "queued";
       return sqliteRows(conn, fail).length ? "failed" : "lost";
     });
   }
-  if (options.retry) {
+  if (retry) {
     try {
       if ((await db().query(requeue)).length) return "queued";
     } catch (e) {
@@ -292,8 +411,28 @@ export async function getJob(id: number): Promise<Job | null> {
 }
 
 /** The jobs of a key, newest first: its run history (and its queued or running job). */
-export async function jobHistory(key: string, limit = 100): Promise<Job[]> {
-  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key = ${key} ORDER BY id DESC LIMIT ${limit}`)).map(toJob);
+export async function jobHistory(key: string, limit = 100, offset = 0): Promise<Job[]> {
+  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key = ${key} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
+}
+
+/** When each key's last successful job finished (keys without one are absent). */
+export async function lastSucceeded(keys: readonly string[]): Promise<Map<string, Date>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db().query<{ key: string; finished: unknown }>(Prisma.sql`SELECT key, MAX(finished_at) AS finished FROM job
+    WHERE key IN (${Prisma.join([...keys])}) AND status = 'succeeded' GROUP BY key`);
+  return new Map(rows.map((r) => [r.key, date(r.finished)!]));
+}
+
+export async function countJobs(key: string): Promise<number> {
+  const [row] = await db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM job WHERE key = ${key}`);
+  return Number(row.n);
+}
+
+/** The newest job of each key (those that have any). */
+export async function latestJobs(keys: readonly string[]): Promise<Map<string, Job>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE id IN (SELECT MAX(id) FROM job WHERE key IN (${Prisma.join([...keys])}) GROUP BY key)`);
+  return new Map(rows.map((r) => [r.key as string, toJob(r)]));
 }
 
 /** Deletes finished jobs beyond the newest `keepPerKey` of each key and those finished more than `maxAgeDays` ago. */

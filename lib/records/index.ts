@@ -5,6 +5,7 @@ import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
 import type { RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
+export { ReplaceRefused } from "@/lib/records/types";
 
 /** A store that counts the records written and read, for the metrics. */
 class CountedStore implements RecordsStore {

@@ -8,8 +8,8 @@ import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
   batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions,
-  type WriteResult,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -71,9 +71,13 @@ export class PostgresRecordsStore implements RecordsStore {
     });
   }
 
-  async replace(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions = {}): Promise<number> {
+  async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
     checkReplacement(from, batch);
     return this.transaction(async (client) => {
+      const { onlyIf } = options;
+      if (onlyIf && (await client.query(onlyIf.text, onlyIf.values.map(postgresValue))).rows.length === 0) {
+        throw new ReplaceRefused("replace: its condition does not hold");
+      }
       const { n, deleted } = await this.replaceInTransaction(client, seriesId, from, batch, options);
       return { value: n, commit: true, written: n + deleted };
     });

@@ -7,8 +7,8 @@ import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
   batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, type SeriesSummary, type WriteOptions,
-  type WriteResult,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -41,9 +41,13 @@ export class SqliteRecordsStore implements RecordsStore {
     });
   }
 
-  async replace(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions = {}): Promise<number> {
+  async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
     checkReplacement(from, batch);
-    return this.transaction(() => ({ value: this.replaceInTransaction(seriesId, from, batch, options), commit: true }));
+    return this.transaction(() => {
+      const { onlyIf } = options;
+      if (onlyIf && !this.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
+      return { value: this.replaceInTransaction(seriesId, from, batch, options), commit: true };
+    });
   }
 
   /** Runs `fn` in one synchronous transaction under the process's write lock. */

@@ -38,6 +38,20 @@ export interface AlsoOptions {
   readonly also?: readonly Prisma.Sql[];
 }
 
+/**
+ * A replacement that only a current holder may make: `onlyIf` runs first in the transaction and
+ * must return a row, else nothing is changed and replace throws ReplaceRefused. A job handler
+ * passes queue.heldJobSql, so that a run whose job was taken over cannot write (fencing).
+ */
+export interface ReplaceOptions extends AlsoOptions {
+  readonly onlyIf?: Prisma.Sql;
+}
+
+/** replace's `onlyIf` returned no row: nothing was changed. */
+export class ReplaceRefused extends Error {
+  override readonly name = "ReplaceRefused";
+}
+
 /** A write's `also` runs only when it stores records: not for a dry run, a failed validation or an empty batch. */
 export interface WriteOptions extends AlsoOptions {
   readonly mode: "append" | "insert";
@@ -69,7 +83,7 @@ export interface RecordsStore {
    * (every timestamp ≥ from), keeping the summary and the daily blocks exact; then runs `also`.
    * Returns the number of records written. Readers see the old records or the new, never a mixture.
    */
-  replace(seriesId: number, from: number, batch: RecordBatch, options?: AlsoOptions): Promise<number>;
+  replace(seriesId: number, from: number, batch: RecordBatch, options?: ReplaceOptions): Promise<number>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;

@@ -1,10 +1,14 @@
 import { canReadData, isEditor, type Actor } from "@/lib/auth/permissions";
+import { lastSucceeded, latestJobs } from "@/lib/jobs/queue";
+import { describeProcess } from "@/lib/processing/describe";
+import { processKey } from "@/lib/processing/state";
+import { processesPage } from "@/lib/services/processes";
 import { db, Prisma } from "@/lib/db";
 import { attachmentsPage } from "@/lib/services/attachments";
 import { eventsPage } from "@/lib/services/events";
 import { findGroup } from "@/lib/services/groups";
 import { toNumber } from "@/lib/services/serialize";
-import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationJson } from "@/lib/services/stations";
+import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationAccess, type StationJson } from "@/lib/services/stations";
 import { seriesPage } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 
@@ -97,7 +101,46 @@ export async function stationDetails(station: StationJson) {
   };
 }
 
-/** The group page: the group of this station (else null), its series and which of them the user may read. */
+/** A process as the group page shows it (processing.md §5). */
+export interface ProcessSummary {
+  id: number;
+  description: string;
+  enabled: boolean;
+  /** When a run of it last succeeded (epoch seconds); null if none has. */
+  lastSuccess: number | null;
+  /** The error of its last run, if that failed: for editors of the station only. */
+  failure: string | null;
+}
+
+/** The group's processes in words, with their last successful run and, for editors, a failed last run's error. */
+async function groupProcesses(groupId: number, unit: string, user: Actor, access: StationAccess): Promise<ProcessSummary[]> {
+  const processes = await processesPage(groupId, 0, 1000);
+  if (processes.length === 0) return [];
+  const keys = processes.map((p) => processKey(p.id));
+  const targetIds = processes.flatMap((p) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
+  const [latest, succeeded, targets] = await Promise.all([
+    latestJobs(keys),
+    lastSucceeded(keys),
+    db().prisma.timeseriesGroup.findMany({ where: { id: { in: targetIds } }, include: { variable: true } }),
+  ]);
+  const names = new Map(targets.map((g) => [g.id, g.name || g.variable.descr || `group ${g.id}`]));
+  const editor = isEditor(user, access);
+  return processes.map((p) => {
+    const last = latest.get(processKey(p.id));
+    const done = succeeded.get(processKey(p.id));
+    const targetGroupName = p.definition.type === "curve_interpolation" ? names.get(p.definition.targetGroupId) : undefined;
+    return {
+      id: p.id,
+      description: describeProcess(p.definition, { unit, targetGroupName }),
+      enabled: p.enabled,
+      lastSuccess: done ? Math.floor(done.getTime() / 1000) : null,
+      // A run waiting for a retry still carries the error of its failed attempt.
+      failure: editor && last && last.status !== "succeeded" ? last.error : null,
+    };
+  });
+}
+
+/** The group page: the group of this station (else null), its series and which of them the user may read, its processes. */
 export async function groupDetails(stationId: number, groupId: number, user: Actor) {
   const [group, access] = await Promise.all([findGroup(stationId, groupId), stationAccess(stationId)]);
   if (!group || !access) return null;
@@ -114,6 +157,7 @@ export async function groupDetails(stationId: number, groupId: number, user: Act
     series: series.map((t): SeriesForUser => ({ ...seriesSummary(t), canRead: canReadData(user, access, t.publiclyAvailable) })),
     /** The user may edit the group (its page shows "Edit"). */
     editable: isEditor(user, access),
+    processes: await groupProcesses(group.id, unit?.symbol ?? "", user, access),
   };
 }
 

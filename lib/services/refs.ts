@@ -6,7 +6,7 @@ export function isDatabaseId(id: number): boolean {
 }
 
 /** Existence checks for references in request bodies (lib/http/fields.ts pk/pkList). */
-type Model = "user" | "lentity" | "stationType" | "variable" | "unitOfMeasurement" | "eventType" | "station";
+type Model = "user" | "lentity" | "stationType" | "variable" | "unitOfMeasurement" | "eventType" | "station" | "timeseriesGroup";
 
 export function existing(model: Model): (ids: number[]) => Promise<Set<number>> {
   return async (ids) => {
@@ -20,6 +20,7 @@ export function existing(model: Model): (ids: number[]) => Promise<Set<number>> 
       : model === "variable" ? p.variable.findMany({ where, select: { id: true } })
       : model === "unitOfMeasurement" ? p.unitOfMeasurement.findMany({ where, select: { id: true } })
       : model === "eventType" ? p.eventType.findMany({ where, select: { id: true } })
+      : model === "timeseriesGroup" ? p.timeseriesGroup.findMany({ where, select: { id: true } })
       : p.station.findMany({ where, select: { id: true } }));
     return new Set(rows.map((r) => r.id));
   };

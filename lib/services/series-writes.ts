@@ -4,6 +4,8 @@ import { db, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { contentsText, groupContents } from "@/lib/services/contents";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { groupSeriesChangedStatements } from "@/lib/processing/state";
 import { orNotFound, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { findGroup, type GroupRow } from "@/lib/services/groups";
@@ -74,6 +76,15 @@ async function changeGroup(tx: Tx, id: number, data: Partial<GroupData>): Promis
 export async function insertSeries(tx: Tx, groupId: number, data: SeriesData): Promise<number> {
   const series = await tx.timeseries.create({ data: { ...data, groupId, lastModified: new Date() } });
   return series.id;
+}
+
+/**
+ * The group's set of series, or a series' type or time step, changed in the caller's
+ * transaction: the processes reading or writing the group may have another source or target
+ * now and run from scratch (processing.md §2). The caller calls notifyJobsQueued() after it.
+ */
+async function seriesOfGroupChanged(tx: Tx, groupId: number): Promise<void> {
+  for (const sql of groupSeriesChangedStatements([groupId])) await tx.$executeRaw(sql);
 }
 
 /** Changes a series' own fields; its version changes too (formats.md §9.2). */
@@ -180,17 +191,21 @@ export async function deleteGroup(actor: Actor, stationId: number, groupId: numb
 export async function createSeries(actor: Actor, stationId: number, groupId: number, given: Given<SeriesData, GroupRow>): Promise<number> {
   const { group } = await editableGroup(actor, stationId, groupId);
   const data = await valuesOf(given, group);
-  return uniquely(group.id, data, undefined, async (tx) => {
-    const id = await insertSeries(tx, group.id, data);
-    await seriesCreated(tx, actor, group.stationId, id, data, group);
-    return id;
+  const id = await uniquely(group.id, data, undefined, async (tx) => {
+    const created = await insertSeries(tx, group.id, data);
+    await seriesCreated(tx, actor, group.stationId, created, data, group);
+    await seriesOfGroupChanged(tx, group.id);
+    return created;
   });
+  notifyJobsQueued();
+  return id;
 }
 
 export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<Partial<SeriesData>, SeriesWithGroup>, options?: ChangeOptions): Promise<void> {
   const { series } = await editableSeries(actor, path);
   const data = await valuesOf(given, series);
   const merged: SeriesData = { type: series.type, timeStep: series.timeStep, name: series.name, publiclyAvailable: series.publiclyAvailable, ...data };
+  const sourcesChange = merged.type !== series.type || merged.timeStep !== series.timeStep;
   await uniquely(series.groupId, merged, series.id, async (tx) => {
     await ensureUnchanged(tx, "timeseries", series.id, options, "time series");
     await changeSeries(tx, series.id, data);
@@ -198,13 +213,19 @@ export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<
       action: "change", objectType: "timeseries", objectId: series.id, stationId: series.group.stationId,
       summary: changeSummary(seriesName({ ...merged, id: series.id }, series.group), changedFields(series, data, SERIES_FIELDS)),
     });
+    if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
+  if (sourcesChange) notifyJobsQueued();
 }
 
 /** Deletes the series and its records. */
 export async function deleteSeries(actor: Actor, path: SeriesPath): Promise<void> {
   const { series } = await editableSeries(actor, path);
-  await db().write((tx) => seriesDeleted(tx, actor, series));
+  await db().write(async (tx) => {
+    await seriesDeleted(tx, actor, series);
+    await seriesOfGroupChanged(tx, series.groupId);
+  });
+  notifyJobsQueued();
 }
 
 /** The older shape's create: a group and, in it, an Initial time series; the series' id. */
@@ -225,6 +246,7 @@ export async function createOlderShape(actor: Actor, stationId: number, given: G
 export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Given<OlderShapeData, SeriesWithGroup>): Promise<void> {
   const { series } = await editableSeries(actor, path);
   const body = await valuesOf(given, series);
+  const sourcesChange = body.timeStep !== undefined && body.timeStep !== series.timeStep;
   await db().write(async (tx) => {
     const stationId = series.group.stationId;
     if (Object.keys(body.group).length) {
@@ -241,7 +263,9 @@ export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Gi
         summary: changeSummary(seriesName({ ...series, timeStep: body.timeStep }, series.group), changedFields(series, { timeStep: body.timeStep }, SERIES_FIELDS)),
       });
     }
+    if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
+  if (sourcesChange) notifyJobsQueued();
 }
 
 /** The older shape's delete: the series, and its group when it was the last one (api.md §7.1). */
@@ -250,5 +274,7 @@ export async function deleteOlderShape(actor: Actor, path: SeriesPath): Promise<
   await db().write(async (tx) => {
     await seriesDeleted(tx, actor, series);
     if ((await tx.timeseries.count({ where: { groupId: series.groupId } })) === 0) await groupDeleted(tx, actor, series.group);
+    else await seriesOfGroupChanged(tx, series.groupId);
   });
+  notifyJobsQueued();
 }

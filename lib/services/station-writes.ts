@@ -1,5 +1,7 @@
 import { rm } from "node:fs/promises";
 import { ensureStationCreator, type Actor } from "@/lib/auth/permissions";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { stationZoneChangedStatements } from "@/lib/processing/state";
 import { db, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
@@ -91,7 +93,7 @@ const FIELD_NAMES: Record<string, string> = {
 export async function updateStation(actor: Actor, id: number, given: Given<Partial<StationData>, StationAccess>, options?: ChangeOptions): Promise<void> {
   const station = await editableStation(actor, id);
   const data = await valuesOf(given, station);
-  await db().write(async (tx) => {
+  const zoneChanged = await db().write(async (tx) => {
     await ensureUnchanged(tx, "station", id, options, "station");
     const current = await tx.station.findUniqueOrThrow({
       where: { id },
@@ -110,7 +112,12 @@ export async function updateStation(actor: Actor, id: number, given: Given<Parti
     await writeExactFloats(tx, "station", id, { lon: data.lon, lat: data.lat, altitude: data.altitude });
     const fields = changedFields(before, data, FIELD_NAMES);
     await recordActivity(tx, actor, { action: "change", objectType: "station", objectId: id, stationId: id, summary: changeSummary(`station ${named(merged.name, id)}`, fields) });
+    // Aggregations work in the station's local time: another zone means other intervals.
+    const changed = data.displayTimezone !== undefined && data.displayTimezone !== current.displayTimezone;
+    if (changed) for (const sql of stationZoneChangedStatements(id)) await tx.$executeRaw(sql);
+    return changed;
   });
+  if (zoneChanged) notifyJobsQueued();
 }
 
 /** Deletes a station and everything under it: groups, series, records, events, files and their bytes. */

@@ -1,6 +1,8 @@
 import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
 import { activitySql, named } from "@/lib/services/activity";
@@ -11,7 +13,9 @@ import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/servi
 
 /**
  * Appending or inserting records (api.md §8.3, formats.md §6) by an editor of the series'
- * station: the parse, and the storage checks inside the write's transaction. All or nothing.
+ * station: the parse, and the storage checks inside the write's transaction. All or nothing;
+ * the runs of the processes that read the series are queued in the same transaction
+ * (processing.md §4), and the upload does not wait for them.
  */
 export interface UploadValues {
   /** Record lines (formats.md §6.1). */
@@ -35,12 +39,16 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
-    also: [activitySql(actor, {
-      action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
-      summary: `Uploaded ${contentsText({ records: summary.count })} (${summary.start_date} to ${summary.end_date}, ${mode}) to time series #${s.id} `
-        + `of time series group ${named(s.group.name, s.group.id)}`,
-    })],
+    also: [
+      ...(parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : []),
+      activitySql(actor, {
+        action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
+        summary: `Uploaded ${contentsText({ records: summary.count })} (${summary.start_date} to ${summary.end_date}, ${mode}) to time series #${s.id} `
+          + `of time series group ${named(s.group.name, s.group.id)}`,
+      }),
+    ],
   });
   if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
+  if (!dryRun && result.stored > 0) notifyJobsQueued();
   return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: summary } : { stored: result.stored });
 }

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +9,9 @@ import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob, jobHistory } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
-import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
+import { connectFixtures, DIALECT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
+import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
 
 /**
  * The job queue under faults, with real processes: a worker killed in the middle of a run
@@ -21,7 +21,6 @@ import { sleep, until } from "@/tests/support/wait";
  */
 let database: ScratchDatabase;
 let dir: string;
-const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
   database = await scratchDatabase();
@@ -30,9 +29,7 @@ beforeAll(async () => {
   await connectFixtures(database.url);
 });
 
-afterEach(() => {
-  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
-});
+afterEach(killWorkers);
 
 afterAll(async () => {
   records().close?.();
@@ -42,45 +39,8 @@ afterAll(async () => {
 });
 
 
-interface Worker {
-  readonly child: ChildProcess;
-  output(): string;
-  /** Resolves when the output matches. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
-  exited(): Promise<number | null>;
-}
-
 function startWorker(env: Record<string, string> = {}): Worker {
-  // tsx as a loader in this very process (its CLI would run the script in a child that a SIGKILL misses).
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/job-worker.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: database.url, ENHYDRIS_JOB_LEASE_SECONDS: "2", JOB_LOG: join(dir, "executions.log"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  workers.push(child);
-  let output = "";
-  const waiters: (() => void)[] = [];
-  const collect = (d: Buffer) => {
-    output += d;
-    for (const w of waiters) w();
-  };
-  child.stdout!.on("data", collect);
-  child.stderr!.on("data", collect);
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    child,
-    output: () => output,
-    exited: () => exit,
-    waitFor: (pattern, timeoutMs = 30_000) => new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(output)) resolve();
-      };
-      waiters.push(check);
-      check();
-      setTimeout(() => reject(new Error(`no ${pattern} in the worker's output:\n${output}`)), timeoutMs).unref();
-      void exit.then(() => setTimeout(() => reject(new Error(`the worker exited without ${pattern}:\n${output}`)), 50));
-    }),
-  };
+  return startSharedWorker({ DATABASE_URL: database.url, JOB_LOG: join(dir, "executions.log"), ...env });
 }
 
 

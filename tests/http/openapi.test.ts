@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { apiRoutes } from "@/lib/api/routes";
 import {
-  BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema,
+  BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, RunSchema,
   StationSchema, TimeseriesSchema, UserSchema,
 } from "@/lib/api/schemas";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
@@ -92,5 +92,17 @@ describe("responses match the documented schemas", () => {
     check(EventSchema, (await http.get(`/api/stations/${sid}/events/${event}/`)).json);
     check(UserSchema, (await http.get("/api/auth/user/", { token: u.token })).json);
     for (const name of LOOKUP_NAMES) check(pageSchema(LOOKUP_SCHEMAS[name]), (await http.get(`/api/${name}/`)).json);
+    const processes = `/api/stations/${sid}/timeseriesgroups/${gid}/processes/`;
+    const target = await f.group(sid);
+    for (const body of [
+      { type: "checks", range_check: { lower_bound: 0, upper_bound: 10 }, rate_of_change_check: { thresholds: [{ delta_t: "1h", allowed_diff: 2 }] } },
+      { type: "aggregation", target_time_step: "1D", method: "max" },
+      { type: "curve_interpolation", target_timeseries_group: target, periods: [{ start_date: "2020-01-01", end_date: "2020-01-31", points: [[0, 0], [1, 2]] }] },
+    ]) check(ProcessSchema, (await http.post(processes, { token: u.token, json: body })).json);
+    const page = (await http.get(processes)).json;
+    check(pageSchema(ProcessSchema).strict(), page);
+    const pid = page.results[0].id;
+    check(RunSchema, (await http.post(`${processes}${pid}/run/`, { token: u.token, json: { wait: true } })).json);
+    check(pageSchema(RunSchema).strict(), (await http.get(`${processes}${pid}/runs/`, { token: u.token })).json);
   });
 });

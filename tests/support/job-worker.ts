@@ -38,6 +38,14 @@ const count: JobHandler = async (job, ctx) => {
   return null;
 };
 
+// Every replacement of records (the process runs' included) is announced, so that a test can kill the worker in one.
+const store = records();
+const replaceRecords = store.replace.bind(store);
+store.replace = (seriesId, ...rest) => {
+  console.log(`replacing records of series ${seriesId}`);
+  return replaceRecords(seriesId, ...rest);
+};
+
 runWorkerProcess({ handlers: new Map([...jobHandlers, ["test.replace", replace], ["test.count", count]]) }).catch((e) => {
   console.error(e);
   process.exit(1);

@@ -39,7 +39,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function GroupPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const data = await load(params);
   if (!data) notFound();
-  const { station, group, series } = data;
+  const { station, group, series, processes } = data;
   const user = await currentUser();
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const sp = await searchParams;
@@ -158,6 +158,25 @@ export default async function GroupPage({ params, searchParams }: { params: Para
           />
         </section>
       </div>
+
+      {processes.length > 0 && (
+        <section className="card" aria-labelledby="processing-heading">
+          <h2 id="processing-heading">Automatic processing</h2>
+          <ul className="process-list">
+            {processes.map((p) => (
+              <li key={p.id} data-process={p.id}>
+                <span className="process-description">{p.description}</span>
+                {!p.enabled && <span className="muted"> (disabled)</span>}
+                <span className="muted small">
+                  {" · "}
+                  {p.lastSuccess !== null ? `last successful run ${formatDateTime(p.lastSuccess, offset)} (${offsetLabel(offset)})` : "not run successfully yet"}
+                </span>
+                {p.failure && <p className="message error small">The last run failed: {p.failure}</p>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }

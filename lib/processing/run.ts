@@ -1,0 +1,174 @@
+/**
+ * A run of a process: the job handler of kind "process.run" (docs/decisions/0011). It takes the
+ * pending changes of its source (dirty_from), reads the source from where the process's engine
+ * needs it, computes the target from there on, and in one transaction replaces the target's
+ * records from that point, marks the processes that read the target (the chain) and clears the
+ * changes it took; that transaction commits only while the run still holds its job (fencing).
+ * A run that fails changes nothing: the changes stay taken (running_from) for the next run.
+ */
+import { db, Prisma } from "@/lib/db";
+import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
+import { resolveTimeZone } from "@/lib/formats/timezone";
+import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
+import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
+import { seriesWrittenStatements } from "@/lib/jobs/series-written";
+import { records, ReplaceRefused, type RecordBatch } from "@/lib/records";
+import type { ProcessConfig } from "./config";
+import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
+import { planChecks, runChecks } from "./numerics/checks";
+import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-interpolation";
+import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
+import { EMPTY } from "./numerics/series";
+import { changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, type ProcessRow } from "./state";
+import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
+
+/** What a run reports (its job's result): where the target was replaced from (null: from scratch) and how many records it wrote. */
+export interface RunResult {
+  from: string | null;
+  records_written: number;
+  /** Why nothing was computed, when so. */
+  note?: string;
+}
+
+/** The records of a series with from ≤ timestamp ≤ to, in one batch. */
+export async function readRecords(seriesId: number, from: number, to: number): Promise<RecordBatch> {
+  const chunks = [];
+  let n = 0;
+  for await (const chunk of records().read(seriesId, Math.max(from, MIN_INSTANT), Math.min(to, MAX_INSTANT))) {
+    chunks.push(chunk);
+    n += chunk.length;
+  }
+  if (chunks.length === 1 && chunks[0].timestamps.length === n) return chunks[0];
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  const flags: string[] = new Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    timestamps.set(c.timestamps.subarray(0, c.length), at);
+    values.set(c.values.subarray(0, c.length), at);
+    for (let i = 0; i < c.length; i++) flags[at + i] = c.flags[i];
+    at += c.length;
+  }
+  return { timestamps, values, flags };
+}
+
+/** The timestamp of the last target record with a value before `t`, if any. */
+async function lastValuedBefore(seriesId: number, t: number): Promise<number | null> {
+  const [row] = await db().query<{ timestamp: number }>(Prisma.sql`SELECT timestamp FROM timeseries_record
+    WHERE timeseries_id = ${seriesId} AND timestamp < ${t} AND value IS NOT NULL ORDER BY timestamp DESC LIMIT 1`);
+  return row ? Number(row.timestamp) : null;
+}
+
+/** The display zone's offset of the group's station, in seconds (aggregation works in local time). */
+async function zoneOffsetOf(groupId: number): Promise<number> {
+  const [row] = await db().query<{ display_timezone: string }>(Prisma.sql`SELECT s.display_timezone FROM timeseries_group g
+    JOIN station s ON s.id = g.station_id WHERE g.id = ${groupId}`);
+  const zone = resolveTimeZone(row?.display_timezone ?? "UTC") ?? resolveTimeZone("UTC")!;
+  return zone.fixedOffsetMinutes !== null ? zone.fixedOffsetMinutes * 60 : zone.offsetSecondsAt(Date.now() / 1000);
+}
+
+interface Computed {
+  plan: IncrementalPlan;
+  target: RecordBatch;
+}
+
+/**
+ * The target records from the plan's targetFrom on, for a source changed from `dirtyFrom` on
+ * (−Infinity: from scratch). Throws IncrementalContextError when the stored target is not what
+ * earlier runs wrote (the caller then computes from scratch).
+ */
+async function compute(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number, dirtyFrom: number): Promise<Computed> {
+  if (!source) return { plan: FROM_SCRATCH, target: EMPTY };
+  switch (p.type) {
+    case "checks": {
+      const plan = planChecks(p.config, dirtyFrom);
+      const [input, previous] = await Promise.all([
+        readRecords(source.id, plan.sourceFrom, MAX_INSTANT),
+        plan.targetFrom === -Infinity ? EMPTY : readRecords(target.id, plan.sourceFrom, plan.targetFrom - 1),
+      ]);
+      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom) };
+    }
+    case "curve_interpolation": {
+      const plan = planCurveInterpolation(dirtyFrom);
+      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom) };
+    }
+    case "aggregation": {
+      const summary = await records().summary(source.id);
+      const whole: AggregationSource = { timeStep: source.timeStep, zoneOffsetSeconds: zoneOffset, first: summary?.first ?? null, last: summary?.last ?? null };
+      const before = aggregationLookback(p.config, dirtyFrom, whole);
+      const lastValued = before === null ? null : await lastValuedBefore(target.id, before);
+      const plan = planAggregation(p.config, dirtyFrom, whole, lastValued);
+      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan) };
+    }
+  }
+}
+
+/** What a run's result depends on besides the source's records: another value than last time means a run from scratch. */
+function inputsOf(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number): string {
+  const common = `source=${source?.id ?? "none"} target=${target.id}`;
+  return p.type === "aggregation" ? `${common} time_step=${source?.timeStep ?? ""} zone=${zoneOffset}` : common;
+}
+
+/** The process's series, the target (and the checks' source) created first if missing. */
+async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | null; target: SeriesInfo }> {
+  const { groupId, definition } = process;
+  let series = await seriesOfGroups(groupsOf(groupId, definition));
+  let target = targetOf(groupId, definition, series);
+  if (!target || (definition.type === "checks" && !sourceOf(groupId, definition, series))) {
+    const created = await db().write(async (tx) => {
+      const made = await createMissingSeries(tx, groupId, definition);
+      // The group's other processes may read a new series now; this run is from scratch anyway.
+      if (made) for (const sql of groupSeriesChangedStatements(groupsOf(groupId, definition))) await tx.$executeRaw(sql);
+      return made;
+    });
+    if (created) notifyJobsQueued();
+    series = await seriesOfGroups(groupsOf(groupId, definition));
+    target = targetOf(groupId, definition, series)!;
+  }
+  return { source: sourceOf(groupId, definition, series), target };
+}
+
+const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
+
+export async function runProcess(processId: number, job: Job, ctx: JobContext): Promise<RunResult> {
+  const jobId = job.id;
+  const taken = await runWhileHeld(jobId, ctx.owner, [takeChangesStatement(processId, job.startedAt ?? new Date())]);
+  if (taken === null) return { from: null, records_written: 0, note: "The job was taken over by another runner." };
+  if (taken.length === 0) return { from: null, records_written: 0, note: "The process no longer exists." };
+  const process = processFromRow(taken[0]);
+  if (!process.enabled) return { from: null, records_written: 0, note: "The process is disabled." };
+  if (process.runningFrom === null) return { from: null, records_written: 0, note: "Nothing to do: no changes since the last run." };
+  ctx.progress(0.05);
+
+  const { source, target } = await seriesFor(process);
+  const zoneOffset = process.definition.type === "aggregation" ? await zoneOffsetOf(process.groupId) : 0;
+  const inputs = inputsOf(process.definition, source, target, zoneOffset);
+  const scratch = process.runningFrom <= MIN_INSTANT || inputs !== process.inputs;
+  let computed: Computed;
+  try {
+    computed = await compute(process.definition, source, target, zoneOffset, scratch ? -Infinity : process.runningFrom);
+  } catch (e) {
+    if (!(e instanceof IncrementalContextError)) throw e;
+    computed = await compute(process.definition, source, target, zoneOffset, -Infinity);
+  }
+  ctx.progress(0.7);
+
+  const { plan, target: batch } = computed;
+  const whole = plan.targetFrom === -Infinity;
+  const from = whole ? Math.min(MIN_INSTANT, batch.timestamps.length ? batch.timestamps[0] : MIN_INSTANT) : plan.targetFrom;
+  try {
+    const written = await records().replace(target.id, from, batch, {
+      onlyIf: heldJobSql(jobId, ctx.owner),
+      also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
+    });
+    notifyJobsQueued();
+    ctx.progress(1);
+    return { from: whole ? null : iso(from), records_written: written };
+  } catch (e) {
+    if (e instanceof ReplaceRefused) return { from: null, records_written: 0, note: "The job was taken over by another runner." };
+    throw e;
+  }
+}
+
+/** The handler of kind "process.run"; the job's key is process:<id>. */
+export const processRunHandler: JobHandler = (job, ctx) => runProcess((job.payload as { process: number }).process, job, ctx);

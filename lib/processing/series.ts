@@ -1,0 +1,94 @@
+/**
+ * The source and target series of a process (processing.md §2), resolved from the series its
+ * groups hold now: checks read the group's Initial series and write its Checked one; curve
+ * interpolations and aggregations read the Checked series if the group has one, else the
+ * Initial; a curve interpolation writes the target group's Initial series, an aggregation the
+ * group's Aggregated series of its target time step named after its method.
+ */
+import { db, Prisma, type Tx } from "@/lib/db";
+import { settings } from "@/lib/config";
+import { typeCode } from "@/lib/services/timeseries-types";
+import { aggregatedSeriesName, type ProcessConfig } from "./config";
+
+export interface SeriesInfo {
+  id: number;
+  groupId: number;
+  /** 1 Initial, 2 Checked, 3 Regularized, 4 Aggregated */
+  type: number;
+  timeStep: string;
+  name: string;
+  publiclyAvailable: boolean;
+}
+
+const INITIAL = typeCode("Initial");
+const CHECKED = typeCode("Checked");
+const AGGREGATED = typeCode("Aggregated");
+
+/** The series of these groups, in one query. */
+export async function seriesOfGroups(groupIds: readonly number[]): Promise<SeriesInfo[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await db().query<{ id: number; timeseries_group_id: number; type: number; time_step: string; name: string; publicly_available: boolean }>(
+    Prisma.sql`SELECT id, timeseries_group_id, type, time_step, name, publicly_available FROM timeseries
+      WHERE timeseries_group_id IN (${Prisma.join([...new Set(groupIds)])}) ORDER BY id`);
+  return rows.map((r) => ({
+    id: r.id, groupId: r.timeseries_group_id, type: r.type, timeStep: r.time_step, name: r.name, publiclyAvailable: Boolean(r.publicly_available),
+  }));
+}
+
+/** The groups whose series a process reads or writes. */
+export function groupsOf(groupId: number, p: ProcessConfig): number[] {
+  return p.type === "curve_interpolation" ? [groupId, p.targetGroupId] : [groupId];
+}
+
+export function sourceOf(groupId: number, p: ProcessConfig, series: readonly SeriesInfo[]): SeriesInfo | null {
+  const own = (type: number) => series.find((s) => s.groupId === groupId && s.type === type) ?? null;
+  return p.type === "checks" ? own(INITIAL) : own(CHECKED) ?? own(INITIAL);
+}
+
+/** What the target series is (its group and identifying fields). */
+function targetKey(groupId: number, p: ProcessConfig): { groupId: number; type: number; timeStep?: string; name?: string } {
+  switch (p.type) {
+    case "checks":
+      return { groupId, type: CHECKED };
+    case "curve_interpolation":
+      return { groupId: p.targetGroupId, type: INITIAL };
+    case "aggregation":
+      return { groupId, type: AGGREGATED, timeStep: p.config.target_time_step, name: aggregatedSeriesName(p.config.method) };
+  }
+}
+
+export function targetOf(groupId: number, p: ProcessConfig, series: readonly SeriesInfo[]): SeriesInfo | null {
+  const key = targetKey(groupId, p);
+  return series.find((s) => s.groupId === key.groupId && s.type === key.type
+    && (key.timeStep === undefined || s.timeStep === key.timeStep) && (key.name === undefined || s.name === key.name)) ?? null;
+}
+
+async function insert(tx: Tx, groupId: number, type: number, timeStep: string, name: string, publiclyAvailable: boolean): Promise<void> {
+  await tx.timeseries.create({ data: { groupId, type, timeStep, name, publiclyAvailable, lastModified: new Date() } });
+}
+
+/**
+ * Creates, in the caller's transaction, the series a process needs and its groups lack: the
+ * checks' Initial source, and the target. A target copies time_step (checks, curves) and
+ * publicly_available from the source when there is one. Returns whether it created any.
+ */
+export async function createMissingSeries(tx: Tx, groupId: number, p: ProcessConfig): Promise<boolean> {
+  const groupIds = groupsOf(groupId, p);
+  const read = async () => (await tx.timeseries.findMany({ where: { groupId: { in: groupIds } }, orderBy: { id: "asc" } }))
+    .map((t): SeriesInfo => ({ id: t.id, groupId: t.groupId, type: t.type, timeStep: t.timeStep, name: t.name, publiclyAvailable: t.publiclyAvailable }));
+  let series = await read();
+  const publicByDefault = settings().defaultPubliclyAvailable;
+  let created = false;
+  if (p.type === "checks" && !sourceOf(groupId, p, series)) {
+    await insert(tx, groupId, INITIAL, "", "", publicByDefault);
+    series = await read();
+    created = true;
+  }
+  if (!targetOf(groupId, p, series)) {
+    const source = sourceOf(groupId, p, series);
+    const key = targetKey(groupId, p);
+    await insert(tx, key.groupId, key.type, key.timeStep ?? source?.timeStep ?? "", key.name ?? "", source?.publiclyAvailable ?? publicByDefault);
+    created = true;
+  }
+  return created;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { describeProcess, stepWords } from "@/lib/processing/describe";
+
+/** Processes in words on the group page (processing.md §5). */
+describe("describeProcess", () => {
+  it("words checks as the specification's example", () => {
+    expect(describeProcess({
+      type: "checks",
+      config: {
+        range_check: { lower_bound: 0, upper_bound: 40, soft_lower_bound: 2, soft_upper_bound: 38 },
+        rate_of_change_check: { symmetric: true, remove_failing_values: false, thresholds: [{ delta_t: "10min", allowed_diff: 5 }] },
+      },
+    }, { unit: "°C" })).toBe("Checked: range 0…40 °C, soft 2…38; rate of change 10min 5 °C");
+  });
+
+  it("words one-sided soft bounds, a range alone, signed thresholds and removed values", () => {
+    const range = (soft_lower_bound: number | null, soft_upper_bound: number | null) => describeProcess({
+      type: "checks", config: { range_check: { lower_bound: -10, upper_bound: 50.5, soft_lower_bound, soft_upper_bound }, rate_of_change_check: null },
+    }, { unit: "mm" });
+    expect(range(null, null)).toBe("Checked: range −10…50.5 mm");
+    expect(range(0, null)).toBe("Checked: range −10…50.5 mm, soft from 0");
+    expect(range(null, 45)).toBe("Checked: range −10…50.5 mm, soft up to 45");
+    expect(describeProcess({
+      type: "checks",
+      config: {
+        range_check: null,
+        rate_of_change_check: { symmetric: false, remove_failing_values: true, thresholds: [{ delta_t: "10min", allowed_diff: 2 }, { delta_t: "1h", allowed_diff: -3.5 }] },
+      },
+    }, { unit: "" })).toBe("Checked: rate of change 10min +2, 1h −3.5, failing values removed");
+  });
+
+  it("words aggregations", () => {
+    const aggregation = (target_time_step: string, method: "sum" | "mean" | "max" | "min", max_missing: number, resulting_timestamp_offset = "") =>
+      describeProcess({ type: "aggregation", config: { target_time_step, method, max_missing, resulting_timestamp_offset } }, { unit: "°C" });
+    expect(aggregation("1h", "mean", 2)).toBe("Hourly mean, at most 2 missing");
+    expect(aggregation("1D", "sum", 0, "1min")).toBe("Daily sum, no missing values allowed, stamped 1 min earlier");
+    expect(aggregation("3h", "max", 1, "-30min")).toBe("3-hour maximum, at most 1 missing, stamped 30 min later");
+    expect(aggregation("10min", "min", 0)).toBe("10-minute minimum, no missing values allowed");
+    expect(["60min", "24h", "2D", "90min", "H"].map(stepWords)).toEqual(["Hourly", "Daily", "2-day", "90-minute", "Hourly"]);
+  });
+
+  it("words curve interpolations with their target group and span", () => {
+    expect(describeProcess({
+      type: "curve_interpolation", targetGroupId: 7,
+      config: { periods: [{ start_date: "2021-01-01", end_date: "2021-12-31", points: [[0, 0], [1, 1]] }, { start_date: "2020-01-01", end_date: "2020-12-31", points: [[0, 0], [1, 2]] }] },
+    }, { unit: "m", targetGroupName: "Discharge" })).toBe("Curve interpolation into Discharge: 2 periods, 2020-01-01 to 2021-12-31");
+  });
+});
