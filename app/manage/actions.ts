@@ -3,6 +3,7 @@
 import { headers } from "next/headers";
 import { readAttachmentInput, readEventInput } from "@/lib/api/attachment-writes";
 import { readLookupInput } from "@/lib/api/lookup-fields";
+import { readProcess, readRunRequest } from "@/lib/api/process-fields";
 import { readGroupInput, readSeriesInput } from "@/lib/api/series-fields";
 import { geomField, readStationInput } from "@/lib/api/station-fields";
 import { readUserAdminInput } from "@/lib/api/user-fields";
@@ -15,6 +16,7 @@ import { findGroup } from "@/lib/services/groups";
 import { LOOKUP_NAMES, lookupReaders, type LookupName } from "@/lib/services/lookups";
 import { createLookup, deleteLookup, updateLookup } from "@/lib/services/lookup-writes";
 import { ownerChoices, ownerDisplayName, type OwnerChoice } from "@/lib/services/manage";
+import { createProcess, deleteProcess, pathProcess, requestRun, updateProcess } from "@/lib/services/processes";
 import { createGroup, createSeries, deleteGroup, deleteSeries, updateGroup, updateSeries, type GroupData, type SeriesData } from "@/lib/services/series-writes";
 import { createStation, deleteStation, updateStation, type StationData } from "@/lib/services/station-writes";
 import { stationAccess, stationJsonById } from "@/lib/services/stations";
@@ -25,6 +27,7 @@ import type { FormState, FormValues } from "@/lib/site/form-state";
 import { formInput, openedAt, submitForm } from "@/lib/site/manage-form";
 import { attachmentValues, eventValues, geomText, groupValues, lookupValues, seriesValues, stationValues } from "@/lib/site/manage-values";
 import { managePaths as paths } from "@/lib/site/manage-paths";
+import { processInput, processValues } from "@/lib/site/process-form";
 import { typeName } from "@/lib/services/timeseries-types";
 
 /**
@@ -152,6 +155,43 @@ export async function removeSeries(sidValue: unknown, gidValue: unknown, tidValu
   return submitForm(prev, form, async (user) => {
     await deleteSeries(user, { stationId: sid, groupId: gid, seriesId: tid });
     return `${paths.group(sid, gid)}?done=series-deleted`;
+  });
+}
+
+/** Processes of a group (processing.md §1): the API's reader and service, from the reference-style fields. */
+export async function addProcess(sidValue: unknown, gidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const path = { stationId: id(sidValue), groupId: id(gidValue) };
+  return submitForm(prev, form, async (user) => {
+    const pid = await createProcess(user, path, () => readProcess(processInput(form), "create"));
+    return `${paths.process(path.stationId, path.groupId, pid)}?done=process-created`;
+  });
+}
+
+export async function saveProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const path = { stationId: id(sidValue), groupId: id(gidValue), processId: id(pidValue) };
+  return submitForm(prev, form, async (user) => {
+    await updateProcess(user, path, (found) => readProcess(processInput(form), "replace", found.process), { unchangedSince: openedAt(form) });
+    return `${paths.process(path.stationId, path.groupId, path.processId)}?done=process-saved`;
+  }, async () => {
+    const found = await pathProcess(path).catch(() => null);
+    return found && processValues(found.process);
+  });
+}
+
+export async function removeProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const path = { stationId: id(sidValue), groupId: id(gidValue), processId: id(pidValue) };
+  return submitForm(prev, form, async (user) => {
+    await deleteProcess(user, path);
+    return `${paths.group(path.stationId, path.groupId)}?done=process-deleted#processes`;
+  });
+}
+
+/** Run now, or from scratch (a hidden `from_scratch`): queued, not waited for; the page then shows the run. */
+export async function runProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const path = { stationId: id(sidValue), groupId: id(gidValue), processId: id(pidValue) };
+  return submitForm(prev, form, async (user) => {
+    const { run } = await requestRun(user, path, async () => ({ ...(await readRunRequest(formInput(form))), wait: false }));
+    return `${paths.process(path.stationId, path.groupId, path.processId)}?done=run-queued#run-${run.id}`;
   });
 }
 

@@ -231,3 +231,10 @@ export function FileField(props: FieldProps & { accept?: string; maxBytes: numbe
     )} help={[props.help, state.seq > 0 && Object.keys(state.errors).length ? "Choose the file again: browsers do not keep a chosen file after an error." : ""].filter(Boolean).join(" ") || undefined} />
   );
 }
+
+/** The messages of a field that several inputs make up (a range check, a list of periods), under them. */
+export function ErrorsFor({ name }: { name: string }) {
+  const state = useFormState();
+  const id = `${useId()}-${name}`;
+  return <FieldMessages id={id} errors={state.errors[name]} />;
+}

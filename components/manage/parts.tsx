@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { ActivityItem } from "@/lib/services/activity";
+import type { RunJson } from "@/lib/services/processes";
 import { managePaths } from "@/lib/site/manage-paths";
 
 /** Pieces shared by the management pages (server components). */
@@ -43,6 +44,10 @@ const DONE: Record<string, string> = {
   "series-created": "The time series has been created.",
   "series-saved": "The time series has been saved.",
   "series-deleted": "The time series has been deleted, with its records.",
+  "process-created": "The process has been created; its first run (from scratch) is queued.",
+  "process-saved": "The process has been saved; its target will be recomputed from scratch.",
+  "process-deleted": "The process has been deleted. Its target series and their records stay.",
+  "run-queued": "A run has been queued.",
   "files-added": "The file has been added.",
   "files-saved": "The file has been saved.",
   "files-deleted": "The file has been deleted.",
@@ -59,7 +64,7 @@ export function Done({ code }: { code: string | string[] | undefined }) {
   return message ? <p className="message success" role="status">{message}</p> : null;
 }
 
-const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail" };
+const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail", run: "run" };
 
 /** The latest changes (management.md §3): when, who, what. */
 export function ActivityList({ items, empty, stationLinks }: { items: ActivityItem[]; empty: string; stationLinks?: boolean }) {
@@ -81,6 +86,22 @@ export function ActivityList({ items, empty, stationLinks }: { items: ActivityIt
         </li>
       ))}
     </ol>
+  );
+}
+
+/** A process's run in one line: its state, when, what it wrote, its error. */
+export function RunStatus({ run }: { run: RunJson | null }) {
+  if (!run) return <span className="muted">Not run yet.</span>;
+  const when = (t: string | null) => (t ? `${t.slice(0, 16).replace("T", " ")} UTC` : "");
+  return (
+    <span className={`run-status run-${run.status}`} data-status={run.status}>
+      <span className={`badge run-${run.status}`}>{run.status}</span>{" "}
+      {run.status === "succeeded" && <>{when(run.finished_at)} · {run.records_written} {run.records_written === 1 ? "record" : "records"} written{run.from ? ` from ${run.from}` : " (from scratch)"}</>}
+      {run.status === "failed" && <>{when(run.finished_at)}</>}
+      {run.status === "queued" && <>since {when(run.queued_at)}</>}
+      {run.status === "running" && <>since {when(run.started_at)}</>}
+      {run.error && <span className="run-error" role="note"> — {run.error}</span>}
+    </span>
   );
 }
 

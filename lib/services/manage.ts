@@ -1,5 +1,9 @@
 import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
+import { latestJobs } from "@/lib/jobs/queue";
+import { describeProcess } from "@/lib/processing/describe";
+import { processKey, type ProcessRow } from "@/lib/processing/state";
+import { pathProcess, processesPage, processRuns, runJson, type RunJson } from "@/lib/services/processes";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { stationActivityPage } from "@/lib/services/activity";
 import { attachmentsPage, findAttachment } from "@/lib/services/attachments";
@@ -183,6 +187,54 @@ export async function groupForEditing(actor: Actor, stationId: number, groupId: 
       publiclyAvailable: t.publiclyAvailable, count: t.recordCount, first: toNumber(t.firstTimestamp), last: toNumber(t.lastTimestamp),
     })),
   };
+}
+
+/** A process of the group page: its row, how it reads, and its newest run. */
+export interface ManagedProcess {
+  row: ProcessRow;
+  description: string;
+  lastRun: RunJson | null;
+}
+
+/** The names of groups by id (a curve interpolation's target), as the pages name them. */
+async function groupNames(ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const groups = await db().prisma.timeseriesGroup.findMany({ where: { id: { in: ids } }, include: { variable: true } });
+  return new Map(groups.map((g) => [g.id, g.name || g.variable.descr || `group ${g.id}`]));
+}
+
+/** The group's processes for its management page (the caller checked that the actor may edit the station). */
+export async function processesForEditing(groupId: number, unit: string): Promise<ManagedProcess[]> {
+  const rows = await processesPage(groupId, 0, 1000);
+  if (rows.length === 0) return [];
+  const targets = rows.flatMap((p) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
+  const [latest, names] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), groupNames(targets)]);
+  return rows.map((row) => {
+    const job = latest.get(processKey(row.id));
+    const targetGroupName = row.definition.type === "curve_interpolation" ? names.get(row.definition.targetGroupId) : undefined;
+    return { row, description: describeProcess(row.definition, { unit, targetGroupName }), lastRun: job ? runJson(job, row) : null };
+  });
+}
+
+/** A process with its recent runs, for an editor of its station (NotFound, then PermissionDenied). */
+export async function processForEditing(actor: Actor, stationId: number, groupId: number, processId: number, runs = 20) {
+  const page = await groupForEditing(actor, stationId, groupId);
+  const path = { stationId, groupId, processId };
+  const found = await pathProcess(path);
+  const history = await processRuns(actor, path);
+  const unit = (await db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }))?.symbol ?? "";
+  const targetGroupName = found.process.definition.type === "curve_interpolation"
+    ? (await groupNames([found.process.definition.targetGroupId])).get(found.process.definition.targetGroupId) : undefined;
+  return {
+    ...page, process: found.process, description: describeProcess(found.process.definition, { unit, targetGroupName }),
+    runCount: history.count, runs: await history.page(0, runs),
+  };
+}
+
+/** The groups of a station, as a curve interpolation's target choices. */
+export async function stationGroupChoices(stationId: number): Promise<{ value: string; label: string }[]> {
+  const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId }, include: { variable: true }, orderBy: { id: "asc" } });
+  return groups.map((g) => ({ value: String(g.id), label: `${g.name || g.variable.descr || "Group"} (#${g.id})` }));
 }
 
 /** A file, image or event of the station, for an editor of it (NotFound first). */

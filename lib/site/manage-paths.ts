@@ -5,6 +5,7 @@ export const managePaths = {
   station: (sid: number) => `/manage/stations/${sid}/`,
   group: (sid: number, gid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/`,
   series: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/`,
+  process: (sid: number, gid: number, pid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/processes/${pid}/`,
   upload: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/upload/`,
   child: (kind: "files" | "images" | "events", sid: number, id: number) => `/manage/stations/${sid}/${kind}/${id}/`,
   lookups: "/manage/lookups/",

@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addSeries, saveGroup, saveSeries } from "@/app/manage/actions";
+import { addProcess, addSeries, runProcess, saveGroup, saveSeries } from "@/app/manage/actions";
 import { GroupFields, SeriesFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
-import { Done, ManageHeader, Section } from "@/components/manage/parts";
+import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
+import { ProcessFields } from "@/components/manage/ProcessFields";
 import { settings } from "@/lib/config";
-import { groupForEditing, lookupChoices } from "@/lib/services/manage";
+import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
 import { guarded } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
@@ -30,9 +31,11 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const [sid, gid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0];
   const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/`, async (u) => {
     const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
-    return { ...page, choices };
+    const unit = choices.units.find((c) => c.id === page.group.unitId)?.label ?? "";
+    const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
+    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
   });
-  const { station, group, series, choices } = data;
+  const { station, group, series, choices, processes, groups } = data;
   const token = formToken(user.sessionId);
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const stationName = station.name || `Station ${sid}`;
@@ -91,10 +94,38 @@ export default async function ManageGroupPage({ params, searchParams }: { params
         </details>
       </Section>
 
-      {/*
-        PROCESSES (processing.md §1; another engineer's work, added after both land): a <Section id="processes" title="Processes">
-        here lists the group's processes (add, edit, enable/disable, run now, run from scratch, delete, last runs and their errors).
-      */}
+      <Section id="processes" title="Processes">
+        <p className="muted small">Run automatically after every write to their source series (processing.md): checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
+        {processes.length === 0 && <p className="muted">No processes yet.</p>}
+        <ul className="item-list process-list">
+          {processes.map((p) => (
+            <li key={p.row.id} id={`process-${p.row.id}`}>
+              <div>
+                <Link href={managePaths.process(sid, gid, p.row.id)}>{p.description}</Link>
+                {!p.row.enabled && <span className="badge">disabled</span>}
+                <div className="small"><RunStatus run={p.lastRun} /></div>
+              </div>
+              <span className="item-actions">
+                <Link href={managePaths.process(sid, gid, p.row.id)}>Edit and runs</Link>
+                {p.row.enabled && (
+                  <ManagedForm action={runProcess.bind(null, sid, gid, p.row.id)} initial={{}} token={token} submit="Run now" label={`Run process ${p.row.id}`} className="inline-form" />
+                )}
+                <Link className="danger-link" href={`${managePaths.process(sid, gid, p.row.id)}delete/`}>Delete</Link>
+              </span>
+            </li>
+          ))}
+        </ul>
+        {(["checks", "aggregation", "curve_interpolation"] as const).map((type) => (
+          <details key={type} className="add-form">
+            <summary>{type === "checks" ? "Add checks" : type === "aggregation" ? "Add an aggregation" : "Add a curve interpolation"}</summary>
+            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={`New ${type.replace("_", " ")} process`}
+              initial={{ type, enabled: "true", ...(type === "aggregation" ? { max_missing: "0" } : {}) }}
+              submit={type === "checks" ? "Add checks" : type === "aggregation" ? "Add aggregation" : "Add curve interpolation"}>
+              <ProcessFields type={type} groups={groups} periods={1} />
+            </ManagedForm>
+          </details>
+        ))}
+      </Section>
     </div>
   );
 }
