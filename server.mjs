@@ -15,6 +15,7 @@ import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
 import { metrics, observeRequest } from "./lib/observability/metrics.mjs";
+import { readAfterFromCookies } from "./lib/db/read-after.mjs";
 
 const dev = process.argv.includes("--dev");
 const demo = process.argv.includes("--demo");
@@ -343,12 +344,34 @@ function finished(req, res, context, path, started) {
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-function serve(req, res) {
+/**
+ * A request that wrote sends the read-after cookie (read replicas; lib/db/read-after.mjs): the
+ * bundle sets it in the request context, and it is added when the response's head is written,
+ * whichever path wrote it (the API's dispatch passes its headers to writeHead; Next's pages set
+ * theirs before an implicit writeHead).
+ */
+function sendReadAfterCookie(res, context, https) {
+  const writeHead = res.writeHead;
+  res.writeHead = function (status, ...rest) {
+    const cookie = context.setReadAfter;
+    if (cookie) {
+      const value = https ? `${cookie}; Secure` : cookie;
+      const headers = rest.find((h) => h && typeof h === "object" && !Array.isArray(h));
+      const key = headers && Object.keys(headers).find((k) => k.toLowerCase() === "set-cookie");
+      if (key) headers[key] = [headers[key]].flat().concat(value);
+      else res.appendHeader("Set-Cookie", value);
+    }
+    return writeHead.call(this, status, ...rest);
+  };
+}
+
+function serve(req, res, context) {
   const address = req.socket.remoteAddress ?? "unknown";
   req.headers["x-forwarded-for"] = (trustProxy && first(req.headers["x-forwarded-for"])) || address;
   const proto = trustProxy ? first(req.headers["x-forwarded-proto"]) : "";
   const https = proto === "https" || Boolean(req.socket.encrypted);
   req.headers["x-enhydris-scheme"] = https ? "https" : "http";
+  sendReadAfterCookie(res, context, https);
   // The host links are built from; a client's own X-Forwarded-Host counts only behind a trusted proxy.
   if (!trustProxy) delete req.headers["x-forwarded-host"];
   const host = (trustProxy && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
@@ -402,14 +425,27 @@ const handle = app.getRequestHandler();
 await app.prepare();
 pages = pageRoutes();
 
+/** Responses not yet ended: a shutdown lets them finish. */
+const inFlight = new Set();
+let stopping = false;
+
 const server = http.createServer((req, res) => {
   const started = process.hrtime.bigint();
-  const context = { id: requestId(req.headers["x-request-id"]), route: null, userId: null };
+  const context = {
+    id: requestId(req.headers["x-request-id"]), route: null, userId: null,
+    method: req.method ?? "", readAfter: readAfterFromCookies(req.headers.cookie),
+  };
   res.setHeader("X-Request-Id", context.id);
+  // Once stopping, every response ends its connection.
+  if (stopping) res.setHeader("Connection", "close");
+  inFlight.add(res);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  res.once("close", () => finished(req, res, context, q < 0 ? url : url.slice(0, q), started));
-  withRequestContext(context, () => serve(req, res));
+  res.once("close", () => {
+    inFlight.delete(res);
+    finished(req, res, context, q < 0 ? url : url.slice(0, q), started);
+  });
+  withRequestContext(context, () => serve(req, res, context));
 });
 server.keepAliveTimeout = 65_000;
 server.requestTimeout = 0;
@@ -424,17 +460,39 @@ server.listen(port, hostname, () => {
   }
 });
 
-// Shutdown: stop accepting, and let the hooks of lib/shutdown.ts (the job runner) finish.
+// Shutdown (SIGTERM, SIGINT): stop accepting connections (new ones are refused) and close the
+// idle ones; let the requests in flight finish (an upload being received completes and is
+// stored) while the hooks of lib/shutdown.ts run (the job runner gives back the jobs it could
+// not finish); then exit 0. Both are bounded, within a service manager's usual stop timeout
+// (systemd's 90 s, the unit in docs/deployment.md says 30 s). A second signal exits at once.
 const SHUTDOWN_HOOKS = Symbol.for("enhydris.shutdownHooks");
+const SHUTDOWN_REQUESTS_MS = 25_000;
+const SHUTDOWN_HOOKS_MS = 25_000;
 const within = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
-let stopping = false;
+
+function requestsFinished() {
+  return new Promise((resolve) => {
+    const check = () => {
+      server.closeIdleConnections();
+      if (inFlight.size === 0) resolve();
+      else setTimeout(check, 50).unref();
+    };
+    check();
+  });
+}
+
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
+    log.info(`${signal}: stopping (${inFlight.size} request(s) in flight)`);
+    server.close();
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
     const hooks = (globalThis[SHUTDOWN_HOOKS] ?? []).splice(0).map((hook) =>
       Promise.resolve().then(hook).catch((error) => console.error("shutdown hook failed:", error)));
-    Promise.all([within(new Promise((resolve) => server.close(resolve)), 5_000), within(Promise.all(hooks), 25_000)])
-      .then(() => process.exit(0));
+    Promise.all([within(requestsFinished(), SHUTDOWN_REQUESTS_MS), within(Promise.all(hooks), SHUTDOWN_HOOKS_MS)]).then(() => {
+      if (inFlight.size) log.warn(`stopped with ${inFlight.size} request(s) still in flight after ${SHUTDOWN_REQUESTS_MS / 1000} s`);
+      process.exit(0);
+    });
   });
 }

@@ -4,6 +4,10 @@ import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/http/
 /** Settings from the environment (api.md §14), read once and validated at start-up. */
 export interface Settings {
   databaseUrl: string;
+  /** PostgreSQL read replicas (streaming standbys of DATABASE_URL); ignored on SQLite. */
+  databaseReplicaUrls: string[];
+  /** Seconds a replica may lag behind the primary and still be read from. */
+  replicaMaxLag: number;
   port: number;
   demoData: boolean;
   mediaDir: string;
@@ -122,6 +126,10 @@ function reader(env: Env) {
       }
       return value;
     },
+    postgresUrls(name: string): string[] {
+      const urls = (raw(name) ?? "").split(",").map((u) => u.trim()).filter(Boolean);
+      return urls.every((u) => /^postgres(ql)?:\/\/.+/.test(u)) ? urls : fail(name, "comma-separated postgres://… URLs");
+    },
   };
 }
 
@@ -135,6 +143,8 @@ export function parseSettings(env: Env): Settings {
   if (siteHostName && !allowedHosts.includes(siteHostName)) allowedHosts.push(siteHostName);
   return {
     databaseUrl: r.databaseUrl("DATABASE_URL"),
+    databaseReplicaUrls: r.postgresUrls("DATABASE_REPLICA_URLS"),
+    replicaMaxLag: r.number("ENHYDRIS_REPLICA_MAX_LAG", 10),
     port: r.integer("PORT", 3000, 1),
     demoData: r.boolean("ENHYDRIS_DEMO_DATA", true),
     mediaDir: r.string("ENHYDRIS_MEDIA_DIR", "./data/media"),

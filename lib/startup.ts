@@ -1,4 +1,5 @@
 import { settingsOrExit } from "@/lib/config";
+import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
@@ -11,8 +12,8 @@ import { onShutdown } from "@/lib/shutdown";
 /**
  * Start-up: refuse invalid settings (naming the variable) and a production server that would
  * take its site's host from requests, bring the database schema up to date, make sure a secret
- * key exists, give an empty database the demo data, connect the metrics to the database and the
- * queue, and start the job runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs
+ * key exists, give an empty database the demo data, start the read replicas' checks, connect the
+ * metrics to the database and the queue, and start the job runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs
  * one in a process of its own).
  */
 export async function startup(): Promise<void> {
@@ -28,6 +29,15 @@ export async function startup(): Promise<void> {
   if (settings.demoData) {
     const loaded = await loadDemoDataIfEmpty();
     if (loaded) logger().info("Loaded the demo data into the empty database.");
+  }
+  if (settings.databaseReplicaUrls.length) {
+    const replicas = db().replicas;
+    if (replicas) {
+      replicas.start();
+      logger().info(`Read replicas: ${replicas.status().map((r) => r.name).join(", ")} (lag limit ${settings.replicaMaxLag} s).`);
+    } else {
+      logger().warn("DATABASE_REPLICA_URLS is ignored: read replicas need PostgreSQL, and DATABASE_URL is SQLite.");
+    }
   }
   connectMetricSources();
   if (settings.jobRunner) {

@@ -5,9 +5,18 @@
 #                                              database "enhydris"; prints its DATABASE_URL
 #   scripts/pg-cluster.sh stop  [port] [dir]   stops it
 #   scripts/pg-cluster.sh drop  [port] [dir]   stops it and deletes its files
+#   scripts/pg-cluster.sh standby <primary port> <port> [dir]
+#                                              creates (if needed, with pg_basebackup -R) and starts a
+#                                              streaming standby of the cluster on <primary port>
+#                                              (a read replica); prints its DATABASE_REPLICA_URLS
+#                                              entry. stop/drop take its port and dir as above.
 # Works as root (the server then runs as the "postgres" user) or as an ordinary user.
 set -euo pipefail
-action=${1:?usage: pg-cluster.sh start|stop|drop [port] [dir]}
+action=${1:?usage: pg-cluster.sh start|stop|drop [port] [dir] | standby <primary port> <port> [dir]}
+if [ "$action" = standby ]; then
+  primary=${2:?usage: pg-cluster.sh standby <primary port> <port> [dir]}
+  shift
+fi
 port=${2:-54329}
 dir=${3:-/tmp/enhydris-pg-$port}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -32,6 +41,11 @@ shared_buffers = 256MB
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+# streaming standbys (scripts/pg-cluster.sh standby); initdb's pg_hba.conf lets local
+# connections replicate
+wal_level = replica
+max_wal_senders = 10
+wal_keep_size = 512MB
 CONF
     fi
     if ! as_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
@@ -44,6 +58,25 @@ CONF
     fi
     echo "postgres://enhydris:enhydris@127.0.0.1:$port/enhydris"
     ;;
+  standby)
+    if [ ! -f "$dir/PG_VERSION" ]; then
+      mkdir -p "$dir"
+      [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+      chmod 700 "$dir"
+      # -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy comes along.
+      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary" -U postgres -D "$dir" -R -X stream -c fast
+      cat >> "$dir/postgresql.conf" <<CONF
+# a streaming standby of the cluster on port $primary
+port = $port
+unix_socket_directories = '$dir'
+hot_standby = on
+CONF
+    fi
+    if ! as_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+      as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null
+    fi
+    echo "postgres://enhydris:enhydris@127.0.0.1:$port/enhydris"
+    ;;
   stop)
     [ -f "$dir/PG_VERSION" ] && as_owner "$bin/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
     ;;
@@ -51,5 +84,5 @@ CONF
     [ -f "$dir/PG_VERSION" ] && as_owner "$bin/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null 2>&1 || true
     rm -rf "$dir"
     ;;
-  *) echo "usage: pg-cluster.sh start|stop|drop [port] [dir]" >&2; exit 2 ;;
+  *) echo "usage: pg-cluster.sh start|stop|drop [port] [dir] | standby <primary port> <port> [dir]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { decode } from "next-auth/jwt";
-import { db } from "@/lib/db";
+import { db, fromPrimary } from "@/lib/db";
 import { secretKey } from "@/lib/auth/secret";
 import { readCookie } from "@/lib/auth/csrf";
 
@@ -20,14 +20,17 @@ export async function endSiteSessions(userId: number, except?: string | null): P
   await db().write((tx) => tx.siteSession.deleteMany({ where: { userId, ...(except ? { id: { not: except } } : {}) } }));
 }
 
-/** The live site session whose cookie `get` returns (any cookie source: requests, pages, the proxy). */
+/**
+ * The live site session whose cookie `get` returns (any cookie source: requests, pages, the
+ * proxy). On the primary: a session just created (login) or deleted (logout) counts at once.
+ */
 export async function siteSessionFromCookies(get: (name: string) => string | null | undefined): Promise<{ id: string; userId: number } | null> {
   for (const name of SESSION_COOKIES) {
     const cookie = get(name);
     if (!cookie) continue;
     const sid = await sessionIdOfToken(cookie);
     if (!sid) continue;
-    const row = await db().prisma.siteSession.findUnique({ where: { id: sid }, select: { id: true, userId: true } });
+    const row = await fromPrimary(() => db().prisma.siteSession.findUnique({ where: { id: sid }, select: { id: true, userId: true } }));
     if (row) return row;
   }
   return null;

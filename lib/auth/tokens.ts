@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { settings } from "@/lib/config";
-import { db } from "@/lib/db";
+import { db, fromPrimary } from "@/lib/db";
 
 /** API tokens (api.md §2): 40 hex characters; only their SHA-256 is stored. */
 export function hashKey(key: string): string {
@@ -13,9 +13,12 @@ export async function issueToken(userId: number): Promise<string> {
   return key;
 }
 
-/** The token of a key, unless unknown or expired. The hash lookup makes the check timing-safe. */
+/**
+ * The token of a key, unless unknown or expired. The hash lookup makes the check timing-safe.
+ * On the primary: a deleted token (logout) must stop working at once.
+ */
 export async function findToken(key: string): Promise<{ id: number; userId: number } | null> {
-  const token = await db().prisma.authToken.findUnique({ where: { keyHash: hashKey(key) }, select: { id: true, userId: true, created: true } });
+  const token = await fromPrimary(() => db().prisma.authToken.findUnique({ where: { keyHash: hashKey(key) }, select: { id: true, userId: true, created: true } }));
   if (!token) return null;
   const lifetime = settings().tokenLifetime;
   if (lifetime > 0 && Date.now() - token.created.getTime() > lifetime * 1000) return null;

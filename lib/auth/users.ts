@@ -1,4 +1,4 @@
-import { db } from "@/lib/db";
+import { db, fromPrimary } from "@/lib/db";
 import { verifyPassword } from "@/lib/auth/passwords";
 
 /** The user fields that authentication and permissions need. */
@@ -13,8 +13,9 @@ export interface AuthUser {
 
 const AUTH_USER_SELECT = { id: true, username: true, email: true, isSuperuser: true, isActive: true, canAddStations: true } as const;
 
+/** On the primary (as every read of authentication): a deactivated user or a withdrawn permission counts at once. */
 export async function findAuthUser(id: number): Promise<AuthUser | null> {
-  return db().prisma.user.findUnique({ where: { id }, select: AUTH_USER_SELECT });
+  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: AUTH_USER_SELECT }));
 }
 
 /** A user with the names of the profile (api.md §12.3). */
@@ -24,14 +25,18 @@ export interface UserProfile extends AuthUser {
 }
 
 export async function findUserProfile(id: number): Promise<UserProfile | null> {
-  return db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true } });
+  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true } }));
 }
 
 /**
  * The user a login names (api.md §12.1): the username exactly; else, for a value with "@", the
  * one active user with that e-mail address (case-insensitive). With no username, `email`.
  */
-export async function findLoginUser(username: string | null, email: string | null): Promise<(AuthUser & { password: string }) | null> {
+export function findLoginUser(username: string | null, email: string | null): Promise<(AuthUser & { password: string }) | null> {
+  return fromPrimary(() => findLoginUserNow(username, email));
+}
+
+async function findLoginUserNow(username: string | null, email: string | null): Promise<(AuthUser & { password: string }) | null> {
   const select = { ...AUTH_USER_SELECT, password: true } as const;
   if (username) {
     const byName = await db().prisma.user.findUnique({ where: { username }, select });

@@ -6,11 +6,14 @@ import { settings } from "@/lib/config";
 import { Mutex } from "@/lib/db/mutex";
 import { logger } from "@/lib/observability/logger.mjs";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import { connectionName, readConnections, ReplicaSet, routedPrisma, type ReadConnections } from "@/lib/db/replicas";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated/postgres/client";
 
 export { Prisma };
+export { isDatabaseUnavailable } from "@/lib/db/errors";
+export { fromPrimary, type ReadConnections } from "@/lib/db/replicas";
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type PrismaClient = SqlitePrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -18,6 +21,11 @@ export type Tx = Prisma.TransactionClient;
 /**
  * The process's database handles. Metadata goes through Prisma; the records store uses the
  * native driver (`sqlite` connection or `pool`).
+ *
+ * On PostgreSQL with read replicas (DATABASE_REPLICA_URLS; lib/db/replicas.ts), `prisma`'s
+ * model reads and `$queryRaw`, `query()` of reading statements and the records store's reads go
+ * where the request's reads go (a replica for safe requests, within the lag limit and the
+ * client's own writes); writes, transactions and `fromPrimary()` reads use the primary.
  *
  * SQLite has one writer at a time. Every write of this process — a Prisma transaction or a
  * native records transaction — runs under `writeLock`, so that a native write never waits on
@@ -33,7 +41,12 @@ export interface Db {
   /** Serializes native writes with Prisma's on SQLite; runs `fn` directly on PostgreSQL. */
   withWriteLock<T>(fn: () => Promise<T> | T): Promise<T>;
   readonly sqlite: SqliteDatabase | null;
+  /** PostgreSQL's pool (the primary's). */
   readonly pool: pg.Pool | null;
+  /** PostgreSQL: the native reads of the records store, routed like `query()`. */
+  readonly reads: ReadConnections | null;
+  /** PostgreSQL with DATABASE_REPLICA_URLS: the read replicas (the server starts their checks). */
+  readonly replicas: ReplicaSet<PrismaClient> | null;
   /**
    * Runs a read query (a Prisma.sql fragment) on the native driver, for the hot read paths
    * where Prisma's per-query cost would dominate (docs/decisions/0003-native-hot-reads.md).
@@ -93,6 +106,8 @@ function createSqliteDb(path: string): Db {
     withWriteLock: (fn) => lock.run(fn),
     sqlite: native,
     pool: null,
+    reads: null,
+    replicas: null,
     async query<T>(sql: Prisma.Sql): Promise<T[]> {
       let stmt = statements.get(sql.sql);
       if (!stmt) {
@@ -121,7 +136,7 @@ function nameStatement(text: string): string {
   return name;
 }
 
-function createPostgresDb(url: string): Db {
+function postgresConnection(url: string): { name: string; pool: pg.Pool; prisma: PrismaClient } {
   const pool = new pg.Pool({
     connectionString: url,
     // JIT compilation costs tens of milliseconds on queries whose row estimates are large but
@@ -134,21 +149,51 @@ function createPostgresDb(url: string): Db {
   // An idle client that loses its server must not crash the process.
   pool.on("error", (err) => logger().warn(`PostgreSQL pool error: ${err.message}`));
   const prisma = new PostgresPrismaClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
+  return { name: connectionName(url), pool, prisma };
+}
+
+/** Runs a read query as a named statement, so each connection prepares (parses and plans) it once. */
+async function runNamed<T>(pool: pg.Pool, sql: Prisma.Sql): Promise<T[]> {
+  const name = statementNames.get(sql.text) ?? nameStatement(sql.text);
+  return (await pool.query({ name, text: sql.text, values: sql.values, types: PG_TYPES })).rows as T[];
+}
+
+const readsOnly = new Map<string, boolean>();
+/** A statement that only reads (false positives just run on the primary). */
+function onlyReads(text: string): boolean {
+  let yes = readsOnly.get(text);
+  if (yes === undefined) {
+    yes = /^\s*(SELECT|WITH)\b/i.test(text) && !/\b(INSERT|UPDATE|DELETE|MERGE|pg_notify|nextval|setval|SHARE)\b/i.test(text);
+    if (readsOnly.size > 2000) readsOnly.clear();
+    readsOnly.set(text, yes);
+  }
+  return yes;
+}
+
+function createPostgresDb(url: string, replicaUrls: readonly string[], maxLagSeconds: number): Db {
+  const primary = postgresConnection(url);
+  const { pool } = primary;
+  const replicas = replicaUrls.length
+    ? new ReplicaSet<PrismaClient>(primary, replicaUrls.map(postgresConnection), url, { maxLagSeconds })
+    : null;
+  const transaction = <T>(fn: (tx: Tx) => Promise<T>) => primary.prisma.$transaction(fn, { timeout: 60_000, maxWait: 10_000 });
   return {
     dialect: "postgres",
-    prisma,
-    write: (fn) => prisma.$transaction(fn, { timeout: 60_000, maxWait: 10_000 }),
+    prisma: replicas ? routedPrisma(replicas, primary.prisma) : primary.prisma,
+    write: (fn) => (replicas ? replicas.write(() => transaction(fn)) : transaction(fn)),
     withWriteLock: async (fn) => fn(),
     sqlite: null,
     pool,
+    reads: readConnections(pool, replicas),
+    replicas,
     async query<T>(sql: Prisma.Sql): Promise<T[]> {
-      // Named, so each connection prepares (parses and plans) a statement once.
-      const name = statementNames.get(sql.text) ?? nameStatement(sql.text);
-      return (await pool.query({ name, text: sql.text, values: sql.values, types: PG_TYPES })).rows as T[];
+      if (!replicas) return runNamed<T>(pool, sql);
+      return onlyReads(sql.text) ? replicas.read((c) => runNamed<T>(c.pool, sql)) : replicas.write(() => runNamed<T>(pool, sql));
     },
     poolUse: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
-      await prisma.$disconnect();
+      await replicas?.close();
+      await primary.prisma.$disconnect();
       await pool.end();
     },
   };
@@ -174,7 +219,9 @@ export function db(): Db {
   const holder = globalThis as Holder;
   if (!holder[KEY]) {
     const target = parseDatabaseUrl(settings().databaseUrl);
-    holder[KEY] = target.dialect === "sqlite" ? createSqliteDb(target.path) : createPostgresDb(target.url);
+    const { databaseReplicaUrls, replicaMaxLag } = settings();
+    // SQLite has no replicas: DATABASE_REPLICA_URLS is ignored there (start-up says so).
+    holder[KEY] = target.dialect === "sqlite" ? createSqliteDb(target.path) : createPostgresDb(target.url, databaseReplicaUrls, replicaMaxLag);
   }
   return holder[KEY];
 }
@@ -185,21 +232,4 @@ export async function closeDb(): Promise<void> {
   const current = holder[KEY];
   delete holder[KEY];
   await current?.close();
-}
-
-/** True when an error means the database cannot be reached (→ 503). */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  let e: unknown = error;
-  while (e && typeof e === "object" && !seen.has(e)) {
-    seen.add(e);
-    const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === "string" && (
-      ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03",
-        "53300", "08000", "08001", "08003", "08006", "P1001", "P1002", "P1017", "SQLITE_CANTOPEN", "SQLITE_BUSY"].includes(code)
-    )) return true;
-    if (typeof message === "string" && /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|database system is (shutting down|starting up)|Client has encountered a connection error|DatabaseNotReachable|database is locked/i.test(message)) return true;
-    e = (e as { cause?: unknown }).cause ?? (e as { originalError?: unknown }).originalError;
-  }
-  return false;
 }

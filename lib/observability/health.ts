@@ -1,4 +1,4 @@
-import { db, Prisma } from "@/lib/db";
+import { db, fromPrimary, Prisma } from "@/lib/db";
 import { loadMigrations } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { settings } from "@/lib/config";
@@ -59,7 +59,12 @@ async function queueHealth(): Promise<QueueHealth | null> {
   };
 }
 
-export async function checkHealth(): Promise<Health> {
+/** The primary's health (read replicas have their own metrics). */
+export function checkHealth(): Promise<Health> {
+  return fromPrimary(checkPrimary);
+}
+
+async function checkPrimary(): Promise<Health> {
   const applied = await appliedMigrations();
   const database = applied ? "ok" : "unavailable";
   const migrations = !applied ? "unknown" : expectedMigrations().every((name) => applied.has(name)) ? "ok" : "pending";

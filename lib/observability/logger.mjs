@@ -32,6 +32,10 @@ export function redact(text) {
  * @property {string} id the request id (X-Request-Id)
  * @property {string | null} route the route pattern, once a router matched it
  * @property {number | null} userId the authenticated user's id
+ * @property {string} [method] the request's method (read replicas serve safe requests only)
+ * @property {string | null} [readAfter] the WAL position of the client's read-after cookie (lib/db/read-after.mjs)
+ * @property {string | null} [setReadAfter] the read-after cookie the response sets, once the request wrote
+ * @property {object} [routing] where the request's reads go (lib/db/replicas.ts)
  */
 
 function state() {

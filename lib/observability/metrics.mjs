@@ -17,13 +17,17 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  *   (the queue's are lib/jobs/queue.ts's queueStats()).
  * @property {(() => PoolUse | null) | null} databasePool
  * @property {(() => Promise<QueueStats | null>) | null} queue
+ * @property {(() => ReplicaStatus[]) | null} replicas
+ * @typedef {{ name: string, state: "starting" | "ok" | "lagging" | "down", lagSeconds: number | null }} ReplicaStatus
  */
+
+const REPLICA_STATES = ["starting", "ok", "lagging", "down"];
 
 function create() {
   const registry = client.register;
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   /** @type {MetricSources} */
-  const sources = { databasePool: null, queue: null };
+  const sources = { databasePool: null, queue: null, replicas: null };
   /**
    * A gauge of the job queue's statistics (0 until start-up connects the queue). The queue lives in the
    * database: every worker reads the same numbers, so the cluster aggregate takes the largest.
@@ -78,6 +82,37 @@ function create() {
         this.set({ state: "in_use" }, use.inUse);
         this.set({ state: "idle" }, use.idle);
         this.set({ state: "waiting" }, use.waiting);
+      },
+    }),
+    dbQueries: new client.Counter({
+      name: "enhydris_db_queries_total",
+      help: "With read replicas: statements and transactions sent, by target (primary or replica)",
+      labelNames: ["target"],
+    }),
+    dbPrimaryReads: new client.Counter({
+      name: "enhydris_db_primary_reads_total",
+      help: "With read replicas: reads sent to the primary, by reason (no_request, primary_only, unsafe_method, "
+        + "own_write, replica_down, replica_lagging, replica_failed)",
+      labelNames: ["reason"],
+    }),
+    replicaLag: new client.Gauge({
+      name: "enhydris_db_replica_lag_seconds",
+      help: "How far behind the primary each read replica's data is, as last checked",
+      labelNames: ["replica"],
+      aggregator: "max",
+      collect() {
+        this.reset();
+        for (const r of sources.replicas?.() ?? []) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
+      },
+    }),
+    replicaState: new client.Gauge({
+      name: "enhydris_db_replica_state",
+      help: "Each read replica's state: 1 for the current one of starting, ok (read from), lagging (beyond ENHYDRIS_REPLICA_MAX_LAG) and down",
+      labelNames: ["replica", "state"],
+      aggregator: "max",
+      collect() {
+        this.reset();
+        for (const r of sources.replicas?.() ?? []) for (const state of REPLICA_STATES) this.set({ replica: r.name, state }, r.state === state ? 1 : 0);
       },
     }),
     jobQueueDepth: queueGauge("enhydris_job_queue_depth", "Jobs queued (waiting to run, retries included)", (s) => s.queued),

@@ -7,13 +7,16 @@ import type { RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult 
 export type * from "@/lib/records/types";
 export { ReplaceRefused } from "@/lib/records/types";
 
-/** A store that counts the records written and read, for the metrics. */
+/** A store that counts the records written and read, for the metrics, and notes writes (read replicas). */
 class CountedStore implements RecordsStore {
   constructor(private readonly store: RecordsStore) {}
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
     const result = await this.store.write(seriesId, batch, options);
-    if (result.ok && !options.dryRun) metrics().recordsWritten.inc(result.stored);
+    if (result.ok && !options.dryRun) {
+      metrics().recordsWritten.inc(result.stored);
+      await db().replicas?.noteWrite();
+    }
     return result;
   }
 
@@ -28,6 +31,7 @@ class CountedStore implements RecordsStore {
   async replace(...args: Parameters<RecordsStore["replace"]>): Promise<number> {
     const written = await this.store.replace(...args);
     metrics().recordsWritten.inc(written);
+    await db().replicas?.noteWrite();
     return written;
   }
 
@@ -48,7 +52,7 @@ export function records(): RecordsStore {
   const current = db();
   if (!holder[KEY] || holder[KEY].db !== current) {
     holder[KEY]?.store.close?.();
-    const store = current.sqlite ? new SqliteRecordsStore(current, current.sqlite) : new PostgresRecordsStore(current.pool!);
+    const store = current.sqlite ? new SqliteRecordsStore(current, current.sqlite) : new PostgresRecordsStore(current.pool!, current.reads!);
     holder[KEY] = { store: new CountedStore(store), db: current };
   }
   return holder[KEY].store;

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
-import { postgresValue } from "@/lib/db";
+import { postgresValue, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
@@ -36,12 +36,13 @@ const VACUUM_AFTER = 50_000;
 /**
  * The records store on PostgreSQL (pg): writes lock their series' row, so appends to one series
  * are serialized while writes to different series run in parallel, and stream the records in
- * with COPY.
+ * with COPY. Writes use the primary's pool; reads go through `reads` (a read replica when the
+ * request allows, lib/db/replicas.ts).
  */
 export class PostgresRecordsStore implements RecordsStore {
   private vacuum: "idle" | "running" | "again" = "idle";
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool, private readonly reads: ReadConnections) {}
 
   /** Runs VACUUM (ANALYZE) in the background; requests made meanwhile coalesce into one more run. */
   private scheduleVacuum(): void {
@@ -204,23 +205,18 @@ export class PostgresRecordsStore implements RecordsStore {
   private async copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
     for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
     if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
-    const parser = new RecordCopyParser();
-    const client = await this.pool.connect();
-    try {
+    return this.reads.withClient(async (client) => {
+      const parser = new RecordCopyParser();
       const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
         WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
         TO STDOUT (FORMAT binary)`));
       for await (const piece of stream) parser.push(piece as Buffer);
-      client.release();
       return parser.chunk();
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
-    }
+    });
   }
 
   async summary(seriesId: number): Promise<SeriesSummary | null> {
-    const { rows } = await this.pool.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
+    const { rows } = await this.reads.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
       FROM timeseries WHERE id = $1`, [seriesId]));
     if (rows.length === 0) return null;
     const r = rows[0];
@@ -229,7 +225,7 @@ export class PostgresRecordsStore implements RecordsStore {
 
   async count(seriesId: number, from: number, to: number): Promise<number> {
     const plan = countPlan(from, to);
-    const { rows } = await this.pool.query(q(`SELECT
+    const { rows } = await this.reads.query(q(`SELECT
         (SELECT COALESCE(SUM(count), 0)::bigint FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3)
         + (SELECT COUNT(*) FROM unnest($4::bigint[], $5::bigint[]) AS e(lo, hi)
            JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi) AS n`,
@@ -244,7 +240,7 @@ export class PostgresRecordsStore implements RecordsStore {
       await this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
       return out;
     }
-    const { rows } = await this.pool.query({
+    const { rows } = await this.reads.query({
       ...q(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
         WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3 ORDER BY block_start`, [seriesId, S - DAY + 1, E]),
       rowMode: "array",
@@ -257,7 +253,7 @@ export class PostgresRecordsStore implements RecordsStore {
     if (ranges.length === 0) return;
     const D = E - S;
     const interval = D === 0 ? `${N - 1}` : `LEAST(((r.timestamp - $4::bigint) * $5::bigint) / $6::bigint, ${N - 1})`;
-    const { rows } = await this.pool.query({
+    const { rows } = await this.reads.query({
       ...q(`SELECT ${interval} AS i, COUNT(r.value)::int, MIN(r.value), MAX(r.value), SUM(r.value)
         FROM unnest($2::bigint[], $3::bigint[]) AS e(lo, hi)
         JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi

@@ -1,4 +1,3 @@
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { enqueue } from "@/lib/jobs/queue";
@@ -7,6 +6,8 @@ import { siteLogin } from "@/tests/support/site-session";
 import { suiteServer } from "@/tests/support/suite";
 import * as f from "@/tests/support/fixtures";
 import { DIALECT, freePort, scratchDatabase, startServer } from "@/tests/support/server";
+import { sample } from "@/tests/support/metrics";
+import { relay } from "@/tests/support/relay";
 
 /** Issue 18, items 2–4: health, metrics, logs. */
 /** A healthy answer; the queue holds at most the runner's scheduled maintenance job. */
@@ -60,30 +61,6 @@ describe("api/health/", () => {
   });
 });
 
-/** A TCP relay in front of PostgreSQL that can be stopped (connections cut, new ones refused) and started again. */
-async function relay(target: { host: string; port: number }, port: number) {
-  let server: Server | null = null;
-  const sockets = new Set<Socket>();
-  const start = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = connect(target.port, target.host);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on("close", () => sockets.delete(s));
-        s.on("error", () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  const stop = () => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server?.close(() => resolve());
-  });
-  await start();
-  return { start, stop };
-}
-
 describe.runIf(DIALECT === "postgres")("api/health/ while PostgreSQL stops and starts", () => {
   it("turns 503 within a second, and 200 again without a restart of the service", async () => {
     const database = await scratchDatabase();
@@ -124,19 +101,6 @@ describe.runIf(DIALECT === "postgres")("api/health/ while PostgreSQL stops and s
     }
   });
 });
-
-/** The value of one sample of the Prometheus text, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = m[2] ? m[2].split(/,(?=[a-zA-Z_]+=")/) : [];
-    if (wanted.every((w) => have.includes(w)) && have.length === wanted.length) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe("{site}/metrics", () => {
   const suite = suiteServer({ env: { ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org,127.0.0.1" } });

@@ -1,0 +1,34 @@
+/** The error and the errors it wraps (causes, a driver adapter's original error). */
+function* chain(error: unknown): Generator<{ code?: unknown; originalCode?: unknown; message?: unknown }> {
+  const seen = new Set<unknown>();
+  let e: unknown = error;
+  while (e && typeof e === "object" && !seen.has(e)) {
+    seen.add(e);
+    yield e as { code?: unknown; message?: unknown };
+    const { cause, originalError, meta } = e as { cause?: unknown; originalError?: unknown; meta?: { driverAdapterError?: unknown } };
+    e = cause ?? originalError ?? meta?.driverAdapterError;
+  }
+}
+
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03",
+  "53300", "08000", "08001", "08003", "08006", "P1001", "P1002", "P1017", "SQLITE_CANTOPEN", "SQLITE_BUSY",
+]);
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|database system is (shutting down|starting up)|Client has encountered a connection error|DatabaseNotReachable|database is locked/i;
+
+/** True when an error means the database cannot be reached (→ 503). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const { code, message } of chain(error)) {
+    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGE.test(message)) return true;
+  }
+  return false;
+}
+
+/** True when PostgreSQL answered with one of these SQLSTATEs (pg's `code`, or a Prisma adapter's `originalCode`). */
+export function hasSqlState(error: unknown, states: ReadonlySet<string>): boolean {
+  for (const { code, originalCode } of chain(error)) {
+    if ((typeof code === "string" && states.has(code)) || (typeof originalCode === "string" && states.has(originalCode))) return true;
+  }
+  return false;
+}
