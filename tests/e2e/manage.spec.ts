@@ -167,7 +167,7 @@ for (const size of SIZES) {
         await page.reload();
         await expect(page.locator("#runs .run-status").first()).toHaveAttribute("data-status", "succeeded", { timeout: 1000 });
       }).toPass({ timeout: 30_000 });
-      await expect(page.locator("#runs")).toContainText("1 record written");
+      await expect(page.locator("#runs")).toContainText("2 records written (from scratch)");
       await hydrated(page);
       await noHorizontalScroll(page);
       await shot(page, "manage-08c-process");
@@ -246,6 +246,7 @@ for (const size of SIZES) {
     });
 
     test(`two editors save the same station: the second is told and sees both versions (${size.name})`, async ({ page, browser }) => {
+      test.setTimeout(90_000);
       const owner = unique("owner");
       const colleague = unique("colleague");
       createUser(owner, PASSWORD, { canAddStations: true });
