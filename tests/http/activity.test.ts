@@ -63,7 +63,7 @@ describe("GET stations/{sid}/activity/", () => {
     // A dry run and a refused upload change nothing, so they are not recorded.
     ok(await http.post(`${series}${tid}/data/`, { token: adder.token, form: { timeseries_records: "2025-03-01 00:00,1.5,\n", dry_run: "true" } }));
     expect((await http.post(`${series}${tid}/data/`, { token: adder.token, form: { timeseries_records: "2025-03-01 00:00,x,\n" } })).status).toBe(400);
-    ok(await http.post(`${series}${tid}/data/`, { token: adder.token, form: { timeseries_records: "2025-03-01 00:00,1.5,\n2025-03-01 00:10,1.6,\n" } }));
+    expect((await http.post(`${series}${tid}/data/`, { token: adder.token, form: { timeseries_records: "2025-03-01 00:00,1.5,\n2025-03-01 00:10,1.6,\n" } })).status).toBe(204);
     // The legacy append (legacy.md §5), authenticated with HTTP Basic.
     const basic = { Authorization: `Basic ${Buffer.from(`${adder.username}:adder-password-1`).toString("base64")}` };
     const legacy = await http.put(`/api/tsdata/${tid}/`, { headers: basic, form: { timeseries_records: "2025-03-01 00:20,1.7,\n" } });
@@ -82,10 +82,10 @@ describe("GET stations/{sid}/activity/", () => {
     }
     expect(entries.map((e) => e.id)).toEqual([...entries.map((e) => e.id)].sort((a, b) => b - a));
     expect(entries.map(({ action, object_type, object_id, summary }) => ({ action, object_type, object_id, summary }))).toEqual([
-      { action: "delete", object_type: "event", object_id: eid, summary: expect.stringMatching(/^Deleted event .*2025-03-02/) },
-      { action: "create", object_type: "event", object_id: eid, summary: expect.stringMatching(/^Created event .*2025-03-02/) },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: expect.stringMatching(/^Uploaded 1 record \(.*append\) to time series #\d+ of time series group "Stage"/) },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: expect.stringMatching(/^Uploaded 2 records \(.*append\) to time series #\d+ of time series group "Stage"/) },
+      { action: "delete", object_type: "event", object_id: eid, summary: `Deleted event #${eid} of 2025-03-02` },
+      { action: "create", object_type: "event", object_id: eid, summary: `Added event #${eid} of 2025-03-02` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 1 record (2025-03-01T00:20:00Z to 2025-03-01T00:20:00Z, append) to time series #${tid} of time series group "Stage"` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 2 records (2025-03-01T00:00:00Z to 2025-03-01T00:10:00Z, append) to time series #${tid} of time series group "Stage"` },
       { action: "create", object_type: "timeseries", object_id: tid, summary: `Created time series Initial 10min #${tid} of time series group "Stage"` },
       { action: "create", object_type: "timeseries_group", object_id: gid, summary: 'Created time series group "Stage"' },
       { action: "change", object_type: "station", object_id: sid, summary: 'Changed station "Komboti bridge": name, altitude' },
@@ -100,12 +100,16 @@ describe("GET stations/{sid}/activity/", () => {
     }), 201).id;
     const processes = `/api/stations/${sid}/timeseriesgroups/${gid}/processes/`;
     const pid = ok(await http.post(processes, { token: adder.token, json: { type: "aggregation", target_time_step: "1h", method: "sum" } }), 201).id;
+    expect((await http.post(`${processes}${pid}/run/`, { token: adder.token, json: { from_scratch: true } })).status).toBe(202);
     ok(await http.patch(`${processes}${pid}/`, { token: adder.token, json: { enabled: false } }));
+    // A disabled process is not run, and a refused request is not recorded.
+    expect((await http.post(`${processes}${pid}/run/`, { token: adder.token, json: {} })).status).toBe(400);
     expect((await http.delete(`${processes}${pid}/`, { token: adder.token })).status).toBe(204);
     const entries = (await activity(sid)).filter((e) => e.object_type === "process");
     expect(entries.map((e) => [e.action, e.object_id, e.summary])).toEqual([
       ["delete", pid, `Deleted process aggregation 1h sum #${pid} of time series group "Rain"`],
       ["change", pid, `Changed process aggregation 1h sum #${pid} of time series group "Rain" (disabled)`],
+      ["run", pid, `Queued a run from scratch of process aggregation 1h sum #${pid} of time series group "Rain"`],
       ["create", pid, `Created process aggregation 1h sum #${pid} of time series group "Rain"`],
     ]);
   });
