@@ -180,7 +180,7 @@ for (const size of SIZES) {
       await open(page, `/stations/${sid}/timeseriesgroups/${gid}/`);
 
       // Rename the station from its public page's Edit link.
-      await page.getByRole("link", { name: stationName }).click();
+      await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: stationName }).click();
       await page.getByRole("link", { name: "Edit", exact: true }).click();
       await hydrated(page);
       await page.getByLabel("Name", { exact: true }).fill(`${stationName} renamed`);
