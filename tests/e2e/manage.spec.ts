@@ -181,9 +181,11 @@ for (const size of SIZES) {
 
       // Rename the station from its public page's Edit link.
       await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: stationName }).click();
+      await expect(page).toHaveURL(at(`/stations/${sid}/`));
       await page.getByRole("link", { name: "Edit", exact: true }).click();
+      await expect(page).toHaveURL(at(`/manage/stations/${sid}/`));
       await hydrated(page);
-      await page.getByLabel("Name", { exact: true }).fill(`${stationName} renamed`);
+      await page.getByRole("form", { name: "Station" }).getByLabel("Name", { exact: true }).fill(`${stationName} renamed`);
       await page.getByRole("button", { name: "Save station" }).click();
       await expect(status(page)).toHaveText("Your changes have been saved.");
       await expect(page.getByRole("heading", { level: 1 })).toContainText(`${stationName} renamed`);
