@@ -26,8 +26,13 @@ const nextConfig = {
     // One instance per process, shared with server.mjs (the metrics registry, the logger).
     "prom-client", "pino", "pino-pretty",
   ],
-  // authInterrupts: forbidden() answers 403 with app/forbidden.tsx (management pages).
-  experimental: { serverActions: { allowedOrigins: siteHosts() }, authInterrupts: true },
+  experimental: {
+    // Files and images of the management pages are posted to server actions (up to the default
+    // ENHYDRIS_MAX_UPLOAD_SIZE; the pages refuse larger ones before sending them).
+    serverActions: { allowedOrigins: siteHosts(), bodySizeLimit: "100mb" },
+    // forbidden(): the 403 pages of management.md §1.
+    authInterrupts: true,
+  },
   // `npm run typecheck` is the type check; ENHYDRIS_BUILD_SKIP_TYPECHECK=1 skips the repeat in
   // `next build` (development only: CI builds with it).
   typescript: { ignoreBuildErrors: process.env.ENHYDRIS_BUILD_SKIP_TYPECHECK === "1" },

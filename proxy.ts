@@ -9,10 +9,15 @@ import { siteUserFromCookies } from "@/lib/site/current-user";
  * (§15.4), and tells the layout the current search (to fill the header's search box).
  *
  * The matcher keeps the proxy off the API, next-auth's routes, the legacy data path, Next's
- * assets and static files: a proxy buffers the bodies of the requests it matches.
+ * assets and static files: a proxy buffers the bodies of the requests it matches. The management
+ * pages' forms post files (a proxy would cut a body above 10 MB): there it sees only requests
+ * without a body (no Content-Type).
  */
 export const config = {
-  matcher: ["/((?!api/|api$|_next/|accounts/auth/|accounts/auth$|timeseries/data/|timeseries/data$|.*\\.[A-Za-z0-9]+$).*)"],
+  matcher: [
+    "/((?!api/|api$|_next/|accounts/auth/|accounts/auth$|timeseries/data/|timeseries/data$|manage/|manage$|.*\\.[A-Za-z0-9]+$).*)",
+    { source: "/manage/:path*", missing: [{ type: "header", key: "content-type" }] },
+  ],
 };
 
 /** Pages an anonymous user may open even when authentication is required. */

@@ -250,6 +250,21 @@ function answer(res, status, path, detail, headers = {}) {
   res.end(json ? JSON.stringify({ detail }) : detail);
 }
 
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+/** The 403 of a site form posted from another site (management.md §1): an HTML page, before Next sees it. */
+function forbiddenPage(res, detail) {
+  res.writeHead(403, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Forbidden</title><link rel="stylesheet" href="/site.css"></head>
+<body><main class="site-main narrow"><div class="card"><h1>Forbidden (403)</h1>
+<p>This form was sent from another site, so it has been refused.</p>
+<p class="muted small">${escapeHtml(detail)}</p>
+<p><a href="/">Back to the site</a></p></div></main></body></html>
+`);
+}
+
 /** The request id: the client's or proxy's X-Request-Id when it is a sane token, else a new one. */
 function requestId(header) {
   const value = Array.isArray(header) ? header[0] : header;
@@ -396,7 +411,8 @@ function serve(req, res, context) {
       own: `${https ? "https" : "http"}://${host.toLowerCase()}`, secure: https,
     }, siteUrlOrigins);
     if (failure) {
-      answer(res, 403, path, `CSRF verification failed: ${failure}`);
+      if (path.startsWith("/accounts/auth/")) answer(res, 403, path, `CSRF verification failed: ${failure}`);
+      else forbiddenPage(res, `CSRF verification failed: ${failure}`);
       return;
     }
   }

@@ -3,14 +3,14 @@ import Link from "next/link";
 
 export const metadata: Metadata = { title: "Not allowed" };
 
-/** The 403 page (management.md: a page or action the user may not use answers 403). */
+/** 403 (management.md §1): a page the user may not use. */
 export default function Forbidden() {
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Not allowed</h1>
-        <p>You do not have permission to perform this action. Ask its owner or an administrator if you need to.</p>
-        <p><Link href="/">Back to the station map</Link></p>
+        <h1>You do not have permission to see this page</h1>
+        <p>Only the people who may change it can open it: the editors of its station, the creator of a synoptic group, or for lookups, users and replication the administrators.</p>
+        <p><Link href="/manage/">Your stations</Link> · <Link href="/">Station map</Link></p>
       </div>
     </div>
   );

@@ -1,4 +1,5 @@
-import { boolean, date, file, pk, text, validatedFields } from "@/lib/http/fields";
+import type { RequestInput } from "@/lib/http/body";
+import { boolean, date, file, pk, text, validatedFields, type WriteMode } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
 import { requestOrigin } from "@/lib/http/urls";
@@ -30,15 +31,16 @@ export function attachmentFields(kind: AttachmentKind, create: boolean) {
   };
 }
 
-export function attachmentWriters(kind: AttachmentKind) {
+/** The fields of a file or image in a body or a site form, for an object of station `stationId`. */
+export async function readAttachmentInput(kind: AttachmentKind, input: RequestInput, mode: WriteMode, stationId: number): Promise<AttachmentValues> {
   const gentity = gentityCheck(kind === "files" ? "a file" : "an image");
-  const read = async (ctx: RouteContext, stationId: number): Promise<AttachmentValues> => {
-    const mode = writeMode(ctx);
-    const v = await validatedFields(await ctx.input(), attachmentFields(kind, mode === "create"), mode,
-      (v, errors) => gentity(errors, v.gentity, stationId, mode));
-    const { content, gentity: _g, ...data } = v as typeof v & { featured?: boolean };
-    return { data: sent(data), content: content ?? null };
-  };
+  const v = await validatedFields(input, attachmentFields(kind, mode === "create"), mode, (v, errors) => gentity(errors, v.gentity, stationId, mode));
+  const { content, gentity: _g, ...data } = v as typeof v & { featured?: boolean };
+  return { data: sent(data), content: content ?? null };
+}
+
+export function attachmentWriters(kind: AttachmentKind) {
+  const read = async (ctx: RouteContext, stationId: number): Promise<AttachmentValues> => readAttachmentInput(kind, await ctx.input(), writeMode(ctx), stationId);
   const respond = async (ctx: RouteContext, id: number, status = 200) =>
     json(attachmentJson(kind, (await findAttachment(kind, ctx.params.sid, id))!, requestOrigin(ctx.request)), status);
   return {
@@ -69,10 +71,14 @@ export const eventFields = () => ({
 // "a event": the message as first published; clients may match it.
 const eventGentity = gentityCheck("a event");
 
-async function readEvent(ctx: RouteContext, stationId: number): Promise<EventData> {
-  const mode = writeMode(ctx);
-  const v = await validatedFields(await ctx.input(), eventFields(), mode, (v, errors) => eventGentity(errors, v.gentity, stationId, mode));
+/** The fields of an event in a body or a site form, for an event of station `stationId`. */
+export async function readEventInput(input: RequestInput, mode: WriteMode, stationId: number): Promise<EventData> {
+  const v = await validatedFields(input, eventFields(), mode, (v, errors) => eventGentity(errors, v.gentity, stationId, mode));
   return sent({ date: v.date ?? undefined, user: v.user, report: v.report, typeId: v.type ?? undefined });
+}
+
+async function readEvent(ctx: RouteContext, stationId: number): Promise<EventData> {
+  return readEventInput(await ctx.input(), writeMode(ctx), stationId);
 }
 
 export async function createEventHandler(ctx: RouteContext): Promise<Response> {

@@ -1,4 +1,4 @@
-import { changePassword, completeReset, INVALID_EMAIL, isValidEmail, LOGIN_FAILED, loginKeys, requestPasswordReset, resetLinkUser, resetUidUser, verifyLogin } from "@/lib/auth/accounts";
+import { changePassword, completeReset, LOGIN_FAILED, loginKeys, requestPasswordReset, resetLinkUser, resetUidUser, verifyLogin } from "@/lib/auth/accounts";
 import { clientAddress } from "@/lib/auth/client-address";
 import { ensureUser } from "@/lib/auth/permissions";
 import { endSiteSessions, SESSION_COOKIES } from "@/lib/auth/session";
@@ -9,13 +9,11 @@ import { json } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
 import { siteRoot } from "@/lib/http/urls";
 import { writeMode } from "@/lib/api/common";
-import { readProfile } from "@/lib/api/user-fields";
+import { passwordField as password, readPasswordChange, readProfile, readResetEmail } from "@/lib/api/user-fields";
 import { ValidationFailed } from "@/lib/services/errors";
 import { profileOf, updateProfile } from "@/lib/services/users";
 
 /** The authentication endpoints of api.md §12. */
-
-const password = () => text({ required: true, blank: false, trim: false });
 
 /** POST auth/login/: a new token; the throttle is checked right after the body is read. */
 export async function login(ctx: RouteContext): Promise<Response> {
@@ -63,17 +61,14 @@ export async function updateUser(ctx: RouteContext): Promise<Response> {
 /** POST auth/password/change/ */
 export async function passwordChange(ctx: RouteContext): Promise<Response> {
   const user = ensureUser(ctx.auth.user);
-  const v = await validatedFields(await ctx.input(), { old_password: password(), new_password1: password(), new_password2: password() }, "create");
-  await changePassword(user, v.old_password!, v.new_password1!, v.new_password2!, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId });
+  const v = await readPasswordChange(await ctx.input());
+  await changePassword(user, v.old, v.new1, v.new2, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId });
   return json({ detail: "New password has been saved." });
 }
 
 /** POST auth/password/reset/: the same answer whether the address is registered or not. */
 export async function passwordReset(ctx: RouteContext): Promise<Response> {
-  const { email } = await validatedFields(await ctx.input(), { email: text({ required: true, blank: false }) }, "create", (v, errors) => {
-    if (v.email !== undefined && !isValidEmail(v.email)) errors.add("email", INVALID_EMAIL);
-  });
-  requestPasswordReset(email!, siteRoot(ctx.request));
+  requestPasswordReset(await readResetEmail(await ctx.input()), siteRoot(ctx.request));
   return json({ detail: "Password reset e-mail has been sent." });
 }
 

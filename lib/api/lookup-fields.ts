@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { parseAreaGeom } from "@/lib/geo/wkt";
-import { pkList, text, type Field, type FieldSpec } from "@/lib/http/fields";
-import type { AreaGeom } from "@/lib/services/lookup-writes";
+import type { RequestInput } from "@/lib/http/body";
+import { pkList, text, validatedFields, type Field, type FieldSpec, type WriteMode } from "@/lib/http/fields";
+import type { AreaGeom, LookupValues } from "@/lib/services/lookup-writes";
 import type { LookupName } from "@/lib/services/lookups";
 import { existing } from "@/lib/services/refs";
 
@@ -32,3 +33,8 @@ export const LOOKUP_FIELDS: Record<LookupName, () => FieldSpec> = {
   units: () => ({ descr: text({ max: 200 }), symbol: text({ max: 50, required: true, blank: false }), variables: pkList(existing("variable")) }),
   gareas: () => ({ name: text({ max: 200 }), code: text({ max: 50 }), remarks: text(), geom: areaField() }),
 };
+
+/** A lookup's fields in a body or a site form. */
+export function readLookupInput(name: LookupName, input: RequestInput, mode: WriteMode): Promise<LookupValues> {
+  return validatedFields(input, LOOKUP_FIELDS[name](), mode);
+}

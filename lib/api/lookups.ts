@@ -1,8 +1,7 @@
-import { validatedFields } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import type { Route, RouteContext } from "@/lib/http/router";
 import { listResponse, writeMode } from "@/lib/api/common";
-import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
+import { readLookupInput } from "@/lib/api/lookup-fields";
 import { orNotFound } from "@/lib/services/errors";
 import { LOOKUP_NAMES, lookupReaders, type LookupName } from "@/lib/services/lookups";
 import { createLookup, deleteLookup, updateLookup, type LookupValues } from "@/lib/services/lookup-writes";
@@ -11,8 +10,7 @@ import { createLookup, deleteLookup, updateLookup, type LookupValues } from "@/l
 
 function handlers(name: LookupName) {
   const reader = () => lookupReaders()[name];
-  const read = (ctx: RouteContext) => async (): Promise<LookupValues> =>
-    validatedFields(await ctx.input(), LOOKUP_FIELDS[name](), writeMode(ctx));
+  const read = (ctx: RouteContext) => async (): Promise<LookupValues> => readLookupInput(name, await ctx.input(), writeMode(ctx));
   return {
     list: async (ctx: RouteContext) => listResponse(ctx, await reader().count(), reader().page),
     detail: async (ctx: RouteContext) => json(orNotFound(await reader().get(ctx.params.id))),

@@ -4,7 +4,7 @@ import { attachmentFields, eventFields } from "@/lib/api/attachment-writes";
 import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fields";
 import { stationFields } from "@/lib/api/station-fields";
 import {
-  BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
+  ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
@@ -131,6 +131,8 @@ function operations(): Operation[] {
     ...attachments("files", FileSchema),
     ...attachments("images", ImageSchema),
     ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
+    { method: "get", path: `${station}activity/`, tag: "Activity", summary: "The station's changes (site, API, legacy), newest first", who: "editor",
+      query: PAGE, ok: [200, "A page", pageSchema(ActivitySchema)], errors: [401, 403, 404] },
     ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
     ...crud("/api/replication/sources/", "{id}", "Replication", ReplicationSourceSchema, sourceFields(), "superuser")
       .map((op) => (op.method === "get" ? { ...op, who: "superuser" as Who, errors: [...(op.errors ?? []), 401, 403] } : op)),

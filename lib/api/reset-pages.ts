@@ -1,6 +1,8 @@
 import { completeReset, resetLinkUser } from "@/lib/auth/accounts";
 import { isHttps, readCookie } from "@/lib/auth/csrf";
 import { settings } from "@/lib/config";
+import { passwordField } from "@/lib/api/user-fields";
+import { validatedFields } from "@/lib/http/fields";
 import type { RouteContext } from "@/lib/http/router";
 import { standalonePage } from "@/lib/site/chrome";
 import { escapeHtml } from "@/lib/site/html";
@@ -75,7 +77,9 @@ export async function submitForm(ctx: RouteContext): Promise<Response> {
   const user = await resetLinkUser(ctx.strings.uid, token);
   if (!user) return invalidLink(ctx);
   try {
-    await completeReset(user, field("new_password1"), field("new_password2"));
+    // The fields and messages of auth/password/reset/confirm/ (api.md §12.6).
+    const v = await validatedFields(input, { new_password1: passwordField(), new_password2: passwordField() }, "create");
+    await completeReset(user, v.new_password1!, v.new_password2!);
   } catch (error) {
     if (error instanceof ValidationFailed) return form(ctx, ctx.strings.uid, token, error.fields);
     throw error;

@@ -15,6 +15,7 @@ import {
 } from "@/lib/api/series-writes";
 import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
 import { DATA_ROUTES } from "@/lib/api/data";
+import { listActivity } from "@/lib/api/activity";
 import { processRoutes } from "@/lib/api/processes";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
@@ -72,6 +73,7 @@ export function apiRoutes(): Route[] {
     ...attachmentRoutes("images"),
     { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
     { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
+    { path: "stations/:sid/activity/", handlers: { GET: listActivity } },
     ...lookupRoutes(),
     ...replicationRoutes(),
     ...synopticRoutes(),

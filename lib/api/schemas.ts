@@ -55,6 +55,10 @@ export const EventSchema = z.object({
   id, last_modified: lastModified, date: z.string(), user: z.string(), report: z.string(), gentity: id, type: id,
 }).meta({ id: "StationEvent" });
 
+export const ActivitySchema = z.object({
+  id, time: z.string(), user: z.string().nullable(), action: z.string(), object_type: z.string(), object_id: id, summary: z.string(),
+}).meta({ id: "ActivityEntry" });
+
 const descrLookup = (name: string) => z.object({ id, last_modified: lastModified, descr: z.string() }).meta({ id: name });
 export const LOOKUP_SCHEMAS = {
   stationtypes: descrLookup("StationType"),

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { settings } from "@/lib/config";
 import { invalidTimeStepMessage, isValidTimeStep } from "@/lib/formats/time-step";
-import { boolean, choice, integer, parsePk, pk, text, type Field, type WriteMode } from "@/lib/http/fields";
+import type { RequestInput } from "@/lib/http/body";
+import { boolean, choice, integer, parsePk, pk, text, validatedFields, type Field, type Values, type WriteMode } from "@/lib/http/fields";
+import { sent } from "@/lib/api/common";
 import type { ErrorCollector } from "@/lib/services/errors";
 import { existing } from "@/lib/services/refs";
-import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
+import type { GroupData, SeriesData } from "@/lib/services/series-writes";
+import { TIMESERIES_TYPES, typeCode } from "@/lib/services/timeseries-types";
 
 /** The writable fields of groups (api.md §5), time series (§6) and the older shape (§7.1). */
 
@@ -59,3 +62,21 @@ export const olderShapeFields = () => {
   const { gentity, ...group } = groupFields();
   return { ...group, gentity, time_step: timeStepField() };
 };
+
+export const GENTITY = parentCheck("gentity", "Must equal the station id in the URL.", "It is not allowed to change the gentity of a time series group.");
+const GROUP = parentCheck("timeseries_group", "Must equal the time series group id in the URL.", "It is not allowed to change the timeseries_group of a time series.");
+
+export function groupData(v: Values<ReturnType<typeof groupFields>>): Partial<GroupData> {
+  return sent({ name: v.name, hidden: v.hidden, precision: v.precision ?? undefined, remarks: v.remarks, variableId: v.variable ?? undefined, unitId: v.unit_of_measurement ?? undefined });
+}
+
+/** The group fields of a body or a site form, for a group of station `stationId`. */
+export async function readGroupInput(input: RequestInput, mode: WriteMode, stationId: number): Promise<Partial<GroupData>> {
+  return groupData(await validatedFields(input, groupFields(), mode, (v, errors) => GENTITY(errors, v.gentity, stationId, mode)));
+}
+
+/** The time series fields of a body or a site form, for a series of group `groupId`. */
+export async function readSeriesInput(input: RequestInput, mode: WriteMode, groupId: number): Promise<Partial<SeriesData>> {
+  const v = await validatedFields(input, seriesFields(), mode, (v, errors) => GROUP(errors, v.timeseries_group, groupId, mode));
+  return sent({ type: v.type ? typeCode(v.type) : undefined, timeStep: v.time_step, name: v.name, publiclyAvailable: v.publicly_available });
+}

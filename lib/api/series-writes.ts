@@ -1,8 +1,8 @@
-import { validatedFields, type Values } from "@/lib/http/fields";
+import { validatedFields } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { sent, writeMode } from "@/lib/api/common";
-import { groupFields, olderShapeFields, parentCheck, seriesFields } from "@/lib/api/series-fields";
+import { writeMode } from "@/lib/api/common";
+import { GENTITY, groupData, olderShapeFields, readGroupInput, readSeriesInput } from "@/lib/api/series-fields";
 import { findGroup, groupJson } from "@/lib/services/groups";
 import type { SeriesPath } from "@/lib/services/series-context";
 import {
@@ -10,26 +10,15 @@ import {
   type GroupData, type OlderShapeData, type SeriesData,
 } from "@/lib/services/series-writes";
 import { olderShapeJson, seriesAt, seriesJson } from "@/lib/services/timeseries";
-import { typeCode } from "@/lib/services/timeseries-types";
 
 /** Writes of groups (api.md §5), time series (§6) and the older shape (§7.1). */
 
-const GENTITY = parentCheck("gentity", "Must equal the station id in the URL.", "It is not allowed to change the gentity of a time series group.");
-const GROUP = parentCheck("timeseries_group", "Must equal the time series group id in the URL.", "It is not allowed to change the timeseries_group of a time series.");
-
-function groupData(v: Values<ReturnType<typeof groupFields>>): Partial<GroupData> {
-  return sent({ name: v.name, hidden: v.hidden, precision: v.precision ?? undefined, remarks: v.remarks, variableId: v.variable ?? undefined, unitId: v.unit_of_measurement ?? undefined });
-}
-
 async function readGroup(ctx: RouteContext, stationId: number): Promise<Partial<GroupData>> {
-  const mode = writeMode(ctx);
-  return groupData(await validatedFields(await ctx.input(), groupFields(), mode, (v, errors) => GENTITY(errors, v.gentity, stationId, mode)));
+  return readGroupInput(await ctx.input(), writeMode(ctx), stationId);
 }
 
 async function readSeries(ctx: RouteContext, groupId: number): Promise<Partial<SeriesData>> {
-  const mode = writeMode(ctx);
-  const v = await validatedFields(await ctx.input(), seriesFields(), mode, (v, errors) => GROUP(errors, v.timeseries_group, groupId, mode));
-  return sent({ type: v.type ? typeCode(v.type) : undefined, timeStep: v.time_step, name: v.name, publiclyAvailable: v.publicly_available });
+  return readSeriesInput(await ctx.input(), writeMode(ctx), groupId);
 }
 
 /** The older shape's body: group fields (gentity fixed to the path) and the series' time step. */

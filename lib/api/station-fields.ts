@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { parsePointGeom } from "@/lib/geo/wkt";
-import { choice, date, integer, number, pkList, pk, text, type Field } from "@/lib/http/fields";
+import type { RequestInput } from "@/lib/http/body";
+import { choice, date, integer, number, pkList, pk, text, validatedFields, type Field, type Values, type WriteMode } from "@/lib/http/fields";
+import { sent } from "@/lib/api/common";
 import { existing } from "@/lib/services/refs";
+import type { StationData } from "@/lib/services/station-writes";
 
 /** The writable fields of a station (api.md §4.1, §4.2). */
 export const DISPLAY_TIMEZONES = [
@@ -47,3 +50,24 @@ export const stationFields = () => ({
 });
 
 export type StationFields = ReturnType<typeof stationFields>;
+
+/** Body fields → station data; `original_srid` follows `geom` unless sent (api.md §4.2). */
+function stationData(v: Values<StationFields>, hasOriginalSrid: boolean): Partial<StationData> {
+  const data: Partial<StationData> = {
+    name: v.name, code: v.code, remarks: v.remarks, altitude: v.altitude, displayTimezone: v.display_timezone,
+    startDate: v.start_date, endDate: v.end_date, ownerId: v.owner ?? undefined, overseer: v.overseer,
+    maintainers: v.maintainers, stype: v.stype, dataViewers: v.data_viewers,
+  };
+  if (v.geom) {
+    data.lon = v.geom.lon;
+    data.lat = v.geom.lat;
+    if (!hasOriginalSrid) data.originalSrid = v.geom.srid;
+  }
+  if (hasOriginalSrid) data.originalSrid = v.original_srid;
+  return sent(data);
+}
+
+/** The station fields of a body or a site form (create: every value; replace and update: those sent). */
+export async function readStationInput(input: RequestInput, mode: WriteMode): Promise<Partial<StationData>> {
+  return stationData(await validatedFields(input, stationFields(), mode), input.has("original_srid"));
+}

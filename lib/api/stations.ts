@@ -1,9 +1,8 @@
-import { validatedFields, type Values } from "@/lib/http/fields";
 import { pageRequest, paginate, resolvePage } from "@/lib/http/pagination";
 import { json, noContent, text } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/http/router";
-import { sent, writeMode } from "@/lib/api/common";
-import { stationFields, type StationFields } from "@/lib/api/station-fields";
+import { writeMode } from "@/lib/api/common";
+import { readStationInput } from "@/lib/api/station-fields";
 import { readStationQuery } from "@/lib/api/station-params";
 import { orNotFound } from "@/lib/services/errors";
 import { stationExportZip } from "@/lib/services/station-export";
@@ -42,26 +41,9 @@ export async function stationsCsv(ctx: RouteContext): Promise<Response> {
   });
 }
 
-/** Body fields → station data; `original_srid` follows `geom` unless sent (api.md §4.2). */
-function stationData(v: Values<StationFields>, hasOriginalSrid: boolean): Partial<StationData> {
-  const data: Partial<StationData> = {
-    name: v.name, code: v.code, remarks: v.remarks, altitude: v.altitude, displayTimezone: v.display_timezone,
-    startDate: v.start_date, endDate: v.end_date, ownerId: v.owner ?? undefined, overseer: v.overseer,
-    maintainers: v.maintainers, stype: v.stype, dataViewers: v.data_viewers,
-  };
-  if (v.geom) {
-    data.lon = v.geom.lon;
-    data.lat = v.geom.lat;
-    if (!hasOriginalSrid) data.originalSrid = v.geom.srid;
-  }
-  if (hasOriginalSrid) data.originalSrid = v.original_srid;
-  return sent(data);
-}
-
 /** The station fields of the body (after the service's permission check). */
 async function readStation(ctx: RouteContext): Promise<Partial<StationData>> {
-  const input = await ctx.input();
-  return stationData(await validatedFields(input, stationFields(), writeMode(ctx)), input.has("original_srid"));
+  return readStationInput(await ctx.input(), writeMode(ctx));
 }
 
 /** POST stations/: the creator is recorded (api.md §4.3). */

@@ -94,23 +94,27 @@ export function isValidEmail(email: string): boolean {
 export function requestPasswordReset(email: string, site: string): void {
   void (async () => {
     const users = await db().prisma.$queryRaw<{ id: unknown }[]>`SELECT id FROM users WHERE lower(email) = lower(${email}) AND is_active = ${true}`;
-    const { siteName, emailFrom, passwordResetTimeout } = settings();
-    const host = new URL(site).host;
-    const name = siteName || host;
-    for (const { id } of users) {
-      const user = await db().prisma.user.findUnique({ where: { id: Number(id) }, select: { id: true, username: true, email: true, password: true } });
-      if (!user) continue;
-      const link = `${site}/api/auth/password/reset/confirm/${encodeUid(user.id)}/${makeResetToken(user.id, user.password)}/`;
-      await sendMail({
-        to: user.email,
-        from: emailFrom || `noreply@${host.replace(/:\d+$/, "")}`,
-        subject: `Password reset on ${name}`,
-        text: `Someone asked to reset the password of the account "${user.username}" on ${name}.\n`
-          + `To choose a new password, open this link within ${Math.floor(passwordResetTimeout / 3600)} hours:\n\n${link}\n\n`
-          + "If you did not ask for this, ignore this message: your password stays the same.\n",
-      });
-    }
+    for (const { id } of users) await mailResetLink(Number(id), site);
   })().catch((e) => console.error("password reset e-mail failed:", (e as Error).message));
+}
+
+/** Mails the reset e-mail of api.md §13 to one user (at the user's own address); false when the user has none. */
+export async function mailResetLink(userId: number, site: string): Promise<boolean> {
+  const user = await db().prisma.user.findUnique({ where: { id: userId }, select: { id: true, username: true, email: true, password: true } });
+  if (!user?.email) return false;
+  const { siteName, emailFrom, passwordResetTimeout } = settings();
+  const host = new URL(site).host;
+  const name = siteName || host;
+  const link = `${site}/api/auth/password/reset/confirm/${encodeUid(user.id)}/${makeResetToken(user.id, user.password)}/`;
+  await sendMail({
+    to: user.email,
+    from: emailFrom || `noreply@${host.replace(/:\d+$/, "")}`,
+    subject: `Password reset on ${name}`,
+    text: `Someone asked to reset the password of the account "${user.username}" on ${name}.\n`
+      + `To choose a new password, open this link within ${Math.floor(passwordResetTimeout / 3600)} hours:\n\n${link}\n\n`
+      + "If you did not ask for this, ignore this message: your password stays the same.\n",
+  });
+  return true;
 }
 
 /** The user a reset link names, if the link is valid now. */

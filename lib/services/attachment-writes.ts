@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import type { Actor } from "@/lib/auth/permissions";
 import { db } from "@/lib/db";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { findAttachment, type AttachmentKind } from "@/lib/services/attachments";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { mediaDirectory, mediaPath } from "@/lib/services/media";
 import { editableChild, editableStation, type StationAccess } from "@/lib/services/stations";
@@ -70,6 +72,9 @@ export async function discard(storedName: string | null | undefined): Promise<vo
   if (storedName) await rm(mediaPath(storedName), { force: true });
 }
 
+const NOUN: Record<AttachmentKind, "file" | "image"> = { files: "file", images: "image" };
+const describe = (kind: AttachmentKind, row: { id: number; descr: string; fileName: string }) => `${NOUN[kind]} ${named(row.descr || row.fileName, row.id)}`;
+
 /** A new file or image of the station; its id. */
 export async function createAttachment(actor: Actor, kind: AttachmentKind, stationId: number,
   given: Given<AttachmentValues & { content: NewContent }, StationAccess>): Promise<number> {
@@ -79,9 +84,13 @@ export async function createAttachment(actor: Actor, kind: AttachmentKind, stati
   const storedName = await storeContent(file);
   try {
     const common = { stationId: station.id, fileName, storedName, date: data.date ?? null, descr: data.descr ?? "", remarks: data.remarks ?? "", lastModified: new Date() };
-    return await db().write(async (tx) => (kind === "files"
-      ? await tx.gentityFile.create({ data: common })
-      : await tx.gentityImage.create({ data: { ...common, featured: data.featured ?? false } })).id);
+    return await db().write(async (tx) => {
+      const row = kind === "files"
+        ? await tx.gentityFile.create({ data: common })
+        : await tx.gentityImage.create({ data: { ...common, featured: data.featured ?? false } });
+      await recordActivity(tx, actor, { action: "create", objectType: NOUN[kind], objectId: row.id, stationId: station.id, summary: `Added ${describe(kind, row)}` });
+      return row.id;
+    });
   } catch (e) {
     await discard(storedName);
     throw e;
@@ -89,7 +98,8 @@ export async function createAttachment(actor: Actor, kind: AttachmentKind, stati
 }
 
 /** Changes the fields given; new content replaces the stored bytes. */
-export async function updateAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number, given: Given<AttachmentValues, StationAccess>): Promise<void> {
+export async function updateAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number, given: Given<AttachmentValues, StationAccess>,
+  options?: ChangeOptions): Promise<void> {
   const { station, child: before } = await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
   const { data, content: file } = await valuesOf(given, station);
   const content = file ? { fileName: await uniqueName(kind, station.id, sanitizeFileName(file.name), id), storedName: await storeContent(file) } : {};
@@ -97,8 +107,12 @@ export async function updateAttachment(actor: Actor, kind: AttachmentKind, stati
   const changes = { ...common, ...content, lastModified: new Date() };
   try {
     await db().write(async (tx) => {
-      if (kind === "files") await tx.gentityFile.update({ where: { id }, data: changes });
-      else await tx.gentityImage.update({ where: { id }, data: { ...changes, ...(featured !== undefined ? { featured } : {}) } });
+      await ensureUnchanged(tx, kind === "files" ? "gentityFile" : "gentityImage", id, options, NOUN[kind]);
+      const after = kind === "files"
+        ? await tx.gentityFile.update({ where: { id }, data: changes })
+        : await tx.gentityImage.update({ where: { id }, data: { ...changes, ...(featured !== undefined ? { featured } : {}) } });
+      const fields = [...changedFields(before, data), ...(file ? ["content"] : [])];
+      await recordActivity(tx, actor, { action: "change", objectType: NOUN[kind], objectId: id, stationId: station.id, summary: changeSummary(describe(kind, after), fields) });
     });
   } catch (e) {
     await discard(content.storedName);
@@ -108,9 +122,11 @@ export async function updateAttachment(actor: Actor, kind: AttachmentKind, stati
 }
 
 export async function deleteAttachment(actor: Actor, kind: AttachmentKind, stationId: number, id: number): Promise<void> {
-  await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
-  const row = await db().write(async (tx) => (kind === "files"
-    ? await tx.gentityFile.delete({ where: { id } })
-    : await tx.gentityImage.delete({ where: { id } })));
+  const { station } = await editableChild(actor, stationId, (s) => findAttachment(kind, s.id, id));
+  const row = await db().write(async (tx) => {
+    const deleted = kind === "files" ? await tx.gentityFile.delete({ where: { id } }) : await tx.gentityImage.delete({ where: { id } });
+    await recordActivity(tx, actor, { action: "delete", objectType: NOUN[kind], objectId: id, stationId: station.id, summary: `Deleted ${describe(kind, deleted)}` });
+    return deleted;
+  });
   await discard(row.storedName);
 }

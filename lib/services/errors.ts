@@ -46,6 +46,16 @@ export class Conflict extends DomainError {
   }
 }
 
+/**
+ * The object changed since the caller read it (an edit form's `last_modified` is not the stored
+ * one): the change is refused so that nobody's update is lost silently (management.md §1).
+ */
+export class StaleObject extends Conflict {
+  constructor(readonly what: string) {
+    super(`This ${what} was changed by someone else since you opened it.`);
+  }
+}
+
 /** Too many failed logins: try again after `retryAfter` seconds (429). */
 export class Throttled extends DomainError {
   constructor(readonly retryAfter: number) {

@@ -1,5 +1,7 @@
 import type { Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
+import { changedFields, changeSummary, recordActivity } from "@/lib/services/activity";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { isoMillis } from "@/lib/services/serialize";
 import { editableChild, editableStation, type StationAccess } from "@/lib/services/stations";
@@ -39,23 +41,40 @@ export interface EventData {
   typeId?: number;
 }
 
+/** How the activity log names an event: "event #4 of 2020-05-01". */
+const describe = (e: { id: number; date: string }) => `event #${e.id} of ${e.date}`;
+
 /** Writes of events (api.md §10) by the station's editors. */
 export async function createEvent(actor: Actor, stationId: number, given: Given<EventData & { date: string; typeId: number }, StationAccess>): Promise<EventRow> {
   const station = await editableStation(actor, stationId);
   const data = await valuesOf(given, station);
-  return db().write((tx) => tx.event.create({
-    data: { stationId: station.id, date: data.date, user: data.user ?? "", report: data.report ?? "", typeId: data.typeId, lastModified: new Date() },
-  }));
+  return db().write(async (tx) => {
+    const row = await tx.event.create({
+      data: { stationId: station.id, date: data.date, user: data.user ?? "", report: data.report ?? "", typeId: data.typeId, lastModified: new Date() },
+    });
+    await recordActivity(tx, actor, { action: "create", objectType: "event", objectId: row.id, stationId: station.id, summary: `Added ${describe(row)}` });
+    return row;
+  });
 }
 
 /** Changes the fields given. */
-export async function updateEvent(actor: Actor, stationId: number, id: number, given: Given<EventData, StationAccess>): Promise<EventRow> {
+export async function updateEvent(actor: Actor, stationId: number, id: number, given: Given<EventData, StationAccess>, options?: ChangeOptions): Promise<EventRow> {
   const { station, child: event } = await editableChild(actor, stationId, (s) => findEvent(s.id, id));
   const data = await valuesOf(given, station);
-  return db().write((tx) => tx.event.update({ where: { id: event.id }, data: { ...data, lastModified: new Date() } }));
+  return db().write(async (tx) => {
+    await ensureUnchanged(tx, "event", event.id, options, "event");
+    const row = await tx.event.update({ where: { id: event.id }, data: { ...data, lastModified: new Date() } });
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "event", objectId: row.id, stationId: station.id, summary: changeSummary(describe(row), changedFields(event, data, { typeId: "type" })),
+    });
+    return row;
+  });
 }
 
 export async function deleteEvent(actor: Actor, stationId: number, id: number): Promise<void> {
-  const { child: event } = await editableChild(actor, stationId, (s) => findEvent(s.id, id));
-  await db().write((tx) => tx.event.delete({ where: { id: event.id } }));
+  const { station, child: event } = await editableChild(actor, stationId, (s) => findEvent(s.id, id));
+  await db().write(async (tx) => {
+    await tx.event.delete({ where: { id: event.id } });
+    await recordActivity(tx, actor, { action: "delete", objectType: "event", objectId: event.id, stationId: station.id, summary: `Deleted ${describe(event)}` });
+  });
 }

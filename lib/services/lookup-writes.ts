@@ -1,5 +1,7 @@
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, type Tx } from "@/lib/db";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
+import { ensureUnchanged, type ChangeOptions, type Versioned } from "@/lib/services/concurrency";
 import { Conflict, NotFound } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import type { LookupName } from "@/lib/services/lookups";
@@ -146,6 +148,55 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
   },
 };
 
+/** Each lookup's model, its noun in the activity log, and how an object is named there. */
+const LOOKUP_MODELS: Record<LookupName, { model: Versioned; noun: string }> = {
+  stationtypes: { model: "stationType", noun: "station type" },
+  eventtypes: { model: "eventType", noun: "event type" },
+  variables: { model: "variable", noun: "variable" },
+  filetypes: { model: "fileType", noun: "file type" },
+  organizations: { model: "organization", noun: "organization" },
+  persons: { model: "person", noun: "person" },
+  units: { model: "unitOfMeasurement", noun: "unit of measurement" },
+  gareas: { model: "garea", noun: "geographical area" },
+};
+
+/** The stored object with the fields its API form names (for the activity log's comparisons). */
+async function lookupRow(tx: Tx, name: LookupName, id: number): Promise<Record<string, unknown> | null> {
+  const where = { where: { id } };
+  switch (name) {
+    case "stationtypes": return tx.stationType.findUnique(where);
+    case "eventtypes": return tx.eventType.findUnique(where);
+    case "variables": return tx.variable.findUnique(where);
+    case "filetypes": {
+      const r = await tx.fileType.findUnique(where);
+      return r && { ...r, mime_type: r.mimeType };
+    }
+    case "organizations": return tx.organization.findUnique(where);
+    case "persons": {
+      const r = await tx.person.findUnique(where);
+      return r && { ...r, last_name: r.lastName, first_name: r.firstName, middle_names: r.middleNames };
+    }
+    case "units": {
+      const r = await tx.unitOfMeasurement.findUnique({ ...where, include: { variables: { select: { variableId: true } } } });
+      return r && { ...r, variables: r.variables.map((v) => v.variableId) };
+    }
+    case "gareas": return tx.garea.findUnique(where);
+  }
+}
+
+/** `variable "Temperature"`, `person "Christofides Antonis"`, `unit of measurement "°C"`. */
+function lookupLabel(name: LookupName, row: Record<string, unknown> | null, id: number): string {
+  const text = (key: string) => String(row?.[key] ?? "");
+  const label = name === "persons" ? `${text("lastName")} ${text("firstName")}`.trim()
+    : name === "organizations" ? text("name") || text("acronym")
+    : name === "units" ? text("symbol")
+    : name === "gareas" ? text("name")
+    : text("descr");
+  return `${LOOKUP_MODELS[name].noun} ${named(label, id)}`;
+}
+
+const objectType = (name: LookupName) => LOOKUP_MODELS[name].model.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** Whether an object of the lookup exists (for the 404 of writes). */
 async function lookupExists(name: LookupName, id: number): Promise<boolean> {
   const p = db().prisma;
@@ -172,7 +223,13 @@ export function insertLookup(tx: Tx, name: LookupName, values: LookupValues): Pr
 export async function createLookup(actor: Actor, name: LookupName, given: Given<LookupValues>): Promise<number> {
   ensureSuperuser(actor);
   const values = await valuesOf(given, undefined);
-  return db().write((tx) => LOOKUP_WRITERS[name].create(tx, values));
+  return db().write(async (tx) => {
+    const id = await LOOKUP_WRITERS[name].create(tx, values);
+    await recordActivity(tx, actor, {
+      action: "create", objectType: objectType(name), objectId: id, stationId: null, summary: `Created ${lookupLabel(name, await lookupRow(tx, name, id), id)}`,
+    });
+    return id;
+  });
 }
 
 async function existingLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
@@ -181,17 +238,31 @@ async function existingLookup(actor: Actor, name: LookupName, id: number): Promi
 }
 
 /** Changes the fields given. */
-export async function updateLookup(actor: Actor, name: LookupName, id: number, given: Given<LookupValues>): Promise<void> {
+export async function updateLookup(actor: Actor, name: LookupName, id: number, given: Given<LookupValues>, options?: ChangeOptions): Promise<void> {
   await existingLookup(actor, name, id);
   const values = await valuesOf(given, undefined);
-  await db().write((tx) => LOOKUP_WRITERS[name].update(tx, id, values));
+  await db().write(async (tx) => {
+    await ensureUnchanged(tx, LOOKUP_MODELS[name].model, id, options, LOOKUP_MODELS[name].noun);
+    const before = await lookupRow(tx, name, id);
+    await LOOKUP_WRITERS[name].update(tx, id, values);
+    const fields = changedFields(before ?? {}, { ...values, geom: (values.geom as AreaGeom | undefined)?.ewkt });
+    await recordActivity(tx, actor, {
+      action: "change", objectType: objectType(name), objectId: id, stationId: null,
+      summary: changeSummary(lookupLabel(name, await lookupRow(tx, name, id), id), fields),
+    });
+  });
 }
 
 export async function deleteLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
   await existingLookup(actor, name, id);
   let removed: boolean;
   try {
-    removed = await db().write((tx) => LOOKUP_WRITERS[name].remove(tx, id));
+    removed = await db().write(async (tx) => {
+      const label = lookupLabel(name, await lookupRow(tx, name, id), id);
+      const done = await LOOKUP_WRITERS[name].remove(tx, id);
+      if (done) await recordActivity(tx, actor, { action: "delete", objectType: objectType(name), objectId: id, stationId: null, summary: `Deleted ${label}` });
+      return done;
+    });
   } catch (e) {
     // A reference added since the check: the database's foreign key refuses the delete.
     if ((e as { code?: string }).code === "P2003") throw new Conflict(IN_USE);

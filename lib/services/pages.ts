@@ -49,6 +49,13 @@ async function ownerName(ownerId: number): Promise<string> {
   return rows[0]?.name ?? "";
 }
 
+/** Whether the user may edit the station (for the "Edit" link of its public pages); no query for anonymous users. */
+export async function canEditStation(user: Actor, stationId: number): Promise<boolean> {
+  if (!user) return false;
+  const access = await stationAccess(stationId);
+  return !!access && isEditor(user, access);
+}
+
 /** The station (§4.1) with its owner's display name. */
 export async function stationWithOwner(id: number): Promise<{ station: StationJson; ownerName: string } | null> {
   const station = await stationJsonById(id);
@@ -148,6 +155,8 @@ export async function groupDetails(stationId: number, groupId: number, user: Act
       variable: variable?.descr ?? "", unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
     },
     series: series.map((t): SeriesForUser => ({ ...seriesSummary(t), canRead: canReadData(user, access, t.publiclyAvailable) })),
+    /** The user may edit the group (its page shows "Edit"). */
+    editable: isEditor(user, access),
     processes: await groupProcesses(group.id, unit?.symbol ?? "", user, access),
   };
 }

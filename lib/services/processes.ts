@@ -7,6 +7,8 @@ import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } fro
 import {
   groupSeriesChangedStatements, loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
 } from "@/lib/processing/state";
+import { named, recordActivity } from "@/lib/services/activity";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { findGroup, type GroupRow } from "@/lib/services/groups";
@@ -295,6 +297,13 @@ async function prepareSeries(tx: Tx, groupId: number, definition: ProcessConfig,
   }
 }
 
+/** How the activity log names a process: `aggregation 1h mean #3 of time series group "Rain" (#5)`. */
+function processName(id: number, definition: ProcessConfig, group: GroupRow): string {
+  const kind = definition.type === "aggregation" ? `aggregation ${definition.config.target_time_step} ${definition.config.method}`
+    : definition.type === "curve_interpolation" ? `curve interpolation into group #${definition.targetGroupId}` : "checks";
+  return `process ${kind} #${id} of time series group ${named(group.name, group.id)}`;
+}
+
 /** A new process of the group, with its series; its first run (from scratch) is queued. Its id. */
 export async function createProcess(actor: Actor, path: GroupPath, given: Given<ProcessValues, GroupFound>): Promise<number> {
   const found = await editableGroup(actor, path);
@@ -308,6 +317,10 @@ export async function createProcess(actor: Actor, path: GroupPath, given: Given<
       data: { groupId, enabled: values.enabled, ...columns(definition), created: now, lastModified: now },
     });
     await prepareSeries(tx, groupId, definition, created.id);
+    await recordActivity(tx, actor, {
+      action: "create", objectType: "process", objectId: created.id, stationId: found.station.id,
+      summary: `Created ${processName(created.id, definition, found.group)}${values.enabled ? "" : " (disabled)"}`,
+    });
     return created.id;
   });
   notifyJobsQueued();
@@ -318,7 +331,7 @@ export async function createProcess(actor: Actor, path: GroupPath, given: Given<
  * Changes a process (PUT and PATCH give the whole new values); the type cannot change. The
  * target is then recomputed from scratch (processing.md §1).
  */
-export async function updateProcess(actor: Actor, path: ProcessPath, given: Given<ProcessValues, ProcessFound>): Promise<void> {
+export async function updateProcess(actor: Actor, path: ProcessPath, given: Given<ProcessValues, ProcessFound>, options?: ChangeOptions): Promise<void> {
   const found = await editableProcess(actor, path);
   const values = await valuesOf(given, found);
   if (values.definition.type !== found.process.definition.type) throw ValidationFailed.field("type", PROCESS_MESSAGES.typeFixed);
@@ -328,18 +341,26 @@ export async function updateProcess(actor: Actor, path: ProcessPath, given: Give
   await checkedWrite(groupId, definition, id, async (tx) => {
     const groups = [...new Set([...groupsOf(groupId, found.process.definition), ...groupsOf(groupId, definition)])];
     for (const sql of lockGroupsProcessesStatements(groups)) await tx.$executeRaw(sql);
+    await ensureUnchanged(tx, "process", id, options, "process");
     await tx.process.update({ where: { id }, data: { enabled: values.enabled, ...columns(definition), lastModified: new Date() } });
     await prepareSeries(tx, groupId, definition, id);
+    const enabling = values.enabled === found.process.enabled ? "" : values.enabled ? " (enabled)" : " (disabled)";
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "process", objectId: id, stationId: found.station.id, summary: `Changed ${processName(id, definition, found.group)}${enabling}`,
+    });
   });
   notifyJobsQueued();
 }
 
 /** Deletes the process and its queued run; its target series and their records stay. */
 export async function deleteProcess(actor: Actor, path: ProcessPath): Promise<void> {
-  const { process } = await editableProcess(actor, path);
+  const { process, station, group } = await editableProcess(actor, path);
   await db().write(async (tx) => {
     await tx.process.delete({ where: { id: process.id } });
     await tx.job.deleteMany({ where: { key: processKey(process.id), status: "queued" } });
+    await recordActivity(tx, actor, {
+      action: "delete", objectType: "process", objectId: process.id, stationId: station.id, summary: `Deleted ${processName(process.id, process.definition, group)}`,
+    });
   });
 }
 
@@ -361,7 +382,16 @@ export async function requestRun(actor: Actor, path: ProcessPath, given: Given<R
   const request = await valuesOf(given, found);
   const { process } = found;
   if (!process.enabled) throw ValidationFailed.nonField(PROCESS_MESSAGES.disabled);
-  const jobId = await db().write((tx) => queueRun(tx, process.id, request.fromScratch));
+  const jobId = await db().write(async (tx) => {
+    const queued = await queueRun(tx, process.id, request.fromScratch);
+    if (queued !== null) {
+      await recordActivity(tx, actor, {
+        action: "run", objectType: "process", objectId: process.id, stationId: found.station.id,
+        summary: `Queued a run${request.fromScratch ? " from scratch" : ""} of ${processName(process.id, process.definition, found.group)}`,
+      });
+    }
+    return queued;
+  });
   if (jobId === null) throw ValidationFailed.nonField(PROCESS_MESSAGES.disabled);
   notifyJobsQueued();
   const done = request.wait ? await waitForJob(jobId, waitMs) : null;

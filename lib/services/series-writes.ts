@@ -1,6 +1,9 @@
 import { ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, type Tx } from "@/lib/db";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
+import { contentsText, groupContents } from "@/lib/services/contents";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { groupSeriesChangedStatements } from "@/lib/processing/state";
 import { orNotFound, ValidationFailed } from "@/lib/services/errors";
@@ -120,23 +123,68 @@ async function uniquely<T>(groupId: number, data: SeriesData, exceptId: number |
   }
 }
 
+/** How the activity log names a group and a series. */
+const groupName = (g: { id: number; name: string }) => `time series group ${named(g.name, g.id)}`;
+const seriesName = (t: { id: number; type: number; timeStep: string; name: string }, group: { id: number; name: string }) =>
+  `time series ${[typeName(t.type), t.timeStep, t.name].filter(Boolean).join(" ")} #${t.id} of ${groupName(group)}`;
+const GROUP_FIELDS: Record<string, string> = { variableId: "variable", unitId: "unit_of_measurement" };
+const SERIES_FIELDS: Record<string, string> = { timeStep: "time_step", publiclyAvailable: "publicly_available" };
+
+async function groupCreated(tx: Tx, actor: Actor, stationId: number, id: number, name: string): Promise<void> {
+  await recordActivity(tx, actor, { action: "create", objectType: "timeseries_group", objectId: id, stationId, summary: `Created ${groupName({ id, name })}` });
+}
+
+async function seriesCreated(tx: Tx, actor: Actor, stationId: number, id: number, data: SeriesData, group: { id: number; name: string }): Promise<void> {
+  await recordActivity(tx, actor, { action: "create", objectType: "timeseries", objectId: id, stationId, summary: `Created ${seriesName({ id, ...data }, group)}` });
+}
+
+async function groupDeleted(tx: Tx, actor: Actor, group: GroupRow): Promise<void> {
+  const taken = contentsText(await groupContents(group.id, tx));
+  await tx.timeseriesGroup.delete({ where: { id: group.id } });
+  await recordActivity(tx, actor, {
+    action: "delete", objectType: "timeseries_group", objectId: group.id, stationId: group.stationId,
+    summary: `Deleted ${groupName(group)}${taken ? ` with ${taken}` : ""}`,
+  });
+}
+
+async function seriesDeleted(tx: Tx, actor: Actor, series: SeriesWithGroup): Promise<void> {
+  await tx.timeseries.delete({ where: { id: series.id } });
+  const taken = contentsText({ records: series.recordCount });
+  await recordActivity(tx, actor, {
+    action: "delete", objectType: "timeseries", objectId: series.id, stationId: series.group.stationId,
+    summary: `Deleted ${seriesName(series, series.group)}${taken ? ` with ${taken}` : ""}`,
+  });
+}
+
 /** A new group of the station; its id. */
 export async function createGroup(actor: Actor, stationId: number, given: Given<GroupData, StationAccess>): Promise<number> {
   const station = await editableStation(actor, stationId);
   const data = await valuesOf(given, station);
-  return db().write((tx) => insertGroup(tx, station.id, data));
+  return db().write(async (tx) => {
+    const id = await insertGroup(tx, station.id, data);
+    await groupCreated(tx, actor, station.id, id, data.name);
+    return id;
+  });
 }
 
-export async function updateGroup(actor: Actor, stationId: number, groupId: number, given: Given<Partial<GroupData>, StationAccess>): Promise<void> {
+export async function updateGroup(actor: Actor, stationId: number, groupId: number, given: Given<Partial<GroupData>, StationAccess>, options?: ChangeOptions): Promise<void> {
   const { station, group } = await editableGroup(actor, stationId, groupId);
   const data = await valuesOf(given, station);
-  await db().write((tx) => changeGroup(tx, group.id, data));
+  await db().write(async (tx) => {
+    await ensureUnchanged(tx, "timeseriesGroup", group.id, options, "time series group");
+    const current = await tx.timeseriesGroup.findUniqueOrThrow({ where: { id: group.id } });
+    await changeGroup(tx, group.id, data);
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "timeseries_group", objectId: group.id, stationId: station.id,
+      summary: changeSummary(groupName({ id: group.id, name: data.name ?? current.name }), changedFields(current, data, GROUP_FIELDS)),
+    });
+  });
 }
 
 /** Deletes the group with its series and their records. */
 export async function deleteGroup(actor: Actor, stationId: number, groupId: number): Promise<void> {
   const { group } = await editableGroup(actor, stationId, groupId);
-  await db().write((tx) => tx.timeseriesGroup.delete({ where: { id: group.id } }));
+  await db().write((tx) => groupDeleted(tx, actor, group));
 }
 
 /** A new series of the group; its id. */
@@ -145,6 +193,7 @@ export async function createSeries(actor: Actor, stationId: number, groupId: num
   const data = await valuesOf(given, group);
   const id = await uniquely(group.id, data, undefined, async (tx) => {
     const created = await insertSeries(tx, group.id, data);
+    await seriesCreated(tx, actor, group.stationId, created, data, group);
     await seriesOfGroupChanged(tx, group.id);
     return created;
   });
@@ -152,13 +201,18 @@ export async function createSeries(actor: Actor, stationId: number, groupId: num
   return id;
 }
 
-export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<Partial<SeriesData>, SeriesWithGroup>): Promise<void> {
+export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<Partial<SeriesData>, SeriesWithGroup>, options?: ChangeOptions): Promise<void> {
   const { series } = await editableSeries(actor, path);
   const data = await valuesOf(given, series);
   const merged: SeriesData = { type: series.type, timeStep: series.timeStep, name: series.name, publiclyAvailable: series.publiclyAvailable, ...data };
   const sourcesChange = merged.type !== series.type || merged.timeStep !== series.timeStep;
   await uniquely(series.groupId, merged, series.id, async (tx) => {
+    await ensureUnchanged(tx, "timeseries", series.id, options, "time series");
     await changeSeries(tx, series.id, data);
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "timeseries", objectId: series.id, stationId: series.group.stationId,
+      summary: changeSummary(seriesName({ ...merged, id: series.id }, series.group), changedFields(series, data, SERIES_FIELDS)),
+    });
     if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
   if (sourcesChange) notifyJobsQueued();
@@ -168,7 +222,7 @@ export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<
 export async function deleteSeries(actor: Actor, path: SeriesPath): Promise<void> {
   const { series } = await editableSeries(actor, path);
   await db().write(async (tx) => {
-    await tx.timeseries.delete({ where: { id: series.id } });
+    await seriesDeleted(tx, actor, series);
     await seriesOfGroupChanged(tx, series.groupId);
   });
   notifyJobsQueued();
@@ -179,8 +233,13 @@ export async function createOlderShape(actor: Actor, stationId: number, given: G
   const station = await editableStation(actor, stationId);
   const body = await valuesOf(given, station);
   return db().write(async (tx) => {
-    const groupId = await insertGroup(tx, station.id, body.group as GroupData);
-    return insertSeries(tx, groupId, { type: typeCode("Initial"), timeStep: body.timeStep ?? "", name: "", publiclyAvailable: settings().defaultPubliclyAvailable });
+    const group = body.group as GroupData;
+    const groupId = await insertGroup(tx, station.id, group);
+    await groupCreated(tx, actor, station.id, groupId, group.name);
+    const data: SeriesData = { type: typeCode("Initial"), timeStep: body.timeStep ?? "", name: "", publiclyAvailable: settings().defaultPubliclyAvailable };
+    const id = await insertSeries(tx, groupId, data);
+    await seriesCreated(tx, actor, station.id, id, data, { id: groupId, name: group.name });
+    return id;
   });
 }
 
@@ -189,8 +248,21 @@ export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Gi
   const body = await valuesOf(given, series);
   const sourcesChange = body.timeStep !== undefined && body.timeStep !== series.timeStep;
   await db().write(async (tx) => {
-    if (Object.keys(body.group).length) await changeGroup(tx, series.groupId, body.group);
-    if (body.timeStep !== undefined) await changeSeries(tx, series.id, { timeStep: body.timeStep });
+    const stationId = series.group.stationId;
+    if (Object.keys(body.group).length) {
+      await changeGroup(tx, series.groupId, body.group);
+      await recordActivity(tx, actor, {
+        action: "change", objectType: "timeseries_group", objectId: series.groupId, stationId,
+        summary: changeSummary(groupName({ id: series.groupId, name: body.group.name ?? series.group.name }), changedFields(series.group, body.group, GROUP_FIELDS)),
+      });
+    }
+    if (body.timeStep !== undefined) {
+      await changeSeries(tx, series.id, { timeStep: body.timeStep });
+      await recordActivity(tx, actor, {
+        action: "change", objectType: "timeseries", objectId: series.id, stationId,
+        summary: changeSummary(seriesName({ ...series, timeStep: body.timeStep }, series.group), changedFields(series, { timeStep: body.timeStep }, SERIES_FIELDS)),
+      });
+    }
     if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
   if (sourcesChange) notifyJobsQueued();
@@ -200,8 +272,8 @@ export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Gi
 export async function deleteOlderShape(actor: Actor, path: SeriesPath): Promise<void> {
   const { series } = await editableSeries(actor, path);
   await db().write(async (tx) => {
-    await tx.timeseries.delete({ where: { id: series.id } });
-    if ((await tx.timeseries.count({ where: { groupId: series.groupId } })) === 0) await tx.timeseriesGroup.delete({ where: { id: series.groupId } });
+    await seriesDeleted(tx, actor, series);
+    if ((await tx.timeseries.count({ where: { groupId: series.groupId } })) === 0) await groupDeleted(tx, actor, series.group);
     else await seriesOfGroupChanged(tx, series.groupId);
   });
   notifyJobsQueued();

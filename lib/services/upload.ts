@@ -5,6 +5,8 @@ import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
+import { activitySql, named } from "@/lib/services/activity";
+import { contentsText } from "@/lib/services/contents";
 import { ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
@@ -32,13 +34,21 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
   const { text, zone, mode, dryRun } = await valuesOf(given, s);
   const parsed = parseUpload(text, zone);
   if (!parsed.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: parsed.errors }));
+  const summary = dryRunSummary(parsed);
   const result = await records().write(s.id, parsed, {
     mode,
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
-    also: parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : [],
+    also: [
+      ...(parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : []),
+      activitySql(actor, {
+        action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
+        summary: `Uploaded ${contentsText({ records: summary.count })} (${summary.start_date} to ${summary.end_date}, ${mode}) to time series #${s.id} `
+          + `of time series group ${named(s.group.name, s.group.id)}`,
+      }),
+    ],
   });
   if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
   if (!dryRun && result.stored > 0) notifyJobsQueued();
-  return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: dryRunSummary(parsed) } : { stored: result.stored });
+  return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: summary } : { stored: result.stored });
 }

@@ -15,6 +15,7 @@ const LOGO = `<svg class="site-logo" viewBox="0 0 24 24" width="26" height="26" 
 export function siteHeaderHtml(user: ChromeUser | null, q = "", siteName = "Enhydris"): string {
   const account = user
     ? `<span class="account-name"><span class="visually-hidden">Logged in as </span>${escapeHtml(user.username)}</span>
+    <a href="/manage/">Manage</a>
     <a href="/accounts/profile/">Profile</a>
     <a href="/accounts/logout/">Log out</a>`
     : `<a href="/accounts/login/">Log in</a>`;

@@ -20,9 +20,10 @@ let counter = 0;
 export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${process.pid}${++counter}`;
 
 /** Creates a user in the test server's database with the project's own command. */
-export function createUser(username: string, password: string, options: { email?: string; superuser?: boolean; databaseUrl?: string } = {}): void {
+export function createUser(username: string, password: string, options: { email?: string; superuser?: boolean; canAddStations?: boolean; databaseUrl?: string } = {}): void {
   const script = options.superuser ? "createsuperuser" : "createuser";
-  execFileSync("npm", ["run", "--silent", script, "--", "--username", username, "--password", password, "--email", options.email ?? `${username}@example.com`], {
+  const extra = options.canAddStations ? ["--can-add-stations"] : [];
+  execFileSync("npm", ["run", "--silent", script, "--", "--username", username, "--password", password, "--email", options.email ?? `${username}@example.com`, ...extra], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: options.databaseUrl ?? process.env.E2E_DATABASE_URL, ENHYDRIS_DEMO_DATA: "0" },
     stdio: "pipe",
@@ -90,4 +91,10 @@ export async function logIn(page: Page, username: string, password: string, path
   await page.getByLabel("Username or e-mail address").fill(username);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Log in" }).click();
+}
+
+/** Fails when the page scrolls sideways, the usual sign of a layout that does not fit a phone. */
+export async function noHorizontalScroll(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, "the page scrolls sideways").toBeLessThanOrEqual(0);
 }

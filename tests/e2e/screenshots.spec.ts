@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { alertBox, at, createUser, DEMO, hydrated, logIn, mapReady, offline, open, shot, unique } from "./helpers";
+import { alertBox, at, createUser, DEMO, hydrated, logIn, mapReady, noHorizontalScroll, offline, open, shot, unique } from "./helpers";
 
 /**
  * Screenshots of every page at a desktop and a phone width, saved under
@@ -10,11 +10,6 @@ const SIZES = [
   { name: "desktop", viewport: { width: 1280, height: 800 } },
   { name: "phone", viewport: { width: 390, height: 844 } },
 ];
-
-async function noHorizontalScroll(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, "the page scrolls sideways").toBeLessThanOrEqual(0);
-}
 
 async function stationIds(page: Page) {
   const stations = (await (await page.request.get("/api/stations/?page_size=100")).json()) as { results: { id: number; name: string }[] };

@@ -244,7 +244,9 @@ describe("Origin and Referer checks of cookie-authenticated unsafe requests", ()
         const r = await rawRequest(server.url, "POST", path,
           { Host: new URL(own).host, Origin: "https://evil.example", "Next-Action": "0".repeat(42), "Content-Type": "text/plain;charset=UTF-8", Cookie: cookie }, "[]");
         expect(r.status, path).toBe(403);
-        expect(r.text).toBe("CSRF verification failed: Origin checking failed - https://evil.example does not match any trusted origins.");
+        // An HTML page (management.md §1), naming the reason.
+        expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        expect(r.text).toContain("CSRF verification failed: Origin checking failed - https://evil.example does not match any trusted origins.");
       }
     }
     // next-auth's sign-in (login CSRF) and sign-out.

@@ -1,7 +1,7 @@
 "use server";
 
 import { refresh } from "next/cache";
-import { readProfile } from "@/lib/api/user-fields";
+import { readPasswordChange, readProfile } from "@/lib/api/user-fields";
 import { changePassword } from "@/lib/auth/accounts";
 import { RequestInput } from "@/lib/http/body";
 import { updateProfile as saveProfile } from "@/lib/services/users";
@@ -18,7 +18,6 @@ export interface FormState {
   values?: Record<string, string>;
 }
 
-const REQUIRED = "This field is required.";
 const NOT_LOGGED_IN: FormState = { errors: { form: [SESSION_ENDED] }, message: null };
 
 const text = (form: FormData, name: string) => {
@@ -49,17 +48,10 @@ export async function updateProfile(_prev: FormState, form: FormData): Promise<F
 export async function updatePassword(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
   if (!user) return NOT_LOGGED_IN;
-  // Passwords are never trimmed (api.md §1.2).
-  const old = text(form, "old_password") ?? "";
-  const new1 = text(form, "new_password1") ?? "";
-  const new2 = text(form, "new_password2") ?? "";
-  const errors: Record<string, string[]> = {};
-  if (!old) errors.old_password = [REQUIRED];
-  if (!new1) errors.new_password1 = [REQUIRED];
-  if (!new2) errors.new_password2 = [REQUIRED];
-  if (Object.keys(errors).length) return { errors, message: null };
   try {
-    await changePassword(user, old, new1, new2, { sessionId: user.sessionId });
+    // The fields and messages of auth/password/change/ (api.md §12.4).
+    const v = await readPasswordChange(RequestInput.formData(form));
+    await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId });
   } catch (error) {
     return refused(error);
   }

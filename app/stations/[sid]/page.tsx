@@ -4,6 +4,9 @@ import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import PointMap from "@/components/map/PointMap";
 import { settings } from "@/lib/config";
+import { canEditStation } from "@/lib/services/pages";
+import { currentUser } from "@/lib/site/current-user";
+import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, groupPath } from "@/lib/site/paths";
 import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/site/pages";
 import { formatDate, formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
@@ -60,8 +63,9 @@ function coordinate(value: number, positive: string, negative: string): string {
 /** `{site}/stations/{sid}/`: every detail of the station and what belongs to it (api.md §16). */
 export default async function StationPage({ params }: { params: Params }) {
   const id = pathId((await params).sid);
-  const data = id ? await stationPageData(id) : null;
+  const [data, user] = await Promise.all([id ? stationPageData(id) : null, currentUser()]);
   if (!id || !data) notFound();
+  const editable = await canEditStation(user, id);
   const { station, ownerName } = data;
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const point = lonLat(station.geom);
@@ -77,11 +81,14 @@ export default async function StationPage({ params }: { params: Params }) {
           <li aria-current="page">{name}</li>
         </ol>
       </nav>
-      <header className="page-header">
-        <h1>
-          {name} {station.code && <span className="code">{station.code}</span>}
-        </h1>
-        <p className="lead">{ownerName}</p>
+      <header className="page-header manage-header">
+        <div>
+          <h1>
+            {name} {station.code && <span className="code">{station.code}</span>}
+          </h1>
+          <p className="lead">{ownerName}</p>
+        </div>
+        {editable && <div className="header-actions"><Link className="button secondary" href={managePaths.station(station.id)}>Edit</Link></div>}
       </header>
 
       <div className="station-overview">

@@ -1,8 +1,11 @@
 "use server";
 
 import { headers } from "next/headers";
-import { INVALID_EMAIL, isValidEmail, requestPasswordReset } from "@/lib/auth/accounts";
+import { readResetEmail } from "@/lib/api/user-fields";
+import { requestPasswordReset } from "@/lib/auth/accounts";
+import { RequestInput } from "@/lib/http/body";
 import { siteRoot } from "@/lib/http/urls";
+import { ValidationFailed } from "@/lib/services/errors";
 
 /** The request form of `{site}/accounts/password/reset/` (api.md §12.5, §16). */
 export interface ResetState {
@@ -13,9 +16,14 @@ export interface ResetState {
 
 export async function requestReset(_prev: ResetState, form: FormData): Promise<ResetState> {
   const value = form.get("email");
-  const email = typeof value === "string" ? value.trim() : "";
-  if (!email) return { error: "This field is required.", sent: false, email };
-  if (!isValidEmail(email)) return { error: INVALID_EMAIL, sent: false, email };
+  let email = typeof value === "string" ? value.trim() : "";
+  try {
+    // The field and messages of auth/password/reset/ (api.md §12.5).
+    email = await readResetEmail(RequestInput.formData(form));
+  } catch (error) {
+    if (error instanceof ValidationFailed) return { error: error.fields.email?.join(" ") ?? null, sent: false, email };
+    throw error;
+  }
   const h = await headers();
   // {site} for the link: ENHYDRIS_SITE_URL, else this request's origin (api.md §13).
   const request = new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) });

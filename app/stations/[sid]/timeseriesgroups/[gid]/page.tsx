@@ -6,6 +6,7 @@ import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
 import { currentUser } from "@/lib/site/current-user";
 import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 
@@ -72,12 +73,15 @@ export default async function GroupPage({ params, searchParams }: { params: Para
           <li aria-current="page">{title}</li>
         </ol>
       </nav>
-      <header className="page-header">
+      <header className="page-header manage-header">
+        <div>
         <h1>{title}</h1>
         <p className="lead">
           {group.variable}
           {group.unit && <> in {group.unit}</>} at <Link href={stationPath(station.id)}>{stationName}</Link>
         </p>
+        </div>
+        {data.editable && <div className="header-actions"><Link className="button secondary" href={managePaths.group(station.id, group.id)}>Edit</Link></div>}
       </header>
 
       <section className="card" aria-labelledby="chart-heading">

@@ -1,0 +1,49 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { saveLookup } from "@/app/manage/actions";
+import ManagedForm from "@/components/manage/Form";
+import LookupFields from "@/components/manage/LookupFields";
+import { ManageHeader, Section } from "@/components/manage/parts";
+import { ensureSuperuser } from "@/lib/auth/permissions";
+import { NotFound } from "@/lib/services/errors";
+import { lookupReaders } from "@/lib/services/lookups";
+import { lookupChoices } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
+import { managePaths } from "@/lib/site/manage-paths";
+import { lookupValues } from "@/lib/site/manage-values";
+import { pathId } from "@/lib/site/pages";
+
+type Params = Promise<{ lookup: string; id: string }>;
+
+export const metadata: Metadata = { title: "Edit lookup" };
+
+/** `{site}/manage/lookups/{lookup}/{id}/`: the form of one object, and its delete. */
+export default async function LookupObjectPage({ params }: { params: Params }) {
+  const { lookup, id: idText } = await params;
+  const name = lookupOf(lookup);
+  if (!name) notFound();
+  const id = pathId(idText) ?? 0;
+  const { user, data } = await guarded(`/manage/lookups/${name}/${idText}/`, async (u) => {
+    const json = await lookupReaders()[name].get(id);
+    if (!json) throw new NotFound();
+    ensureSuperuser(u);
+    return { json: json as Record<string, unknown>, variables: (await lookupChoices()).variables };
+  });
+  const form = LOOKUP_FORMS[name];
+  const title = form.label(data.json) || `#${id}`;
+  return (
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title, href: managePaths.lookup(name) }, { label: title }]}
+        title={title} lead={`A ${form.singular}`}
+        actions={<Link className="button danger-link" href={`${managePaths.lookupObject(name, id)}delete/`}>Delete</Link>} />
+      <Section id="edit" title={`Edit the ${form.singular}`}>
+        <ManagedForm action={saveLookup.bind(null, name, id)} initial={lookupValues(data.json)} token={formToken(user.sessionId)} submit="Save" label={`Edit ${form.singular}`}>
+          <LookupFields fields={form.fields} variables={data.variables} />
+        </ManagedForm>
+      </Section>
+    </div>
+  );
+}

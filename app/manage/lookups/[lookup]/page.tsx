@@ -1,0 +1,60 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { addLookup } from "@/app/manage/actions";
+import ManagedForm from "@/components/manage/Form";
+import LookupFields from "@/components/manage/LookupFields";
+import { Done, ManageHeader, Pager, pageNumber, Section } from "@/components/manage/parts";
+import { ensureSuperuser } from "@/lib/auth/permissions";
+import { lookupReaders } from "@/lib/services/lookups";
+import { lookupChoices } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
+import { managePaths } from "@/lib/site/manage-paths";
+
+type Params = Promise<{ lookup: string }>;
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+const PAGE_SIZE = 100;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const name = lookupOf((await params).lookup);
+  return { title: name ? LOOKUP_FORMS[name].title : "Page not found" };
+}
+
+/** `{site}/manage/lookups/{lookup}/`: its objects (in the API's order) and the form of a new one. */
+export default async function LookupPage({ params, searchParams }: { params: Params; searchParams: Search }) {
+  const [{ lookup }, query] = await Promise.all([params, searchParams]);
+  const name = lookupOf(lookup);
+  if (!name) notFound();
+  const page = pageNumber(query.page);
+  const { user, data } = await guarded(managePaths.lookup(name), async (u) => {
+    ensureSuperuser(u);
+    const reader = lookupReaders()[name];
+    const [count, rows, choices] = await Promise.all([reader.count(), reader.page((page - 1) * PAGE_SIZE, PAGE_SIZE), lookupChoices()]);
+    return { count, rows: rows as Record<string, unknown>[], variables: choices.variables };
+  });
+  const form = LOOKUP_FORMS[name];
+  return (
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title }]} title={form.title} lead={`${data.count} in all`} />
+      <Done code={query.done} />
+      <Section id="list" title={form.title}>
+        {data.rows.length ? (
+          <ul className="item-list">
+            {data.rows.map((row) => (
+              <li key={String(row.id)}><Link href={managePaths.lookupObject(name, Number(row.id))}>{form.label(row) || `#${row.id}`}</Link></li>
+            ))}
+          </ul>
+        ) : <p className="muted">None yet.</p>}
+        <Pager page={page} pages={Math.ceil(data.count / PAGE_SIZE)} params={{}} path={managePaths.lookup(name)} />
+      </Section>
+      <Section id="add" title={`Add a ${form.singular}`}>
+        <ManagedForm action={addLookup.bind(null, name)} initial={{}} token={formToken(user.sessionId)} submit={`Add ${form.singular}`} label={`New ${form.singular}`}>
+          <LookupFields fields={form.fields} variables={data.variables} />
+        </ManagedForm>
+      </Section>
+    </div>
+  );
+}

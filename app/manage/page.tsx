@@ -1,0 +1,82 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
+import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
+import { recentActivity } from "@/lib/services/activity";
+import { editableStations, type EditableStation } from "@/lib/services/manage";
+import { manageUser, queryProblem } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { stationPath } from "@/lib/site/paths";
+import { formatDateTime } from "@/lib/site/time";
+
+export const metadata: Metadata = { title: "Manage" };
+
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+const PAGE_SIZE = 20;
+
+/**
+ * `{site}/manage/` (management.md §2): the stations the user may edit (searched with the syntax
+ * of api.md §4.5), a "New station" link for those who may add stations, and the latest changes;
+ * links to lookups and users for superusers.
+ */
+export default async function ManageHome({ searchParams }: { searchParams: Search }) {
+  const params = await searchParams;
+  const q = typeof params.q === "string" ? params.q : "";
+  const page = pageNumber(params.page);
+  const user = await manageUser(`/manage/${q || page > 1 ? `?${new URLSearchParams({ q, page: String(page) })}` : ""}`);
+  const [activity, found] = await Promise.all([
+    recentActivity(user, 15),
+    editableStations(user, q, (page - 1) * PAGE_SIZE, PAGE_SIZE).then((r) => ({ ...r, problem: null }), (e) => ({ count: 0, stations: [] as EditableStation[], problem: queryProblem(e) })),
+  ]);
+  const { problem, ...result } = found;
+  const superuser = isSuperuser(user);
+  return (
+    <div className="page manage">
+      <ManageHeader crumbs={[]} title="Manage" lead={`Logged in as ${user.username}${superuser ? " (administrator)" : ""}`}
+        actions={canCreateStation(user) ? <Link className="button" href={managePaths.newStation}>New station</Link> : undefined} />
+      <Done code={params.done} />
+      {superuser && (
+        <nav className="card admin-links" aria-label="Administration">
+          <Link href={managePaths.lookups}>Lookups</Link>
+          <span className="muted small">station types, variables, units, owners…</span>
+          <Link href={managePaths.users}>Users</Link>
+          <span className="muted small">accounts and their rights</span>
+        </nav>
+      )}
+      <div className="manage-columns">
+        <Section id="stations" title={superuser ? "Stations" : "Your stations"}>
+          <form className="inline-search" role="search" method="get" action="/manage/">
+            <label htmlFor="manage-q">Search your stations</label>
+            <div className="inline-search-row">
+              <input id="manage-q" type="search" name="q" defaultValue={q} placeholder="e.g. arta owner:ntua" aria-describedby={problem ? "manage-q-error" : undefined} />
+              <button type="submit" className="secondary">Search</button>
+            </div>
+            {problem && <p className="field-errors" id="manage-q-error" role="alert">{problem}</p>}
+          </form>
+          {result.stations.length ? (
+            <Table columns={["Station", "Owner", "Last update", ""]}>
+              {result.stations.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row"><Link href={managePaths.station(s.id)}>{s.name || `Station ${s.id}`}</Link> {s.code && <span className="code">{s.code}</span>}</th>
+                  <td data-label="Owner">{s.ownerName}</td>
+                  <td data-label="Last update" className="nowrap">{s.lastUpdate !== null ? `${formatDateTime(s.lastUpdate, 0)} UTC` : <span className="muted">no records</span>}</td>
+                  <td data-label="" className="nowrap"><Link href={stationPath(s.id)} className="small">public page</Link></td>
+                </tr>
+              ))}
+            </Table>
+          ) : (
+            <p className="muted">{q ? "No station of yours matches this search." : "You do not edit any station yet."}
+              {canCreateStation(user) && !q && <> <Link href={managePaths.newStation}>Add one.</Link></>}</p>
+          )}
+          <p className="muted small">{result.count} {result.count === 1 ? "station" : "stations"}</p>
+          <Pager page={page} pages={Math.ceil(result.count / PAGE_SIZE)} params={q ? { q } : {}} path="/manage/" />
+        </Section>
+        {/* PROCESSES (processing.md, issue 13): "processes whose last run failed" goes here, above the latest changes. */}
+        <Section id="activity" title="Latest changes">
+          <ActivityList items={activity} empty="No changes yet." stationLinks />
+        </Section>
+      </div>
+    </div>
+  );
+}

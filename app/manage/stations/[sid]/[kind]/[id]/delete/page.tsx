@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { removeChild } from "@/app/manage/actions";
+import ConfirmDelete from "@/components/manage/ConfirmDelete";
+import { ManageHeader } from "@/components/manage/parts";
+import type { AttachmentRow } from "@/lib/services/attachments";
+import type { EventRow } from "@/lib/services/events";
+import { childForEditing } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { childKind, managePaths } from "@/lib/site/manage-paths";
+import { pathId } from "@/lib/site/pages";
+
+export const metadata: Metadata = { title: "Delete" };
+
+/** The confirmation of the delete of a file (with its bytes), an image or an event. */
+export default async function DeleteChildPage({ params }: { params: Promise<{ sid: string; kind: string; id: string }> }) {
+  const { sid: sidText, kind: kindText, id: idText } = await params;
+  const kind = childKind(kindText);
+  if (!kind) notFound();
+  const [sid, id] = [pathId(sidText) ?? 0, pathId(idText) ?? 0];
+  const { user, data } = await guarded(`/manage/stations/${sidText}/${kind}/${idText}/delete/`, (u) => childForEditing(u, kind, sid, id));
+  const stationName = data.station.name || `Station ${sid}`;
+  const what = kind === "events"
+    ? `the event of ${(data.child as EventRow).date}`
+    : `the ${kind === "files" ? "file" : "image"} “${(data.child as AttachmentRow).descr || (data.child as AttachmentRow).fileName}”`;
+  return (
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: "Delete" }]} title={`Delete ${what}`} />
+      <ConfirmDelete what={what} takes="" note={kind === "events" ? undefined : "The stored bytes are removed too."}
+        action={removeChild.bind(null, kind, sid, id)} token={formToken(user.sessionId)} back={`${managePaths.station(sid)}#${kind}`} />
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { removeGroup } from "@/app/manage/actions";
+import ConfirmDelete from "@/components/manage/ConfirmDelete";
+import { ManageHeader } from "@/components/manage/parts";
+import { contentsText, groupContents } from "@/lib/services/contents";
+import { groupForEditing } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { pathId } from "@/lib/site/pages";
+
+export const metadata: Metadata = { title: "Delete time series group" };
+
+/** The confirmation of a group's delete: its time series and their records go too (api.md §5). */
+export default async function DeleteGroupPage({ params }: { params: Promise<{ sid: string; gid: string }> }) {
+  const { sid: sidText, gid: gidText } = await params;
+  const [sid, gid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0];
+  const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/delete/`, async (u) => {
+    const page = await groupForEditing(u, sid, gid);
+    return { ...page, contents: await groupContents(gid) };
+  });
+  const stationName = data.station.name || `Station ${sid}`;
+  const name = data.group.name || `group ${gid}`;
+  return (
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: name, href: managePaths.group(sid, gid) }, { label: "Delete" }]}
+        title={`Delete ${name}`} />
+      <ConfirmDelete what={`time series group “${name}”`} takes={contentsText(data.contents)} action={removeGroup.bind(null, sid, gid)}
+        token={formToken(user.sessionId)} back={managePaths.group(sid, gid)} />
+    </div>
+  );
+}

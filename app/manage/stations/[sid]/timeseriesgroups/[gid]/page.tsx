@@ -1,0 +1,131 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { addProcess, addSeries, runProcess, saveGroup, saveSeries } from "@/app/manage/actions";
+import { GroupFields, SeriesFields } from "@/components/manage/fields";
+import ManagedForm from "@/components/manage/Form";
+import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
+import { ProcessFields } from "@/components/manage/ProcessFields";
+import { settings } from "@/lib/config";
+import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { groupValues, seriesValues } from "@/lib/site/manage-values";
+import { groupPath } from "@/lib/site/paths";
+import { pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+
+type Params = Promise<{ sid: string; gid: string }>;
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+export const metadata: Metadata = { title: "Edit time series group" };
+
+const integer = new Intl.NumberFormat("en-US");
+
+/**
+ * `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/` (management.md §2): the group form and
+ * its time series (add, edit, delete, upload; record count and range of each).
+ */
+export default async function ManageGroupPage({ params, searchParams }: { params: Params; searchParams: Search }) {
+  const [{ sid: sidText, gid: gidText }, query] = await Promise.all([params, searchParams]);
+  const [sid, gid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0];
+  const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/`, async (u) => {
+    const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
+    const unit = choices.units.find((c) => c.id === page.group.unitId)?.label ?? "";
+    const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
+    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
+  });
+  const { station, group, series, choices, processes, groups } = data;
+  const token = formToken(user.sessionId);
+  const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
+  const stationName = station.name || `Station ${sid}`;
+  const variable = choices.variables.find((v) => v.id === group.variableId)?.label ?? "";
+  const title = group.name || variable || `Group ${gid}`;
+  const units = choices.units.map((u) => ({ id: u.id, label: u.label }));
+  const taken = new Set(series.map((s) => s.type));
+  const nextType = ["Initial", "Checked", "Regularized"].find((t) => !taken.has(t)) ?? "Aggregated";
+  return (
+    <div className="page manage">
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: title }]} title={title} lead={`${stationName} · ${variable}`}
+        actions={<>
+          <Link className="button secondary" href={groupPath(sid, gid)}>Public page and chart</Link>
+          <Link className="button danger-link" href={`${managePaths.group(sid, gid)}delete/`}>Delete group</Link>
+        </>} />
+      <Done code={query.done} />
+
+      <Section id="details" title="Group">
+        <ManagedForm action={saveGroup.bind(null, sid, gid)} initial={groupValues(group)} token={token} submit="Save group" label="Time series group">
+          <GroupFields variables={choices.variables} units={units} />
+        </ManagedForm>
+      </Section>
+
+      <Section id="series" title="Time series">
+        {series.length === 0 && <p className="muted">No time series yet: add one below, then upload its records.</p>}
+        <ul className="series-list">
+          {series.map((t) => (
+            <li key={t.id} id={`series-${t.id}`} className="series-item">
+              <div className="series-head">
+                <h3>{seriesLabel(t)}</h3>
+                <span className="muted small">
+                  {timeStepLabel(t.timeStep)} · {t.publiclyAvailable ? "public" : "private"} · {integer.format(t.count)} {t.count === 1 ? "record" : "records"}
+                  {t.first !== null && t.last !== null && <> · {formatDateTime(t.first, offset)} – {formatDateTime(t.last, offset)} ({offsetLabel(offset)})</>}
+                </span>
+              </div>
+              <p className="item-actions">
+                <Link className="button" href={managePaths.upload(sid, gid, t.id)}>Upload records</Link>
+                {t.count > 0 && <Link className="button secondary" href={`${groupPath(sid, gid)}?series=${t.id}`}>Chart</Link>}
+                <Link className="button secondary danger-link" href={`${managePaths.series(sid, gid, t.id)}delete/`}>Delete</Link>
+              </p>
+              <details className="add-form">
+                <summary>Edit this time series</summary>
+                <ManagedForm action={saveSeries.bind(null, sid, gid, t.id)} initial={seriesValues(t)} token={token} submit="Save time series" label={`Time series ${seriesLabel(t)}`}>
+                  <SeriesFields />
+                </ManagedForm>
+              </details>
+            </li>
+          ))}
+        </ul>
+        <details className="add-form" open={series.length === 0}>
+          <summary>Add a time series</summary>
+          <ManagedForm action={addSeries.bind(null, sid, gid)} initial={{ type: nextType, time_step: "", publicly_available: String(settings().defaultPubliclyAvailable) }} token={token}
+            submit="Add time series" label="New time series">
+            <SeriesFields />
+          </ManagedForm>
+        </details>
+      </Section>
+
+      <Section id="processes" title="Processes">
+        <p className="muted small">Run automatically after every write to their source series (processing.md): checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
+        {processes.length === 0 && <p className="muted">No processes yet.</p>}
+        <ul className="item-list process-list">
+          {processes.map((p) => (
+            <li key={p.row.id} id={`process-${p.row.id}`}>
+              <div>
+                <Link href={managePaths.process(sid, gid, p.row.id)}>{p.description}</Link>
+                {!p.row.enabled && <span className="badge">disabled</span>}
+                <div className="small"><RunStatus run={p.lastRun} /></div>
+              </div>
+              <span className="item-actions">
+                <Link href={managePaths.process(sid, gid, p.row.id)}>Edit and runs</Link>
+                {p.row.enabled && (
+                  <ManagedForm action={runProcess.bind(null, sid, gid, p.row.id)} initial={{}} token={token} submit="Run now" label={`Run process ${p.row.id}`} className="inline-form" />
+                )}
+                <Link className="danger-link" href={`${managePaths.process(sid, gid, p.row.id)}delete/`}>Delete</Link>
+              </span>
+            </li>
+          ))}
+        </ul>
+        {(["checks", "aggregation", "curve_interpolation"] as const).map((type) => (
+          <details key={type} className="add-form">
+            <summary>{type === "checks" ? "Add checks" : type === "aggregation" ? "Add an aggregation" : "Add a curve interpolation"}</summary>
+            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={`New ${type.replace("_", " ")} process`}
+              initial={{ type, enabled: "true", ...(type === "aggregation" ? { max_missing: "0" } : {}) }}
+              submit={type === "checks" ? "Add checks" : type === "aggregation" ? "Add aggregation" : "Add curve interpolation"}>
+              <ProcessFields type={type} groups={groups} periods={1} />
+            </ManagedForm>
+          </details>
+        ))}
+      </Section>
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { runProcess, saveProcess } from "@/app/manage/actions";
+import ManagedForm from "@/components/manage/Form";
+import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
+import { ProcessFields } from "@/components/manage/ProcessFields";
+import { processForEditing, stationGroupChoices } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { pathId } from "@/lib/site/pages";
+import { periodCount, processValues } from "@/lib/site/process-form";
+
+type Params = Promise<{ sid: string; gid: string; pid: string }>;
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+export const metadata: Metadata = { title: "Edit process" };
+
+/**
+ * `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/processes/{pid}/` (management.md §2): a
+ * process's form (enable or disable it there), run now or from scratch, and its last runs with
+ * their errors.
+ */
+export default async function ManageProcessPage({ params, searchParams }: { params: Params; searchParams: Search }) {
+  const [{ sid: sidText, gid: gidText, pid: pidText }, query] = await Promise.all([params, searchParams]);
+  const [sid, gid, pid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0, pathId(pidText) ?? 0];
+  const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/processes/${pidText}/`, async (u) => {
+    const [page, groups] = await Promise.all([processForEditing(u, sid, gid, pid), stationGroupChoices(sid)]);
+    return { ...page, groups: groups.filter((g) => g.value !== String(gid)) };
+  });
+  const { station, group, process, description, runs, runCount, groups } = data;
+  const token = formToken(user.sessionId);
+  const stationName = station.name || `Station ${sid}`;
+  const groupName = group.name || `Group ${gid}`;
+  const initial = processValues(process);
+  return (
+    <div className="page manage">
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: groupName, href: `${managePaths.group(sid, gid)}#processes` }, { label: `Process ${pid}` }]}
+        title={description} lead={process.enabled ? "Enabled" : "Disabled: not run"}
+        actions={<Link className="button danger-link" href={`${managePaths.process(sid, gid, pid)}delete/`}>Delete process</Link>} />
+      <Done code={query.done} />
+
+      <Section id="runs" title="Runs">
+        {process.enabled ? (
+          <div className="form-actions">
+            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit="Run now" label="Run now" className="inline-form" />
+            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit="Run from scratch" label="Run from scratch" className="inline-form">
+              <input type="hidden" name="from_scratch" value="true" />
+            </ManagedForm>
+          </div>
+        ) : <p className="muted">Enable the process to run it.</p>}
+        {runs.length === 0 ? <p className="muted">No runs yet.</p> : (
+          <ol className="item-list run-list">
+            {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} /></li>)}
+          </ol>
+        )}
+        {runCount > runs.length && <p className="muted small">The newest {runs.length} of {runCount} runs.</p>}
+      </Section>
+
+      <Section id="details" title="Process">
+        <ManagedForm action={saveProcess.bind(null, sid, gid, pid)} initial={initial} token={token} submit="Save process" label="Process">
+          <ProcessFields type={process.definition.type} groups={groups} periods={periodCount(initial)} />
+        </ManagedForm>
+      </Section>
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { removeSeries } from "@/app/manage/actions";
+import ConfirmDelete from "@/components/manage/ConfirmDelete";
+import { ManageHeader } from "@/components/manage/parts";
+import { contentsText } from "@/lib/services/contents";
+import { groupForEditing } from "@/lib/services/manage";
+import { formToken } from "@/lib/site/form-token";
+import { guarded } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { pathId, seriesLabel } from "@/lib/site/pages";
+
+export const metadata: Metadata = { title: "Delete time series" };
+
+/** The confirmation of a time series' delete: its records go too (api.md §6). */
+export default async function DeleteSeriesPage({ params }: { params: Promise<{ sid: string; gid: string; tid: string }> }) {
+  const { sid: sidText, gid: gidText, tid: tidText } = await params;
+  const [sid, gid, tid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0, pathId(tidText) ?? 0];
+  const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/delete/`, (u) => groupForEditing(u, sid, gid));
+  const series = data.series.find((t) => t.id === tid);
+  if (!series) notFound();
+  const groupName = data.group.name || `group ${gid}`;
+  return (
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: data.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Delete" }]}
+        title={`Delete ${seriesLabel(series)}`} />
+      <ConfirmDelete what={`time series ${seriesLabel(series)} of “${groupName}”`} takes={contentsText({ records: series.count })}
+        action={removeSeries.bind(null, sid, gid, tid)} token={formToken(user.sessionId)} back={managePaths.group(sid, gid)} />
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ManageHeader } from "@/components/manage/parts";
+import UploadForm from "@/components/manage/UploadForm";
+import { settings } from "@/lib/config";
+import { writableSeries } from "@/lib/services/series-context";
+import { findSeriesAt } from "@/lib/services/timeseries";
+import { typeName } from "@/lib/services/timeseries-types";
+import { guarded } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
+import { groupPath, seriesApiPath } from "@/lib/site/paths";
+import { pathId, seriesLabel } from "@/lib/site/pages";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+
+type Params = Promise<{ sid: string; gid: string; tid: string }>;
+
+export const metadata: Metadata = { title: "Upload records" };
+
+const integer = new Intl.NumberFormat("en-US");
+
+/** `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/upload/` (management.md §2). */
+export default async function UploadPage({ params }: { params: Params }) {
+  const { sid: sidText, gid: gidText, tid: tidText } = await params;
+  const [sid, gid, tid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0, pathId(tidText) ?? 0];
+  const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/upload/`, async (u) => {
+    const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
+    const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
+    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }) };
+  });
+  const { s, label } = data;
+  const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
+  const groupName = s.group.name || `Group ${gid}`;
+  const chartHref = `${groupPath(sid, gid)}?series=${tid}`;
+  return (
+    <div className="page manage">
+      <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Upload" }]}
+        title={`Upload records to ${label}`} lead={`${groupName} · ${s.variable.descr} (${s.unit.symbol})`} />
+      <section className="card">
+        <p className="muted">
+          Stored now: {integer.format(s.recordCount)} {s.recordCount === 1 ? "record" : "records"}
+          {s.firstTimestamp !== null && s.lastTimestamp !== null && <>, from {formatDateTime(s.firstTimestamp, offset)} to {formatDateTime(s.lastTimestamp, offset)} ({offsetLabel(offset)})</>}.
+          {s.recordCount > 0 && <> <Link href={chartHref}>Chart</Link></>}
+        </p>
+        <noscript><p className="message error">Uploading needs JavaScript (it shows the dry run and the upload&apos;s progress). The API takes the same upload: <code>POST {seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
+        <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} chartHref={chartHref} maxBytes={settings().maxUploadSize} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,218 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useRef, useState } from "react";
+import { FieldMessages } from "@/components/manage/Form";
+import { useHydrated } from "@/components/site/useHydrated";
+
+/**
+ * The upload page's form (management.md §2): a file or pasted text, its time zone and mode. Step 1
+ * is a dry run of `POST …/data/` (nothing stored: the count, first and last timestamps, and every
+ * line error the API reports, with its line number); step 2 sends the same request to store it.
+ * Both go to the API itself, with the session and the CSRF token, so the page says exactly what
+ * the API says; a large file shows its upload progress.
+ */
+export interface UploadFormProps {
+  apiPath: string;
+  defaultZone: string;
+  chartHref: string;
+  maxBytes: number;
+}
+
+type Outcome =
+  | { kind: "checked"; count: number; start: string | null; end: string | null; lines: string[] }
+  | { kind: "stored"; count: number; start: string | null; end: string | null }
+  | { kind: "refused"; errors: Record<string, string[]> };
+
+const ZONES = ["UTC", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT+1", "Europe/Athens", "Europe/London", "Europe/Berlin"];
+const FIRST_LINES = 8;
+
+/** The csrftoken cookie, created when the browser has none yet (the API compares it with the header). */
+function csrfToken(): string {
+  const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
+  if (found) return decodeURIComponent(found.slice("csrftoken=".length));
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  const token = Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[b % 62]).join("");
+  document.cookie = `csrftoken=${token}; Path=/; Max-Age=31536000; SameSite=Lax${location.protocol === "https:" ? "; Secure" : ""}`;
+  return token;
+}
+
+/** Sends the upload with XMLHttpRequest (fetch reports no upload progress). */
+function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", url);
+    xhr.setRequestHeader("X-CSRFToken", csrfToken());
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    xhr.onload = () => {
+      let json: unknown = null;
+      try {
+        json = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+      } catch {
+        json = null;
+      }
+      resolve({ status: xhr.status, json });
+    };
+    xhr.onerror = () => reject(new Error("The connection failed."));
+    xhr.send(body);
+  });
+}
+
+async function firstLines(source: File | string): Promise<string[]> {
+  const text = typeof source === "string" ? source.slice(0, 65536) : await source.slice(0, 65536).text();
+  return text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "").slice(0, FIRST_LINES);
+}
+
+export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes }: UploadFormProps) {
+  const id = useId();
+  const router = useRouter();
+  const live = useHydrated();
+  const [source, setSource] = useState<"file" | "text">("file");
+  const [file, setFile] = useState<File | null>(null);
+  const [text, setText] = useState("");
+  const [zone, setZone] = useState(defaultZone);
+  const [mode, setMode] = useState<"append" | "insert">("append");
+  const [busy, setBusy] = useState<null | "check" | "store">(null);
+  const [progress, setProgress] = useState(0);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const status = useRef<HTMLDivElement>(null);
+
+  // A change of what is uploaded needs a new check before it can be stored.
+  const changed = <T,>(set: (value: T) => void) => (value: T) => {
+    set(value);
+    setOutcome((o) => (o?.kind === "checked" ? null : o));
+  };
+  useEffect(() => {
+    if (outcome) status.current?.focus();
+  }, [outcome]);
+
+  const upload = async (dryRun: boolean) => {
+    const content = source === "file" ? file : text;
+    if (source === "file" && file && file.size > maxBytes) {
+      setOutcome({ kind: "refused", errors: { form: [`Request body too large; the limit is ${maxBytes} bytes.`] } });
+      return;
+    }
+    const body = new FormData();
+    if (content !== null) body.append("timeseries_records", content);
+    body.append("timezone", zone);
+    body.append("mode", mode);
+    body.append("dry_run", dryRun ? "true" : "false");
+    setBusy(dryRun ? "check" : "store");
+    setProgress(0);
+    try {
+      const answer = await send(apiPath, body, setProgress);
+      const json = answer.json as Record<string, unknown> | null;
+      if (answer.status === 200 && dryRun) {
+        const r = json as { count: number; start_date: string | null; end_date: string | null };
+        setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, lines: content === null ? [] : await firstLines(content) });
+      } else if (answer.status === 204 && !dryRun) {
+        const checked = outcome?.kind === "checked" ? outcome : null;
+        setOutcome({ kind: "stored", count: checked?.count ?? 0, start: checked?.start ?? null, end: checked?.end ?? null });
+        setFile(null);
+        setText("");
+        router.refresh();
+      } else if (answer.status === 400 && json) {
+        setOutcome({ kind: "refused", errors: json as Record<string, string[]> });
+      } else {
+        const detail = typeof json?.detail === "string" ? json.detail : `The server answered ${answer.status}.`;
+        setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? "Your session has ended. Log in again." : detail] } });
+      }
+    } catch (error) {
+      setOutcome({ kind: "refused", errors: { form: [(error as Error).message] } });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const errors = outcome?.kind === "refused" ? outcome.errors : {};
+  const records = errors.timeseries_records;
+  const general = [...(errors.form ?? []), ...(errors.detail ?? []), ...(errors.non_field_errors ?? [])];
+  const ready = source === "file" ? file !== null : text.trim() !== "";
+
+  return (
+    <form className="manage-form upload-form" onSubmit={(e) => { e.preventDefault(); upload(true); }} data-client="" data-hydrated={live || undefined} noValidate>
+      <fieldset className="field">
+        <legend>Records from</legend>
+        <label className="checkbox-option"><input type="radio" name="source" value="file" checked={source === "file"} onChange={() => changed(setSource)("file")} /> a file</label>
+        <label className="checkbox-option"><input type="radio" name="source" value="text" checked={source === "text"} onChange={() => changed(setSource)("text")} /> pasted text</label>
+      </fieldset>
+      {source === "file" ? (
+        <div className="field">
+          <label htmlFor={`${id}-file`}>File</label>
+          <input id={`${id}-file`} type="file" accept=".csv,.txt,.hts,.dat,text/csv,text/plain" onChange={(e) => changed(setFile)(e.target.files?.[0] ?? null)}
+            aria-describedby={`${id}-file-help`} aria-invalid={records ? true : undefined} />
+          <p className="help" id={`${id}-file-help`}>CSV record lines (<code>2025-01-01 00:10,12.3,</code>) or an HTS file, up to {Math.floor(maxBytes / 1048576)} MB.</p>
+        </div>
+      ) : (
+        <div className="field">
+          <label htmlFor={`${id}-text`}>Records</label>
+          <textarea id={`${id}-text`} rows={8} value={text} onChange={(e) => changed(setText)(e.target.value)} spellCheck={false} className="mono"
+            placeholder="2025-01-01 00:10,12.3," aria-invalid={records ? true : undefined} />
+        </div>
+      )}
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor={`${id}-zone`}>Time zone</label>
+          <input id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)} list={`${id}-zones`} autoComplete="off"
+            aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined} />
+          <datalist id={`${id}-zones`}>{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
+          <p className="help" id={`${id}-zone-help`}>Of timestamps without an offset; the station&apos;s is {defaultZone}.</p>
+          <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />
+        </div>
+        <fieldset className="field">
+          <legend>Mode</legend>
+          <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> append (after the last stored record)</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> insert (between stored records)</label>
+          <FieldMessages id={`${id}-mode-errors`} errors={errors.mode} />
+        </fieldset>
+      </div>
+
+      <div className="form-actions">
+        <button type="submit" disabled={busy !== null || !ready}>{busy === "check" ? "Checking…" : "Check (nothing is stored)"}</button>
+        {outcome?.kind === "checked" && outcome.count > 0 && (
+          <button type="button" onClick={() => upload(false)} disabled={busy !== null}>{busy === "store" ? "Storing…" : `Store ${outcome.count.toLocaleString("en-US")} records`}</button>
+        )}
+      </div>
+      {busy && (
+        <div className="upload-progress">
+          <progress max={1} value={progress} aria-label="Upload progress" />
+          <span className="small muted">{progress < 1 ? `Sending… ${Math.round(progress * 100)}%` : busy === "check" ? "Checking the records…" : "Storing the records…"}</span>
+        </div>
+      )}
+
+      <div ref={status} tabIndex={-1} className="upload-outcome" aria-live="polite">
+        {outcome?.kind === "refused" && (
+          <div className="form-errors" role="alert">
+            {general.map((m) => <p key={m}>{m}</p>)}
+            {records && (
+              <>
+                <p>Nothing has been stored. {records.length === 1 ? "The problem:" : `The ${records.length} problems:`}</p>
+                <ul className="line-errors">{records.map((m, i) => <li key={i}>{m}</li>)}</ul>
+              </>
+            )}
+            {!general.length && !records && <p>Please correct the fields marked above; nothing has been stored.</p>}
+          </div>
+        )}
+        {outcome?.kind === "checked" && (
+          <div className="message" role="status">
+            {outcome.count === 0 ? <p>There are no records in it: nothing to store.</p> : (
+              <>
+                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>, from <strong>{outcome.start}</strong> to <strong>{outcome.end}</strong> (UTC). Nothing has been stored yet.</p>
+                <p className="small">The first lines:</p>
+                <pre className="first-lines">{outcome.lines.join("\n")}</pre>
+              </>
+            )}
+          </div>
+        )}
+        {outcome?.kind === "stored" && (
+          <div className="message success" role="status">
+            <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start ? `, from ${outcome.start} to ${outcome.end} (UTC)` : ""}.</p>
+            <p><Link href={chartHref}>See the chart</Link></p>
+            {/* PROCESSES (processing.md §2): the processes this upload queued are listed here once processes land. */}
+          </div>
+        )}
+      </div>
+    </form>
+  );
+}

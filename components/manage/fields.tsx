@@ -1,0 +1,69 @@
+import { CheckboxField, Hidden, SelectField, TextArea, TextField, FileField } from "@/components/manage/Form";
+import { settings } from "@/lib/config";
+import type { Choice } from "@/lib/services/manage";
+import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
+
+/** The fields of each management form, by the API's field names (api.md §5, §6, §9, §10). */
+
+const options = (choices: Choice[]) => choices.map((c) => ({ value: String(c.id), label: c.label }));
+
+export function GroupFields({ variables, units }: { variables: Choice[]; units: Choice[] }) {
+  return (
+    <>
+      <Hidden name="last_modified" />
+      <div className="form-grid">
+        <TextField name="name" label="Name" maxLength={200} help="May be empty: the variable names it then." />
+        <SelectField name="variable" label="Variable" required options={options(variables)} empty="—" />
+        <SelectField name="unit_of_measurement" label="Unit of measurement" required options={options(units)} empty="—" />
+        <TextField name="precision" label="Precision" type="number" inputMode="numeric" required help="Decimal digits of the values, from -10 to 20." />
+      </div>
+      <CheckboxField name="hidden" label="Hidden" help="Not listed on the station's public page." />
+      <TextArea name="remarks" label="Remarks" rows={3} />
+    </>
+  );
+}
+
+export function SeriesFields() {
+  return (
+    <>
+      <Hidden name="last_modified" />
+      <div className="form-grid">
+        <SelectField name="type" label="Type" required options={TIMESERIES_TYPES.map((t) => ({ value: t, label: t }))} empty="—" />
+        <TextField name="time_step" label="Time step" maxLength={7} help='e.g. 10min, H, D, 3M; empty for irregular.' />
+        <TextField name="name" label="Name" maxLength={100} help="Tells apart aggregated series of one time step." />
+      </div>
+      <CheckboxField name="publicly_available" label="Publicly available" help="Anyone may read its records; otherwise only the station's data readers." />
+    </>
+  );
+}
+
+export function AttachmentFields({ kind, create }: { kind: "files" | "images"; create: boolean }) {
+  return (
+    <>
+      <Hidden name="last_modified" />
+      <FileField name="content" label={create ? (kind === "files" ? "File" : "Image") : `Replace the ${kind === "files" ? "file" : "image"}`}
+        required={create} maxBytes={settings().maxUploadSize} accept={kind === "images" ? ".jpg,.jpeg,.png,.gif,.webp,image/jpeg,image/png,image/gif,image/webp" : undefined}
+        help={create ? undefined : "Leave empty to keep the stored one."} />
+      <div className="form-grid">
+        <TextField name="descr" label="Description" maxLength={100} required={kind === "files"} />
+        <TextField name="date" label="Date" type="date" help="May be empty." />
+      </div>
+      <TextArea name="remarks" label="Remarks" rows={2} />
+      {kind === "images" && <CheckboxField name="featured" label="Featured" help="Shown first." />}
+    </>
+  );
+}
+
+export function EventFields({ eventTypes }: { eventTypes: Choice[] }) {
+  return (
+    <>
+      <Hidden name="last_modified" />
+      <div className="form-grid">
+        <TextField name="date" label="Date" type="date" required />
+        <SelectField name="type" label="Type" required options={options(eventTypes)} empty="—" />
+        <TextField name="user" label="User" maxLength={64} help="Who reported it (free text)." />
+      </div>
+      <TextArea name="report" label="Report" rows={3} />
+    </>
+  );
+}

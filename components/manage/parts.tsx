@@ -1,0 +1,152 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { ActivityItem } from "@/lib/services/activity";
+import type { RunJson } from "@/lib/services/processes";
+import { managePaths } from "@/lib/site/manage-paths";
+
+/** Pieces shared by the management pages (server components). */
+
+export interface Crumb {
+  label: string;
+  href?: string;
+}
+
+export function ManageHeader({ crumbs, title, lead, actions }: { crumbs: Crumb[]; title: ReactNode; lead?: ReactNode; actions?: ReactNode }) {
+  return (
+    <>
+      <nav className="breadcrumbs" aria-label="Breadcrumb">
+        <ol>
+          <li><Link href={managePaths.home}>Manage</Link></li>
+          {crumbs.map((c, i) => (
+            <li key={i} aria-current={c.href ? undefined : "page"}>{c.href ? <Link href={c.href}>{c.label}</Link> : c.label}</li>
+          ))}
+        </ol>
+      </nav>
+      <header className="page-header manage-header">
+        <div>
+          <h1>{title}</h1>
+          {lead && <p className="lead">{lead}</p>}
+        </div>
+        {actions && <div className="header-actions">{actions}</div>}
+      </header>
+    </>
+  );
+}
+
+/** The short confirmation after a change (the `done` parameter of the redirect). */
+const DONE: Record<string, string> = {
+  created: "Created.",
+  saved: "Your changes have been saved.",
+  people: "The maintainers and data viewers have been saved.",
+  deleted: "Deleted.",
+  "station-deleted": "The station has been deleted, with everything that belonged to it.",
+  "group-deleted": "The time series group has been deleted, with its time series and their records.",
+  "series-created": "The time series has been created.",
+  "series-saved": "The time series has been saved.",
+  "series-deleted": "The time series has been deleted, with its records.",
+  "process-created": "The process has been created; its first run (from scratch) is queued.",
+  "process-saved": "The process has been saved; its target will be recomputed from scratch.",
+  "process-deleted": "The process has been deleted. Its target series and their records stay.",
+  "run-queued": "A run has been queued.",
+  "files-added": "The file has been added.",
+  "files-saved": "The file has been saved.",
+  "files-deleted": "The file has been deleted.",
+  "images-added": "The image has been added.",
+  "images-saved": "The image has been saved.",
+  "images-deleted": "The image has been deleted.",
+  "events-added": "The event has been added.",
+  "events-saved": "The event has been saved.",
+  "events-deleted": "The event has been deleted.",
+};
+
+export function Done({ code }: { code: string | string[] | undefined }) {
+  const message = typeof code === "string" ? DONE[code] : undefined;
+  return message ? <p className="message success" role="status">{message}</p> : null;
+}
+
+const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail", run: "run" };
+
+/** The latest changes (management.md §3): when, who, what. */
+export function ActivityList({ items, empty, stationLinks }: { items: ActivityItem[]; empty: string; stationLinks?: boolean }) {
+  if (!items.length) return <p className="muted">{empty}</p>;
+  return (
+    <ol className="activity-list">
+      {items.map((a) => (
+        <li key={a.id} data-action={a.action}>
+          <time dateTime={a.time} className="muted small">{a.time.slice(0, 16).replace("T", " ")} UTC</time>
+          <span className={`badge action-${a.action}`}>{ACTION_LABELS[a.action] ?? a.action}</span>
+          <span className="activity-summary">{a.summary}</span>
+          <span className="muted small"> — {a.user ?? "a job"}</span>
+          {stationLinks && a.station !== null && a.action !== "delete" && a.object_type !== "station" && (
+            <> · <Link className="small" href={managePaths.station(a.station)}>station</Link></>
+          )}
+          {stationLinks && a.object_type === "station" && a.action !== "delete" && (
+            <> · <Link className="small" href={managePaths.station(a.object_id)}>open</Link></>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A process's run in one line: its state, when, what it wrote, its error. */
+export function RunStatus({ run }: { run: RunJson | null }) {
+  if (!run) return <span className="muted">Not run yet.</span>;
+  const when = (t: string | null) => (t ? `${t.slice(0, 16).replace("T", " ")} UTC` : "");
+  return (
+    <span className={`run-status run-${run.status}`} data-status={run.status}>
+      <span className={`badge run-${run.status}`}>{run.status}</span>{" "}
+      {run.status === "succeeded" && <>{when(run.finished_at)} · {run.records_written} {run.records_written === 1 ? "record" : "records"} written{run.from ? ` from ${run.from}` : " (from scratch)"}</>}
+      {run.status === "failed" && <>{when(run.finished_at)}</>}
+      {run.status === "queued" && <>since {when(run.queued_at)}</>}
+      {run.status === "running" && <>since {when(run.started_at)}</>}
+      {run.error && <span className="run-error" role="note"> — {run.error}</span>}
+    </span>
+  );
+}
+
+/** A section of a management page under its heading. */
+export function Section({ id, title, children, actions }: { id: string; title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className="card" id={id} aria-labelledby={`${id}-heading`}>
+      <div className="section-heading">
+        <h2 id={`${id}-heading`}>{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** A plain table of the management pages. */
+export function Table({ columns, children }: { columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <thead>
+          <tr>{columns.map((c) => <th key={c} scope="col">{c}</th>)}</tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Page links of a paged list ("?page=N", other parameters kept). */
+export function Pager({ page, pages, params, path }: { page: number; pages: number; params: Record<string, string>; path: string }) {
+  if (pages <= 1) return null;
+  const href = (n: number) => `${path}?${new URLSearchParams({ ...params, ...(n > 1 ? { page: String(n) } : {}) })}`;
+  return (
+    <nav className="pager" aria-label="Pages">
+      {page > 1 ? <Link href={href(page - 1)} rel="prev">← Previous</Link> : <span />}
+      <span className="muted">Page {page} of {pages}</span>
+      {page < pages ? <Link href={href(page + 1)} rel="next">Next →</Link> : <span />}
+    </nav>
+  );
+}
+
+/** A page number from the query string (1 when absent or not a positive integer). */
+export function pageNumber(value: string | string[] | undefined): number {
+  const n = typeof value === "string" && /^\d{1,6}$/.test(value) ? Number(value) : 1;
+  return n >= 1 ? n : 1;
+}
