@@ -267,6 +267,9 @@ describe(`incremental runs equal one run over the whole source (${DIALECT})`, ()
     const again = await setup();
     await upload(http, editor.token, again.initial, lines(source, 0, 1200));
     await upload(http, editor.token, again.initial, lines(source, 1200));
+    // No run in progress: one that has claimed its job but not yet taken the changes would take
+    // the from-scratch mark too, and the run waited for would then find nothing left to do.
+    await runsSettled();
     const r = await http.post(`${again.checksPath}run/`, { token: editor.token, json: { from_scratch: true, wait: true } });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ status: "succeeded", from: null, records_written: source.t.length, error: null });
