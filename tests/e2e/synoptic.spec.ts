@@ -313,7 +313,7 @@ test("a user creates a synoptic group on the map and in the list; a crossing tur
   await logIn(otherPage, stranger, PASSWORD);
   await expect(otherPage).toHaveURL(at("/"));
   expect((await otherPage.goto(`/manage/synoptic/${id}/`))!.status()).toBe(403);
-  await expect(otherPage.getByRole("heading", { level: 1 })).toHaveText("Not allowed");
+  await expect(otherPage.getByRole("heading", { level: 1 })).toHaveText("You do not have permission to see this page");
   await other.close();
 
   // Delete, after a confirmation that says what goes.
