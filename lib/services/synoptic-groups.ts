@@ -29,15 +29,9 @@ export interface SynopticGroupRow {
 }
 
 /** The object of synoptic.md §1, keys in output order. */
-export interface SynopticGroupJson {
+export interface SynopticGroupJson extends SynopticGroupValues {
   id: number;
   last_modified: string | null;
-  name: string;
-  slug: string;
-  display_timezone: string;
-  fresh_time_limit: number;
-  early_warning_emails: string[];
-  stations: SynopticStationDefinition[];
 }
 
 type GroupRecord = { id: number; lastModified: Date | null; name: string; slug: string; displayTimezone: string; freshTimeLimit: number; earlyWarningEmails: string; creatorId: number | null };
