@@ -337,10 +337,10 @@ function routeLabel(path) {
 const PROBES = new Set(["/api/health/", "/metrics"]);
 
 /** Counts and logs a request once its response has ended (or its connection closed). */
-function finished(req, res, context, path, started) {
+function finished(req, res, context, path, started, warm) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const route = context.route ?? routeLabel(path);
-  observeRequest(req.method ?? "", route, res.statusCode, seconds);
+  if (!warm) observeRequest(req.method ?? "", route, res.statusCode, seconds);
   const line = {
     req_id: context.id, method: req.method, path: redact(path), route, status: res.statusCode,
     duration_ms: Math.round(seconds * 1e4) / 10, user_id: context.userId,
@@ -348,7 +348,7 @@ function finished(req, res, context, path, started) {
   };
   if (res.statusCode >= 500) log.error(line, "request");
   // Probes poll these every few seconds: their successes would bury everything else.
-  else if (PROBES.has(route) && res.statusCode < 400) log.debug(line, "request");
+  else if (warm || (PROBES.has(route) && res.statusCode < 400)) log.debug(line, "request");
   else log.info(line, "request");
 }
 
@@ -455,7 +455,8 @@ async function serveHere() {
   const inFlight = new Set();
   let stopping = false;
 
-  const server = http.createServer((req, res) => {
+  /** The request handler; `warm`: this process's own start-up requests, not counted in the metrics. */
+  const onRequest = (warm) => (req, res) => {
     const started = process.hrtime.bigint();
     const context = {
       id: requestId(req.headers["x-request-id"]), route: null, userId: null,
@@ -469,22 +470,37 @@ async function serveHere() {
     const q = url.indexOf("?");
     res.once("close", () => {
       inFlight.delete(res);
-      finished(req, res, context, q < 0 ? url : url.slice(0, q), started);
+      finished(req, res, context, q < 0 ? url : url.slice(0, q), started, warm);
     });
     withRequestContext(context, () => serve(req, res, context));
-  });
+  };
+  const server = http.createServer(onRequest(false));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0;
   server.listen(port, hostname, () => {
     log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
-    // Load the API's route bundles and the pages' shared runtime now (start-up work included),
-    // not on the first real request; as a request for an allowed host.
-    const local = hostname === "0.0.0.0" ? "127.0.0.1" : hostname;
-    const warmHost = allowedHosts[0].replace(/^\./, "");
-    for (const path of ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])]) {
-      http.get({ host: local, port, path, headers: { host: warmHost, "x-request-id": "warm-up" } }, (r) => r.resume()).on("error", () => {});
-    }
+    warmUp(onRequest(true));
   });
+
+  /**
+   * Loads the API's route bundles and the pages' shared runtime now (start-up work included),
+   * not on the first real request; as requests for an allowed host, sent to a listener of this
+   * process's own (under node:cluster a request to the shared port could reach another worker).
+   */
+  function warmUp(listener) {
+    const warm = http.createServer(listener);
+    const warmHost = allowedHosts[0].replace(/^\./, "");
+    const paths = ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])];
+    let left = paths.length;
+    const done = () => --left === 0 && warm.close();
+    warm.on("error", () => {});
+    warm.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
+      const headers = { host: warmHost, "x-request-id": "warm-up", connection: "close" };
+      for (const path of paths) {
+        http.get({ host: "127.0.0.1", port: warm.address().port, path, headers }, (r) => r.resume().on("end", done)).on("error", done);
+      }
+    });
+  }
 
   // Shutdown (SIGTERM, SIGINT): stop accepting connections (new ones are refused) and close the
   // idle ones; let the requests in flight finish (an upload being received completes and is
@@ -530,7 +546,7 @@ async function serveHere() {
   if (clustered) {
     // A worker: the primary asks it to stop (its shutdown), and relays wake-ups of the job runner.
     process.on("message", (message) => {
-      if (message?.type === MESSAGE.shutdown) stop("the primary's shutdown");
+      if (message?.type === MESSAGE.shutdown) stop(message.signal ?? "SIGTERM");
       else if (message?.type === MESSAGE.jobsQueued) for (const listener of globalThis[JOB_LISTENERS] ?? []) listener();
       else if (message?.type === MESSAGE.metricsReply) metricsRequests.get(message.id)?.(message);
     });

@@ -110,7 +110,7 @@ export async function runPrimary({ workers, log }) {
     log.info(`${signal}: stopping ${roles.size} worker(s)`);
     if (roles.size === 0) process.exit(0);
     for (const worker of Object.values(cluster.workers ?? {})) {
-      if (worker?.isConnected()) worker.send({ type: MESSAGE.shutdown });
+      if (worker?.isConnected()) worker.send({ type: MESSAGE.shutdown, signal });
       else worker?.process.kill("SIGTERM");
     }
     setTimeout(() => {

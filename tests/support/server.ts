@@ -112,6 +112,8 @@ export async function startServer(options: { env?: Record<string, string>; datab
     ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
     ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
     ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
+    // The multi-process server as `npm start` runs it, with two workers (TEST_WORKERS to change).
+    ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "2",
     ...options.env,
   };
   const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
