@@ -79,7 +79,9 @@ describe(`SIGTERM during an upload (${DIALECT})`, () => {
       await sleep(300);
       // New connections are refused.
       const refused = await fetch(`${server.url}/api/health/`).then(() => null, (e: Error & { cause?: { code?: string } }) => e.cause?.code);
-      expect(refused).toBe("ECONNREFUSED");
+      // (Under node:cluster the primary may have accepted it before the workers' listeners closed:
+      // it then closes it unanswered.)
+      expect(["ECONNREFUSED", "ECONNRESET"]).toContain(refused);
       // The rest of the upload arrives slowly, over 6 s; it is received and stored.
       const piece = Math.ceil((body.length - half) / 30);
       for (let i = half; i < body.length; i += piece) {
