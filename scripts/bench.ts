@@ -10,7 +10,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { closeDb } from "@/lib/db";
+import { parseDatabaseUrl } from "@/lib/db/url";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
@@ -61,6 +64,40 @@ async function drain(response: Response, started: number): Promise<{ firstByte: 
   return { firstByte, bytes };
 }
 
+/**
+ * The space the stored records take (issue 17, item 5): the records table with its indexes and
+ * the daily blocks (with theirs), over the number of records; on SQLite from the pages of each
+ * (dbstat), on PostgreSQL pg_total_relation_size (heap, TOAST and indexes).
+ */
+async function storage(databaseUrl: string): Promise<{ bytes: number; records: number; detail: string }> {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.dialect === "sqlite") {
+    const conn = new Database(target.path, { readonly: true, timeout: 15_000 });
+    try {
+      const sizes = conn.prepare(`
+        SELECT m.tbl_name AS tbl, SUM(s.pgsize) AS bytes FROM dbstat s JOIN sqlite_master m ON m.name = s.name
+        WHERE m.tbl_name IN ('timeseries_record', 'timeseries_block') GROUP BY m.tbl_name`).all() as { tbl: string; bytes: number }[];
+      const records = (conn.prepare("SELECT COUNT(*) AS n FROM timeseries_record").get() as { n: number }).n;
+      const bytes = sizes.reduce((sum, r) => sum + r.bytes, 0);
+      return { bytes, records, detail: sizes.map((r) => `${r.tbl} ${(r.bytes / 1e6).toFixed(1)} MB`).join(", ") };
+    } finally {
+      conn.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("VACUUM ANALYZE timeseries_record, timeseries_block");
+    const sizes = (await client.query(`SELECT relname AS tbl, pg_total_relation_size(oid) AS bytes FROM pg_class
+      WHERE relname IN ('timeseries_record', 'timeseries_block')`)).rows.map((r) => ({ tbl: String(r.tbl), bytes: Number(r.bytes) }));
+    const records = Number((await client.query("SELECT COUNT(*) AS n FROM timeseries_record")).rows[0].n);
+    const bytes = sizes.reduce((sum, r) => sum + r.bytes, 0);
+    return { bytes, records, detail: sizes.map((r) => `${r.tbl} ${(r.bytes / 1e6).toFixed(1)} MB`).join(", ") };
+  } finally {
+    await client.end();
+  }
+}
+
 function recordsBody(): Buffer {
   // What the Python client sends: seconds, an offset, empty flags, LF; timezone=UTC.
   const lines: string[] = new Array(RECORDS);
@@ -85,7 +122,9 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
   const token = await prepareDatabase(databaseUrl, "bench");
   await closeDb();
 
-  const { url, child } = await startServer(databaseUrl, dir);
+  // One server process (ENHYDRIS_WORKERS=1 unless set): single requests, and the memory
+  // figures are those of the process that serves them. `npm run load` measures the workers.
+  const { url, child } = await startServer(databaseUrl, dir, { ENHYDRIS_WORKERS: process.env.ENHYDRIS_WORKERS ?? "1" });
   const pid = child.pid!;
   const auth = { Authorization: `Token ${token}` };
   try {
@@ -116,6 +155,9 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       uploadPeak = Math.max(uploadPeak, peak);
     }
     add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", records(500_000, true), true);
+    const stored = await storage(databaseUrl);
+    info("storage per record (records table + its indexes + the daily blocks)",
+      `${(stored.bytes / stored.records).toFixed(1)} bytes (${(stored.bytes / 1e6).toFixed(1)} MB for ${stored.records.toLocaleString("en")} records; ${stored.detail})`);
     const base = `${url}/api/stations/1/timeseries/${series}`;
 
     if (wanted("reads")) {
