@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
@@ -22,14 +21,7 @@ afterAll(async () => {
 });
 
 /** The primary's worker processes. */
-function workers(): number[] {
-  try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
-      .split("\n").map((l) => Number(l.trim())).filter((n) => n > 0);
-  } catch {
-    return []; // ps exits 1 when there are none
-  }
-}
+const workers = () => server.processes().slice(1);
 
 const lines = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `${new Date((from + i * 600) * 1000).toISOString().slice(0, 16)}Z,${i},`).join("\n");
