@@ -104,7 +104,8 @@ describe("a server killed with SIGKILL during an upload", () => {
     expect(outcomes.some((o) => o === "cut")).toBe(true);
     await server.stop();
     await database.dispose();
-  });
+    // Four starts of a server with its workers.
+  }, 180_000);
 });
 
 describe.runIf(DIALECT === "postgres")("a database that goes away (PostgreSQL)", () => {
