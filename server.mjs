@@ -5,6 +5,9 @@
 //                            ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS
 //   node server.mjs --demo   the same, answering to localhost when no host is set (`npm run serve`)
 //   node server.mjs --dev    development, with hot reloading (localhost by default too)
+// In production it serves with ENHYDRIS_WORKERS processes (default: the machine's cores; see
+// lib/http/cluster.mjs); with 1, and in development, in this one process.
+import cluster from "node:cluster";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -14,7 +17,8 @@ import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/http/hosts.mj
 import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
-import { metrics, observeRequest } from "./lib/observability/metrics.mjs";
+import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
+import { MESSAGE, runPrimary, workerSetting } from "./lib/http/cluster.mjs";
 import { readAfterFromCookies } from "./lib/db/read-after.mjs";
 
 const dev = process.argv.includes("--dev");
@@ -294,10 +298,31 @@ async function serveMetrics(req, res) {
     res.end("Method not allowed.");
     return;
   }
-  const { registry } = metrics();
-  const body = await registry.metrics();
-  res.writeHead(200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
+  const body = clustered ? await metricsOfTheCluster() : await metrics().registry.metrics();
+  res.writeHead(200, { "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" });
   res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/** Requests for the cluster's metrics sent to the primary, by id. */
+const metricsRequests = new Map();
+let metricsRequestCount = 0;
+
+/** Under node:cluster: every worker's metrics, aggregated by the primary (lib/http/cluster.mjs). */
+function metricsOfTheCluster() {
+  return new Promise((resolve, reject) => {
+    const id = ++metricsRequestCount;
+    const timer = setTimeout(() => {
+      metricsRequests.delete(id);
+      reject(new Error("the primary did not send the cluster's metrics"));
+    }, 10_000);
+    metricsRequests.set(id, (message) => {
+      clearTimeout(timer);
+      metricsRequests.delete(id);
+      if (typeof message.body === "string") resolve(message.body);
+      else reject(new Error(`the cluster's metrics: ${message.error}`));
+    });
+    process.send({ type: MESSAGE.metricsRequest, id });
+  });
 }
 
 /**
@@ -327,10 +352,10 @@ function routeLabel(path) {
 const PROBES = new Set(["/api/health/", "/metrics"]);
 
 /** Counts and logs a request once its response has ended (or its connection closed). */
-function finished(req, res, context, path, started) {
+function finished(req, res, context, path, started, warm) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const route = context.route ?? routeLabel(path);
-  observeRequest(req.method ?? "", route, res.statusCode, seconds);
+  if (!warm) observeRequest(req.method ?? "", route, res.statusCode, seconds);
   const line = {
     req_id: context.id, method: req.method, path: redact(path), route, status: res.statusCode,
     duration_ms: Math.round(seconds * 1e4) / 10, user_id: context.userId,
@@ -338,7 +363,7 @@ function finished(req, res, context, path, started) {
   };
   if (res.statusCode >= 500) log.error(line, "request");
   // Probes poll these every few seconds: their successes would bury everything else.
-  else if (PROBES.has(route) && res.statusCode < 400) log.debug(line, "request");
+  else if (warm || (PROBES.has(route) && res.statusCode < 400)) log.debug(line, "request");
   else log.info(line, "request");
 }
 
@@ -420,72 +445,105 @@ function serve(req, res, context) {
   handle(req, res).catch((error) => failed(res, error));
 }
 
-const app = next({ dev, hostname, port, dir: process.cwd() });
-const handle = app.getRequestHandler();
-await app.prepare();
-pages = pageRoutes();
+let handle;
+/** Where lib/jobs/queue.ts keeps the job runner's wake-up listeners. */
+const JOB_LISTENERS = Symbol.for("enhydris.jobs.listeners");
 
-/** Responses not yet ended: a shutdown lets them finish. */
-const inFlight = new Set();
-let stopping = false;
-
-const server = http.createServer((req, res) => {
-  const started = process.hrtime.bigint();
-  const context = {
-    id: requestId(req.headers["x-request-id"]), route: null, userId: null,
-    method: req.method ?? "", readAfter: readAfterFromCookies(req.headers.cookie),
-  };
-  res.setHeader("X-Request-Id", context.id);
-  // Once stopping, every response ends its connection.
-  if (stopping) res.setHeader("Connection", "close");
-  inFlight.add(res);
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  res.once("close", () => {
-    inFlight.delete(res);
-    finished(req, res, context, q < 0 ? url : url.slice(0, q), started);
-  });
-  withRequestContext(context, () => serve(req, res, context));
-});
-server.keepAliveTimeout = 65_000;
-server.requestTimeout = 0;
-server.listen(port, hostname, () => {
-  log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
-  // Load the API's route bundles and the pages' shared runtime now (start-up work included),
-  // not on the first real request; as a request for an allowed host.
-  const local = hostname === "0.0.0.0" ? "127.0.0.1" : hostname;
-  const warmHost = allowedHosts[0].replace(/^\./, "");
-  for (const path of ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])]) {
-    http.get({ host: local, port, path, headers: { host: warmHost, "x-request-id": "warm-up" } }, (r) => r.resume()).on("error", () => {});
-  }
-});
-
-// Shutdown (SIGTERM, SIGINT): stop accepting connections (new ones are refused) and close the
-// idle ones; let the requests in flight finish (an upload being received completes and is
-// stored) while the hooks of lib/shutdown.ts run (the job runner gives back the jobs it could
-// not finish); then exit 0. Both are bounded, within a service manager's usual stop timeout
-// (systemd's 90 s, the unit in docs/deployment.md says 30 s). A second signal exits at once.
-const SHUTDOWN_HOOKS = Symbol.for("enhydris.shutdownHooks");
-const SHUTDOWN_REQUESTS_MS = 25_000;
-const SHUTDOWN_HOOKS_MS = 25_000;
-const within = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
-
-function requestsFinished() {
-  return new Promise((resolve) => {
-    const check = () => {
-      server.closeIdleConnections();
-      if (inFlight.size === 0) resolve();
-      else setTimeout(check, 50).unref();
-    };
-    check();
-  });
+const workerCount = workerSetting(process.env.ENHYDRIS_WORKERS);
+if ("error" in workerCount) refuse(workerCount.error);
+const clustered = cluster.isWorker;
+if (cluster.isPrimary && !dev && workerCount.workers > 1) {
+  await runPrimary({ workers: workerCount.workers, log });
+} else {
+  await serveHere();
 }
 
-for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
+/** Serves in this process (a worker of the cluster, or the only process). */
+async function serveHere() {
+  const app = next({ dev, hostname, port, dir: process.cwd() });
+  handle = app.getRequestHandler();
+  // A worker's metrics exist (and answer the primary's collection) from the start.
+  metrics();
+  await app.prepare();
+  pages = pageRoutes();
+
+  /** Responses not yet ended: a shutdown lets them finish. */
+  const inFlight = new Set();
+  let stopping = false;
+
+  /** The request handler; `warm`: this process's own start-up requests, not counted in the metrics. */
+  const onRequest = (warm) => (req, res) => {
+    const started = process.hrtime.bigint();
+    const context = {
+      id: requestId(req.headers["x-request-id"]), route: null, userId: null,
+      method: req.method ?? "", readAfter: readAfterFromCookies(req.headers.cookie),
+    };
+    res.setHeader("X-Request-Id", context.id);
+    // Once stopping, every response ends its connection.
+    if (stopping) res.setHeader("Connection", "close");
+    inFlight.add(res);
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    res.once("close", () => {
+      inFlight.delete(res);
+      finished(req, res, context, q < 0 ? url : url.slice(0, q), started, warm);
+    });
+    withRequestContext(context, () => serve(req, res, context));
+  };
+  const server = http.createServer(onRequest(false));
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0;
+  server.listen(port, hostname, () => {
+    log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
+    warmUp(onRequest(true));
+  });
+
+  /**
+   * Loads the API's route bundles and the pages' shared runtime now (start-up work included),
+   * not on the first real request; as requests for an allowed host, sent to a listener of this
+   * process's own (under node:cluster a request to the shared port could reach another worker).
+   */
+  function warmUp(listener) {
+    const warm = http.createServer(listener);
+    const warmHost = allowedHosts[0].replace(/^\./, "");
+    const paths = ["/api/", "/timeseries/data/", ...(dev ? [] : ["/accounts/login/"])];
+    let left = paths.length;
+    const done = () => --left === 0 && warm.close();
+    warm.on("error", () => {});
+    warm.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
+      const headers = { host: warmHost, "x-request-id": "warm-up", connection: "close" };
+      for (const path of paths) {
+        http.get({ host: "127.0.0.1", port: warm.address().port, path, headers }, (r) => r.resume().on("end", done)).on("error", done);
+      }
+    });
+  }
+
+  // Shutdown (SIGTERM, SIGINT): stop accepting connections (new ones are refused) and close the
+  // idle ones; let the requests in flight finish (an upload being received completes and is
+  // stored) while the hooks of lib/shutdown.ts run (the job runner gives back the jobs it could
+  // not finish); then exit 0. Both are bounded, within a service manager's usual stop timeout
+  // (systemd's 90 s, the unit in docs/deployment.md says 30 s). A second signal exits at once.
+  const SHUTDOWN_HOOKS = Symbol.for("enhydris.shutdownHooks");
+  const SHUTDOWN_REQUESTS_MS = 25_000;
+  const SHUTDOWN_HOOKS_MS = 25_000;
+  const within = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+
+  function requestsFinished() {
+    return new Promise((resolve) => {
+      const check = () => {
+        server.closeIdleConnections();
+        if (inFlight.size === 0) resolve();
+        else setTimeout(check, 50).unref();
+      };
+      check();
+    });
+  }
+
+  let signals = 0;
+  const stop = (reason) => {
+    if (stopping) return;
     stopping = true;
-    log.info(`${signal}: stopping (${inFlight.size} request(s) in flight)`);
+    log.info(`${reason}: stopping (${inFlight.size} request(s) in flight)`);
     server.close();
     for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
     const hooks = (globalThis[SHUTDOWN_HOOKS] ?? []).splice(0).map((hook) =>
@@ -494,5 +552,21 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
       if (inFlight.size) log.warn(`stopped with ${inFlight.size} request(s) still in flight after ${SHUTDOWN_REQUESTS_MS / 1000} s`);
       process.exit(0);
     });
-  });
+  };
+  for (const signal of ["SIGTERM", "SIGINT"]) {
+    process.on(signal, () => {
+      if (++signals > 1) process.exit(1);
+      stop(signal);
+    });
+  }
+  if (clustered) {
+    // A worker: the primary asks it to stop (its shutdown), and relays wake-ups of the job runner.
+    process.on("message", (message) => {
+      if (message?.type === MESSAGE.shutdown) stop(message.signal ?? "SIGTERM");
+      else if (message?.type === MESSAGE.jobsQueued) for (const listener of globalThis[JOB_LISTENERS] ?? []) listener();
+      else if (message?.type === MESSAGE.metricsReply) metricsRequests.get(message.id)?.(message);
+    });
+    // A primary that is gone (killed) leaves its workers without a port's connections: stop too.
+    process.on("disconnect", () => stop("the primary is gone"));
+  }
 }

@@ -23,10 +23,15 @@ export async function startup(): Promise<void> {
     logger().fatal(HOSTS_REQUIRED);
     process.exit(1);
   }
-  const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
-  if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
+  // Under the multi-process server (lib/http/cluster.mjs) only the lead worker migrates, loads the
+  // demo data and runs the job runner; the followers start once it listens.
+  const follower = process.env.ENHYDRIS_CLUSTER_ROLE === "follower";
+  if (!follower) {
+    const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
+    if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
+  }
   secretKey();
-  if (settings.demoData) {
+  if (settings.demoData && !follower) {
     const loaded = await loadDemoDataIfEmpty();
     if (loaded) logger().info("Loaded the demo data into the empty database.");
   }
@@ -40,7 +45,7 @@ export async function startup(): Promise<void> {
     }
   }
   connectMetricSources();
-  if (settings.jobRunner) {
+  if (settings.jobRunner && !follower) {
     const { startJobRunner } = await import("@/lib/jobs/runner");
     const runner = startJobRunner({ concurrency: settings.jobConcurrency, leaseSeconds: settings.jobLeaseSeconds });
     onShutdown(() => runner.stop());

@@ -4,6 +4,8 @@
 // server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with
 // LOAD_INSTANCES=2 the PostgreSQL run uses two app instances on one database).
 //   LOAD_DURATION=60 LOAD_CONNECTIONS=32
+// Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
+// its memory is that of the primary and its workers together.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +14,7 @@ import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
 import { insertSeries } from "@/lib/services/series-writes";
-import { isPostgresUrl, prepareDatabase, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
+import { isPostgresUrl, prepareDatabase, startServer, treeRssMb, STATIONS, withScratchPostgres } from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
@@ -95,7 +97,7 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   });
   const mix = [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
   let peak = 0;
-  const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + rssMb(pid), 0))), 200);
+  const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + treeRssMb(pid), 0))), 200);
   console.error(`[${label}] ${CONNECTIONS} connections for ${DURATION} s on ${urls.length} instance(s)…`);
   const results = await Promise.all(urls.map((url) => autocannon({
     url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: DURATION, requests: mix, timeout: 20,

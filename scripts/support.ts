@@ -25,6 +25,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The resident memory of a server: its process and its children (the workers of the multi-process server). */
+export function treeRssMb(pid: number): number {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // gone
+  }
+  return rssMb(pid) + children.reduce((sum, child) => sum + treeRssMb(child), 0);
+}
+
 export function rssMb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

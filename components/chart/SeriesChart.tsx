@@ -2,10 +2,11 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from "react";
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
+import StaticChart from "@/components/chart/StaticChart";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { chartApiUrl } from "@/lib/site/paths";
 import { formatDateTime, formatLocalInput, isoWithOffset, offsetLabel, parseInstant } from "@/lib/site/time";
@@ -60,6 +61,8 @@ type Load =
   | { state: "error"; message: string };
 
 const MIN_SPAN = 1800;
+
+const subscribeNothing = () => () => {};
 
 const toNumber = (v: string | null) => (v === null ? null : Number(v));
 
@@ -188,6 +191,8 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     navigate({ start: a, end: b });
   };
 
+  // False in the server's HTML and while hydrating (the static SVG chart), true after.
+  const hydrated = useSyncExternalStore(subscribeNothing, () => true, () => false);
   const axis = useMemo(
     () => (shownStart !== null && shownEnd !== null ? timeTicks(shownStart, shownEnd, offsetMinutes) : { ticks: [], format: "day" as const }),
     [shownStart, shownEnd, offsetMinutes],
@@ -242,6 +247,14 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
             <p><strong>No records in this range.</strong></p>
             <p><button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })}>Show the whole series</button></p>
           </div>
+        ) : !hydrated ? (
+          shownStart !== null && shownEnd !== null && (
+            <StaticChart
+              rows={rows} start={shownStart} end={shownEnd} axis={axis} offsetMinutes={offsetMinutes} zone={zone}
+              yLabel={unit ? `${variable} (${unit})` : variable}
+              label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${formatDateTime(shownStart, offsetMinutes)} to ${formatDateTime(shownEnd, offsetMinutes)} (${zone})`}
+            />
+          )
         ) : (
           <ResponsiveContainer width="100%" height="100%">
             <ComposedChart

@@ -29,7 +29,9 @@ export type Tx = Prisma.TransactionClient;
  *
  * SQLite has one writer at a time. Every write of this process — a Prisma transaction or a
  * native records transaction — runs under `writeLock`, so that a native write never waits on
- * the file lock held by a Prisma transaction that is itself waiting for the event loop.
+ * the file lock held by a Prisma transaction that is itself waiting for the event loop; writes
+ * of other processes (the server's other workers) are waited for asynchronously
+ * (withSqliteWriteLock).
  * Reads use their own connections and never see another request's uncommitted writes.
  */
 export interface Db {
@@ -83,27 +85,95 @@ function sqliteRow(row: Record<string, unknown>): Record<string, unknown> {
   return row;
 }
 
+/**
+ * Across processes (several workers, `npm run worker`, scripts) SQLite's own file lock serializes
+ * writers. Its busy handler waits synchronously, which would hold this process's event loop for
+ * as long as another process writes; so a write asks for the lock with a short busy timeout and,
+ * when it is taken, waits for it asynchronously (backing off up to 25 ms) for up to WRITE_WAIT_MS
+ * before giving up. SQLITE_BUSY never reaches a client in between.
+ */
+const WRITE_ATTEMPT_BUSY_MS = 5;
+const WRITE_WAIT_MS = 60_000;
+const SQLITE_BUSY_MS = 15_000;
+/**
+ * The first statement of a Prisma write transaction: a write that touches nothing takes the
+ * write lock at once. Prisma begins with a deferred BEGIN, and a transaction that read first and
+ * then found another process's newer commit could not upgrade (SQLITE_BUSY, no retry possible).
+ */
+const TAKE_WRITE_LOCK = "UPDATE timeseries SET id = id WHERE 0";
+
+class WriteLockBusy extends Error {
+  constructor(readonly original: unknown) {
+    super("the SQLite write lock is held by another process");
+  }
+}
+
+function isSqliteBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  if (!e) return false;
+  if (e.code === "SQLITE_BUSY" || e.code === "SQLITE_BUSY_SNAPSHOT") return true;
+  if (typeof e.message === "string" && /database is locked|SQLITE_BUSY/i.test(e.message)) return true;
+  return e.cause !== undefined && e.cause !== error && isSqliteBusy(e.cause);
+}
+
+/** Runs `attempt` until it gets the write lock (it throws WriteLockBusy while another process holds it). */
+async function withSqliteWriteLock<T>(attempt: () => Promise<T> | T): Promise<T> {
+  const deadline = Date.now() + WRITE_WAIT_MS;
+  let delay = 1;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof WriteLockBusy)) throw error;
+      if (Date.now() > deadline) throw error.original;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 25);
+    }
+  }
+}
+
 function createSqliteDb(path: string): Db {
   const lock = new Mutex();
   const adapter = () =>
-    new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 15_000 }, { timestampFormat: "unixepoch-ms" });
+    new PrismaBetterSQLite3({ url: `file:${path}`, timeout: SQLITE_BUSY_MS }, { timestampFormat: "unixepoch-ms" });
   const reader = new SqlitePrismaClient({ adapter: adapter() });
   const writer = new SqlitePrismaClient({ adapter: adapter() });
-  // Prisma's SQLite connections must enforce foreign keys (cascades) like the native one.
+  // Prisma's SQLite connections must enforce foreign keys (cascades) like the native one; the
+  // writer asks for the write lock briefly (withSqliteWriteLock waits).
   const ready = Promise.all([
     reader.$executeRawUnsafe("PRAGMA foreign_keys = ON"),
     writer.$executeRawUnsafe("PRAGMA foreign_keys = ON"),
+    writer.$queryRawUnsafe(`PRAGMA busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`),
   ]);
   const native = openSqlite(path);
   const statements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
+  /** A native write (fn begins and ends its own transaction, synchronously): a busy lock is waited for asynchronously. */
+  const nativeWrite = <T>(fn: () => Promise<T> | T) => withSqliteWriteLock(() => {
+    native.pragma(`busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`);
+    try {
+      const value = fn();
+      return value;
+    } catch (error) {
+      throw isSqliteBusy(error) && !native.inTransaction ? new WriteLockBusy(error) : error;
+    } finally {
+      native.pragma(`busy_timeout = ${SQLITE_BUSY_MS}`);
+    }
+  });
   return {
     dialect: "sqlite",
     prisma: reader,
     write: (fn) => lock.run(async () => {
       await ready;
-      return writer.$transaction(fn, { timeout: 60_000, maxWait: 60_000 });
+      return withSqliteWriteLock(() => writer.$transaction(async (tx) => {
+        try {
+          await tx.$executeRawUnsafe(TAKE_WRITE_LOCK);
+        } catch (error) {
+          throw isSqliteBusy(error) ? new WriteLockBusy(error) : error;
+        }
+        return fn(tx);
+      }, { timeout: 60_000, maxWait: 60_000 }));
     }),
-    withWriteLock: (fn) => lock.run(fn),
+    withWriteLock: (fn) => lock.run(() => nativeWrite(fn)),
     sqlite: native,
     pool: null,
     reads: null,

@@ -120,6 +120,11 @@ export function notifyJobsQueued(): void {
   setImmediate(() => {
     wakeScheduled = false;
     for (const listener of listeners()) listener();
+    // A follower worker of the multi-process server has no runner: the primary relays the
+    // wake-up to the lead's (lib/http/cluster.mjs).
+    if (process.env.ENHYDRIS_CLUSTER_ROLE === "follower" && process.send && process.connected) {
+      process.send({ type: "enhydris:jobs-queued" });
+    }
   });
 }
 

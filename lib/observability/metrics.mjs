@@ -3,6 +3,7 @@
 // counts into the same objects. One set per process, kept on globalThis, in prom-client's
 // global registry: under node:cluster, the primary's AggregatorRegistry collects exactly that
 // registry from every worker and adds the workers' values up (see `aggregator` below).
+import cluster from "node:cluster";
 import client from "prom-client";
 
 const KEY = Symbol.for("enhydris.metrics");
@@ -25,6 +26,9 @@ const REPLICA_STATES = ["starting", "ok", "lagging", "down"];
 
 function create() {
   const registry = client.register;
+  // A worker answers the primary's requests for its metrics (prom-client listens once an
+  // AggregatorRegistry exists in the process).
+  if (cluster.isWorker) new client.AggregatorRegistry();
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   /** @type {MetricSources} */
   const sources = { databasePool: null, queue: null, replicas: null };
@@ -120,6 +124,22 @@ function create() {
     jobFailures: queueGauge("enhydris_job_failures_24h", "Jobs that failed for good over the last 24 hours", (s) => s.failed),
   };
 }
+
+/** The primary's aggregator (node:cluster), created on first use. */
+let aggregator = null;
+
+/**
+ * In the primary: every worker's metrics in Prometheus text, added up (counters, histograms) or
+ * as each metric's `aggregator` says (gauges of shared state: the largest).
+ * @returns {Promise<string>}
+ */
+export function clusterMetrics() {
+  aggregator ??= new client.AggregatorRegistry();
+  return aggregator.clusterMetrics();
+}
+
+/** The Prometheus text format's content type. */
+export const METRICS_CONTENT_TYPE = client.register.contentType;
 
 /** The process's metrics (created on first use). */
 export function metrics() {

@@ -159,3 +159,27 @@ test("download a CSV of a date range", async ({ page }) => {
   expect(hts.get("fmt")).toBe("hts");
   expect(hts.get("timezone")).toBe("UTC");
 });
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the group page's chart is drawn in the server's HTML as SVG", async ({ page }) => {
+    await page.goto("/?q=KMB");
+    await page.getByRole("link", { name: "Komboti" }).click();
+    await page.getByRole("link", { name: "Air temperature" }).click();
+    const chart = page.getByTestId("static-chart");
+    await expect(chart).toBeVisible();
+    await expect(chart).toHaveAttribute("aria-label", /^Chart of .* from 2025-01-01 00:00 to 2025-12-31 23:50 \(UTC\+02:00\)$/);
+    await expect(chart.locator("text", { hasText: "Time (UTC+02:00)" })).toBeVisible();
+    await expect(chart.locator("text", { hasText: "Temperature (°C)" })).toBeVisible();
+    // The mean line has a vertex for (nearly) every one of the 300 intervals, and the band is drawn.
+    const mean = (await chart.locator("path[stroke='#0b4f85']").getAttribute("d")) ?? "";
+    expect(mean.split(/[ML]/).filter((v) => v.trim()).length).toBeGreaterThan(270);
+    expect(((await chart.locator("path[fill='#7fb7dd']").getAttribute("d")) ?? "").length).toBeGreaterThan(1000);
+  });
+});
+
+test("the interactive chart takes the static one's place after hydration", async ({ page }) => {
+  await openKombotiTemperature(page);
+  await expect(page.getByTestId("static-chart")).toHaveCount(0);
+});

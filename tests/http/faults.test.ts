@@ -77,7 +77,7 @@ describe("a server killed with SIGKILL during an upload", () => {
         method: "POST", headers: { Authorization: `Token ${u.token}`, "Content-Type": "application/x-www-form-urlencoded" }, body,
       }).then((r) => `answered ${r.status}`, () => "cut");
       await new Promise((r) => setTimeout(r, delay));
-      server.child.kill("SIGKILL");
+      server.kill();
       outcomes.push(await upload);
       await server.stop();
       server = await startServer({ databaseUrl, migrate: false });
@@ -104,7 +104,8 @@ describe("a server killed with SIGKILL during an upload", () => {
     expect(outcomes.some((o) => o === "cut")).toBe(true);
     await server.stop();
     await database.dispose();
-  });
+    // Four starts of a server with its workers.
+  }, 180_000);
 });
 
 describe.runIf(DIALECT === "postgres")("a database that goes away (PostgreSQL)", () => {

@@ -78,9 +78,11 @@ describe(`SIGTERM during an upload (${DIALECT})`, () => {
       const signalled = Date.now();
       // New connections are refused (soon: a loaded machine may take a moment to deliver the signal).
       await sleep(300);
+      // (Under node:cluster the primary may have accepted it before the workers' listeners closed:
+      // it then closes it unanswered.)
       const refused = await until(() => fetch(`${server.url}/api/health/`).then(() => null, (e: Error & { cause?: { code?: string } }) => e.cause?.code),
-        (code) => code === "ECONNREFUSED", 5_000, 50);
-      expect(refused).toBe("ECONNREFUSED");
+        (code) => code === "ECONNREFUSED" || code === "ECONNRESET", 5_000, 50);
+      expect(["ECONNREFUSED", "ECONNRESET"]).toContain(refused);
       // The rest of the upload arrives slowly, over 6 s; it is received and stored.
       const piece = Math.ceil((body.length - half) / 30);
       for (let i = half; i < body.length; i += piece) {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -24,6 +24,10 @@ export interface TestServer {
   readonly child: ChildProcess;
   /** What the server printed so far. */
   output(): string;
+  /** The server's processes: the primary and its workers (node:cluster), or the one process. */
+  processes(): number[];
+  /** Kills every process of the server at once (a crash, not a shutdown). */
+  kill(): void;
   stop(): Promise<void>;
 }
 
@@ -112,6 +116,8 @@ export async function startServer(options: { env?: Record<string, string>; datab
     ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
     ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
     ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
+    // The multi-process server as `npm start` runs it, with two workers (TEST_WORKERS to change).
+    ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "2",
     ...options.env,
   };
   const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -131,6 +137,16 @@ export async function startServer(options: { env?: Record<string, string>; datab
   return {
     url, databaseUrl, mediaDir, child,
     output: () => output,
+    processes: () => processTree(child.pid!),
+    kill() {
+      for (const pid of processTree(child.pid!)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    },
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
@@ -143,6 +159,17 @@ export async function startServer(options: { env?: Record<string, string>; datab
       await removeFiles();
     },
   };
+}
+
+/** A process and its descendants, parents first. */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return [pid, ...children.flatMap(processTree)];
 }
 
 async function waitUntilUp(url: string, child: ChildProcess, output: () => string): Promise<void> {

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { records } from "@/lib/records";
+import * as f from "@/tests/support/fixtures";
+import { api } from "@/tests/support/http";
+import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
+import { sleep, until } from "@/tests/support/wait";
+
+/**
+ * Issue 17, item 2: the multi-process server (lib/http/cluster.mjs) with two workers. Writes
+ * through both workers at once never fail (SQLite's lock across processes, waited for without
+ * SQLITE_BUSY reaching a client); /metrics adds up every worker's counts; a worker killed under
+ * load fails only the requests in flight on it and is replaced.
+ */
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** The primary's worker processes. */
+const workers = () => server.processes().slice(1);
+
+const lines = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => `${new Date((from + i * 600) * 1000).toISOString().slice(0, 16)}Z,${i},`).join("\n");
+
+/** Requests `path` from `clients` loops for `ms`; the statuses (0: a failed connection). */
+async function load(path: string, clients: number, ms: number, during?: () => Promise<void>): Promise<number[]> {
+  const statuses: number[] = [];
+  const end = Date.now() + ms;
+  const loops = Array.from({ length: clients }, async () => {
+    while (Date.now() < end) {
+      try {
+        const response = await fetch(`${server.url}${path}`);
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      } catch {
+        statuses.push(0);
+      }
+    }
+  });
+  await Promise.all([...loops, during?.()]);
+  return statuses;
+}
+
+describe(`two worker processes (${DIALECT})`, () => {
+  it("runs a primary with two workers", async () => {
+    expect((await until(async () => workers(), (w) => w.length === 2, 30_000, 100)).length).toBe(2);
+  });
+
+  it("stores concurrent uploads through both workers, none failing", async () => {
+    const u = await f.user({ superuser: true });
+    const sid = await f.station();
+    const series: number[] = [];
+    for (let i = 0; i < 6; i++) series.push(await f.series(await f.group(sid)));
+    const start = Date.UTC(2020, 0, 1) / 1000;
+    for (let round = 0; round < 3; round++) {
+      const responses = await Promise.all(series.map((tid) =>
+        api(server.url).post(`/api/stations/${sid}/timeseries/${tid}/data/`, {
+          token: u.token, form: { timeseries_records: lines(start + round * 1000 * 600, 1000) },
+        })));
+      expect(responses.map((r) => r.status)).toEqual(series.map(() => 204));
+    }
+    for (const tid of series) expect((await records().summary(tid))?.count).toBe(3000);
+  });
+
+  it("adds up every worker's request counts in /metrics", async () => {
+    const before = await healthCount();
+    await Promise.all(Array.from({ length: 40 }, () => fetch(`${server.url}/api/health/`).then((r) => r.arrayBuffer())));
+    expect(await healthCount()).toBe(before + 40);
+  });
+
+  it("fails only the requests in flight on a worker killed under load, and starts another", async () => {
+    const sid = await f.station();
+    const tid = await f.series(await f.group(sid));
+    await f.addRecords(tid, Array.from({ length: 2000 }, (_, i) => [new Date(Date.UTC(2021, 0, 1) + i * 600_000).toISOString().slice(0, 16).replace("T", " "), i] as [string, number]));
+    const [victim] = workers();
+    const clients = 6;
+    const statuses = await load(`/api/stations/${sid}/timeseries/${tid}/data/`, clients, 3000, async () => {
+      await sleep(1000);
+      process.kill(victim, "SIGKILL");
+    });
+    const failed = statuses.filter((s) => s !== 200).length;
+    expect(statuses.length).toBeGreaterThan(clients * 5);
+    // At most one request per client can have been in flight on the killed worker.
+    expect(failed).toBeLessThanOrEqual(clients);
+    const replaced = await until(async () => workers(), (w) => w.length === 2 && !w.includes(victim), 30_000, 100);
+    expect(replaced.length).toBe(2);
+    expect(replaced).not.toContain(victim);
+    // Once the replacement listens, everything succeeds again.
+    await sleep(3000);
+    const after = await load(`/api/stations/${sid}/timeseries/${tid}/data/`, clients, 1000);
+    expect(after.filter((s) => s !== 200)).toEqual([]);
+  }, 60_000);
+});
+
+/** /metrics' count of successful health checks (all workers). */
+async function healthCount(): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("enhydris_http_requests_total{") && line.includes('route="/api/health/"') && line.includes('status="200"')) sum += Number(line.split(" ").pop());
+  }
+  return sum;
+}
