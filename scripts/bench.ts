@@ -6,8 +6,10 @@
 //                     for at least a second, so that one burst of other work on the machine
 //                     does not move their median
 //   BENCH_ONLY=processing,stations   only these sections (reads, legacy, page, stations,
-//                     processing, replication, synoptic); the stations and the uploads are always
-//                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts)
+//                     processing, replication, synoptic, scale); the stations and the uploads are always
+//                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts);
+//                     scale (PostgreSQL only) adds 10,000,000 records over 1,000 series after the
+//                     reads and measures them again
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +21,7 @@ import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -162,7 +164,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       `${(stored.bytes / stored.records).toFixed(1)} bytes (${(stored.bytes / 1e6).toFixed(1)} MB for ${stored.records.toLocaleString("en")} records; ${stored.detail})`);
     const base = `${url}/api/stations/1/timeseries/${series}`;
 
-    if (wanted("reads")) {
+    if (wanted("reads") || wanted("scale")) {
       console.error(`[${label}] reading…`);
       await drain(await fetch(`${base}/data/`), performance.now());
       const fullRuns: { ms: number; firstByte: number; growth: number }[] = [];
@@ -179,17 +181,40 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     add("full CSV: time to first byte", median(fullRuns.map((r) => r.firstByte)), "ms", records(100));
     add("full CSV: server memory growth", Math.max(...fullRuns.map((r) => r.growth)), "MB", 100);
 
-    const month = "start_date=2020-06-01&end_date=2020-06-30T23:59";
-    add("one month of CSV", await medianOf(async () => (await ok(await fetch(`${base}/data/?${month}`))).arrayBuffer()), "ms", records(10));
-    const chartCold: number[] = [];
-    for (let i = 0; i < 5; i++) chartCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?points=${190 + i}`))).arrayBuffer()));
-    info("chart of the whole series, computed (first request, 5 point counts)", `${median(chartCold).toFixed(1)} ms`);
-    add("chart of the whole series (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/`))).arrayBuffer()), "ms", records(20));
-    const monthCold: number[] = [];
-    for (let i = 0; i < 5; i++) monthCold.push(await timed(async () => (await ok(await fetch(`${base}/chart/?${month}&points=${190 + i}`))).arrayBuffer()));
-    info("chart of one month, computed (first request)", `${median(monthCold).toFixed(1)} ms`);
-    add("chart of one month (warm)", await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()), "ms", records(10));
-    add("bottom", await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()), "ms", records(3));
+    const small = await seriesReads(base, 190);
+    add("one month of CSV", small.monthCsv, "ms", records(10));
+    info("chart of the whole series, computed (first request, 5 point counts)", `${small.chartCold.toFixed(1)} ms`);
+    add("chart of the whole series (warm)", small.chart, "ms", records(20));
+    info("chart of one month, computed (first request)", `${small.monthChartCold.toFixed(1)} ms`);
+    add("chart of one month (warm)", small.monthChart, "ms", records(10));
+    add("bottom", small.bottom, "ms", records(3));
+
+    // Issue 17 item 4: the same reads, and the upload rate, once the database holds ten million
+    // more records over 1,000 other series (PostgreSQL; each figure within 2× of the one above).
+    if (label === "PostgreSQL" && wanted("scale")) {
+      console.error(`[${label}] adding 10,000,000 records over 1,000 series…`);
+      const added = await timed(() => addManySeries(url, auth, 1000, 10_000));
+      const stored = await storage(databaseUrl);
+      info("scale: 10,000,000 records added over 1,000 series (10,000-record uploads, 4 at a time)",
+        `${(10_000_000 / (added / 1000)).toFixed(0)} rec/s; ${stored.records.toLocaleString("en")} records, ${(stored.bytes / 1e9).toFixed(2)} GB`);
+      const big = await seriesReads(base, 290);
+      const within = (workload: string, now: number, before: number) => rows.push({
+        workload, result: `${now.toFixed(1)} ms (${(now / before).toFixed(2)}×)`, target: `≤ 2× ${before.toFixed(1)} ms`, ok: now <= 2 * before,
+      });
+      within("scale: one month of CSV", big.monthCsv, small.monthCsv);
+      within("scale: chart of the whole series, computed", big.chartCold, small.chartCold);
+      within("scale: chart of one month, computed", big.monthChartCold, small.monthChartCold);
+      within("scale: chart of one month (warm)", big.monthChart, small.monthChart);
+      within("scale: bottom", big.bottom, small.bottom);
+      const id = await make();
+      const ms = await timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${id}/data/`, {
+        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: body as unknown as BodyInit,
+      })));
+      const before = RECORDS / (median(uploads) / 1000);
+      const now = RECORDS / (ms / 1000);
+      rows.push({ workload: "scale: upload 1,051,200 records in one POST", result: `${now.toFixed(0)} rec/s (${(now / before).toFixed(2)}×)`,
+        target: `unchanged (≥ 0.8× ${before.toFixed(0)} rec/s)`, ok: now >= 0.8 * before });
+    }
     }
 
     // Legacy cached statistics {site}/timeseries/data/ (issue 6). "Cold" requests vary start_offset,
@@ -246,6 +271,49 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     await new Promise((r) => child.once("exit", r));
   }
   return rows;
+}
+
+/** One month of CSV, the chart of the whole series and of a month (computed and warm), bottom. */
+async function seriesReads(base: string, firstPoints: number) {
+  const month = "start_date=2020-06-01&end_date=2020-06-30T23:59";
+  const computed = async (query: string) => {
+    const times: number[] = [];
+    // A new point count each time: the chart is computed, not served from the cache.
+    for (let i = 0; i < 5; i++) times.push(await timed(async () => (await ok(await fetch(`${base}/chart/?${query}points=${firstPoints + i}`))).arrayBuffer()));
+    return median(times);
+  };
+  return {
+    monthCsv: await medianOf(async () => (await ok(await fetch(`${base}/data/?${month}`))).arrayBuffer()),
+    chartCold: await computed(""),
+    chart: await medianOf(async () => (await ok(await fetch(`${base}/chart/`))).arrayBuffer()),
+    monthChartCold: await computed(`${month}&`),
+    monthChart: await medianOf(async () => (await ok(await fetch(`${base}/chart/?${month}`))).arrayBuffer()),
+    bottom: await medianOf(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()),
+  };
+}
+
+/** `count` new ten-minute series on stations 2, 3, …, each given `length` records from START by an upload. */
+async function addManySeries(url: string, auth: Record<string, string>, count: number, length: number): Promise<void> {
+  let next = 0;
+  const one = async (k: number) => {
+    const sid = 2 + k;
+    const created = await (await ok(await fetch(`${url}/api/stations/${sid}/timeseries/`, {
+      method: "POST", headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ precision: 2, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Scale" }),
+    }))).json();
+    const lines: string[] = new Array(length);
+    for (let i = 0; i < length; i++) {
+      const d = new Date((START + i * 600) * 1000).toISOString();
+      lines[i] = `${d.slice(0, 10)} ${d.slice(11, 16)},${(10 + 5 * Math.sin((i + k) / 300)).toFixed(2)},`;
+    }
+    await ok(await fetch(`${url}/api/stations/${sid}/timeseries/${created.id}/data/`, {
+      method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ timeseries_records: lines.join("\n"), timezone: "UTC" }),
+    }));
+  };
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < count) await one(next++);
+  }));
 }
 
 interface ProcessingSetup {

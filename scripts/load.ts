@@ -3,7 +3,8 @@
 // 10 records to different series. Reports requests/s, latency percentiles, errors and the
 // server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with
 // LOAD_INSTANCES=2 the PostgreSQL run uses two app instances on one database).
-//   LOAD_DURATION=60 LOAD_CONNECTIONS=32
+//   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them)
+//   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node options of the server processes)
 // Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
 // its memory is that of the primary and its workers together.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +19,10 @@ import { isPostgresUrl, prepareDatabase, startServer, treeRssMb, STATIONS, withS
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
+/** LOAD_MIX=chart,bottom: only these kinds of request, in equal parts (to profile one kind). */
+const KINDS = ["list", "search", "chart", "bottom", "upload"] as const;
+const ONLY_KINDS = (process.env.LOAD_MIX ?? "").split(",").map((s) => s.trim()).filter(Boolean) as (typeof KINDS)[number][];
+for (const kind of ONLY_KINDS) if (!KINDS.includes(kind)) throw new Error(`LOAD_MIX: unknown kind "${kind}" (${KINDS.join(", ")})`);
 const READ_SERIES = 50;
 const UPLOAD_SERIES = 400;
 const START = Date.UTC(2025, 5, 1) / 1000;
@@ -95,7 +100,10 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
       };
     },
   });
-  const mix = [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
+  const kinds = { list, search, chart, bottom, upload };
+  const mix = ONLY_KINDS.length
+    ? ONLY_KINDS.map((kind) => kinds[kind]())
+    : [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
   let peak = 0;
   const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + treeRssMb(pid), 0))), 200);
   console.error(`[${label}] ${CONNECTIONS} connections for ${DURATION} s on ${urls.length} instance(s)…`);
@@ -162,7 +170,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nMixed load: ${CONNECTIONS} connections, ${DURATION} s; 40% lists, 10% searches, 20% month charts, 20% bottom, 10% uploads of 10 records`);
+  console.log(`\nMixed load: ${CONNECTIONS} connections, ${DURATION} s; ${ONLY_KINDS.length ? `only ${ONLY_KINDS.join(", ")}` : "40% lists, 10% searches, 20% month charts, 20% bottom, 10% uploads of 10 records"}`);
   console.log("run                       | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server memory");
   for (const r of rows) {
     console.log(`${r.label.padEnd(25)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${r.memory.toFixed(0)} MB`);
