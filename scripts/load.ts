@@ -3,7 +3,8 @@
 // 10 records to different series. Reports requests/s, latency percentiles, errors and the
 // server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with
 // LOAD_INSTANCES=2 the PostgreSQL run uses two app instances on one database).
-//   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them)
+//   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them;
+//   LOAD_MIX=each: the mix, then every kind alone, each with its server CPU time per request)
 //   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node options of the server processes)
 // Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
 // its memory is that of the primary and its workers together.
@@ -15,14 +16,21 @@ import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
 import { insertSeries } from "@/lib/services/series-writes";
-import { isPostgresUrl, prepareDatabase, startServer, treeRssMb, STATIONS, withScratchPostgres } from "./support";
+import { isPostgresUrl, prepareDatabase, startServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres } from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
-/** LOAD_MIX=chart,bottom: only these kinds of request, in equal parts (to profile one kind). */
+/**
+ * LOAD_MIX=chart,bottom: only these kinds of request, in equal parts (to profile one kind);
+ * LOAD_MIX=each: the mix, then each kind alone, one after the other on the same server.
+ */
 const KINDS = ["list", "search", "chart", "bottom", "upload"] as const;
-const ONLY_KINDS = (process.env.LOAD_MIX ?? "").split(",").map((s) => s.trim()).filter(Boolean) as (typeof KINDS)[number][];
-for (const kind of ONLY_KINDS) if (!KINDS.includes(kind)) throw new Error(`LOAD_MIX: unknown kind "${kind}" (${KINDS.join(", ")})`);
+type Kind = (typeof KINDS)[number];
+const EACH = process.env.LOAD_MIX === "each";
+const ONLY_KINDS = EACH ? [] : (process.env.LOAD_MIX ?? "").split(",").map((s) => s.trim()).filter(Boolean) as Kind[];
+for (const kind of ONLY_KINDS) if (!KINDS.includes(kind)) throw new Error(`LOAD_MIX: unknown kind "${kind}" (${KINDS.join(", ")}, or each)`);
+/** The runs of one server: the mix (or LOAD_MIX's kinds), then with LOAD_MIX=each every kind alone. */
+const RUNS: Kind[][] = [ONLY_KINDS, ...(EACH ? KINDS.map((kind) => [kind]) : [])];
 const READ_SERIES = 50;
 const UPLOAD_SERIES = 400;
 const START = Date.UTC(2025, 5, 1) / 1000;
@@ -66,7 +74,7 @@ function localDate(epoch: number): string {
 /** Uploads made so far: each gets instants no earlier upload used, across runs on one database. */
 let uploads = 0;
 
-async function runLoad(label: string, urls: string[], pids: number[], setup: Setup) {
+async function runLoad(label: string, urls: string[], pids: number[], setup: Setup, only: Kind[] = []) {
   const list = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?page=${1 + Math.floor(Math.random() * (STATIONS / 20))}` }) });
   const search = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?q=${pick(WORDS)}` }) });
   const chart = () => ({
@@ -101,16 +109,18 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
     },
   });
   const kinds = { list, search, chart, bottom, upload };
-  const mix = ONLY_KINDS.length
-    ? ONLY_KINDS.map((kind) => kinds[kind]())
+  const mix = only.length
+    ? only.map((kind) => kinds[kind]())
     : [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
   let peak = 0;
   const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + treeRssMb(pid), 0))), 200);
+  const cpuBefore = pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
   console.error(`[${label}] ${CONNECTIONS} connections for ${DURATION} s on ${urls.length} instance(s)…`);
   const results = await Promise.all(urls.map((url) => autocannon({
     url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: DURATION, requests: mix, timeout: 20,
   })));
   clearInterval(timer);
+  const cpu = pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0) - cpuBefore;
   const total = results.reduce((s, r) => s + r.requests.total, 0);
   const errors = results.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0);
   const classes = (["1xx", "3xx", "4xx", "5xx"] as const).map((k) => [k, results.reduce((s, r) => s + (r as unknown as Record<string, number>)[k], 0)] as const)
@@ -120,7 +130,8 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   if (errors) console.error(`[${label}] errors: ${[...classes, socket ? `${socket} socket errors` : "", timeouts ? `${timeouts} timeouts` : ""].filter(Boolean).join(", ")}`);
   const pct = (k: "p50" | "p90" | "p99") => Math.max(...results.map((r) => (r.latency as unknown as Record<string, number>)[k]));
   return {
-    label,
+    label: only.length ? `${label}: ${only.join(", ")}` : label,
+    cpuPerRequest: cpu / total,
     rps: total / DURATION,
     total,
     errors,
@@ -142,7 +153,7 @@ async function main(): Promise<void> {
     const setup = await prepare(sqlite);
     const server = await startServer(sqlite, dir);
     try {
-      rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup));
+      for (const only of RUNS) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
     } finally {
       server.child.kill("SIGTERM");
     }
@@ -153,7 +164,9 @@ async function main(): Promise<void> {
         for (const instances of [1, 2]) {
           const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
           try {
-            rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup));
+            for (const only of RUNS) {
+              rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup, only));
+            }
           } finally {
             for (const s of servers) s.child.kill("SIGTERM");
           }
@@ -171,9 +184,10 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\nMixed load: ${CONNECTIONS} connections, ${DURATION} s; ${ONLY_KINDS.length ? `only ${ONLY_KINDS.join(", ")}` : "40% lists, 10% searches, 20% month charts, 20% bottom, 10% uploads of 10 records"}`);
-  console.log("run                       | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server memory");
+  const w = Math.max(25, ...rows.map((r) => r.label.length));
+  console.log(`${"run".padEnd(w)} | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server CPU per request | server memory`);
   for (const r of rows) {
-    console.log(`${r.label.padEnd(25)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${r.memory.toFixed(0)} MB`);
+    console.log(`${r.label.padEnd(w)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${`${r.cpuPerRequest.toFixed(2)} ms`.padStart(22)} | ${r.memory.toFixed(0)} MB`);
   }
 }
 

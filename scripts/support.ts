@@ -36,6 +36,21 @@ export function treeRssMb(pid: number): number {
   return rssMb(pid) + children.reduce((sum, child) => sum + treeRssMb(child), 0);
 }
 
+/** CPU time (user + system, ms) used so far by a server: its process and its children. */
+export function treeCpuMs(pid: number): number {
+  let own = 0;
+  let children: number[] = [];
+  try {
+    // Fields 14 and 15 of /proc/PID/stat (after the parenthesised name) are utime and stime, in ticks of 10 ms.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    own = (Number(fields[11]) + Number(fields[12])) * 10;
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // gone
+  }
+  return own + children.reduce((sum, child) => sum + treeCpuMs(child), 0);
+}
+
 export function rssMb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
