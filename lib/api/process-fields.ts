@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { pythonTypeName, type RequestInput } from "@/lib/http/body";
+import type { RequestInput } from "@/lib/http/body";
+import { INVALID_JSON, jsonValue, listOf, objectOf } from "@/lib/http/nested-fields";
 import {
-  boolean, choice, date, integer, MSG, number, pk, text, validateFields, type Field, type FieldSpec, type Parsed, type Values, type WriteMode,
+  boolean, choice, date, integer, MSG, number, pk, text, validateFields, type Field, type FieldSpec, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
 import {
   fixedStepError, MAX_MISSING_LIMIT, periodsErrors, PROCESS_TYPES, rangeCheckErrors, rateOfChangeErrors, RULES, type AggregationConfig,
@@ -24,56 +25,7 @@ import { PeriodsSchema, RangeCheckSchema, RateOfChangeCheckSchema } from "@/lib/
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const fail = <T>(...errors: string[]): Parsed<T> => ({ ok: false, errors });
 
-export const INVALID_JSON = "Value must be valid JSON.";
-
-/** A nested value: itself, or parsed from JSON text; "" is null. */
-function jsonValue(raw: unknown): Parsed<unknown> {
-  if (typeof raw !== "string") return ok(raw);
-  if (raw.trim() === "") return ok(null);
-  try {
-    return ok(JSON.parse(raw));
-  } catch {
-    return fail(INVALID_JSON);
-  }
-}
-
-/** A member's messages under its name: "name: message", or "name[1].x: message" for those of its items. */
-const under = (name: string, errors: string[]) => errors.map((e) => (e.startsWith("[") ? `${name}${e}` : `${name}: ${e}`));
-
-/** The members of an object by a field spec, as validateFields reads a body on create; `at` names the object in messages ("[1]"). */
-function objectOf<S extends FieldSpec>(value: unknown, spec: S, at = ""): Parsed<Values<S>> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return fail(`${at ? `${at}: ` : ""}Invalid data. Expected a dictionary, but got ${pythonTypeName(value)}.`);
-  }
-  const object = value as Record<string, unknown>;
-  const errors: string[] = [];
-  const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(spec)) {
-    const path = at ? `${at}.${name}` : name;
-    if (!Object.prototype.hasOwnProperty.call(object, name)) {
-      if (field.required) errors.push(`${path}: ${MSG.required}`);
-      else if (field.default) out[name] = field.default();
-      continue;
-    }
-    const parsed = field.parse(object[name]);
-    if (parsed.ok) out[name] = parsed.value;
-    else errors.push(...under(path, parsed.errors));
-  }
-  return errors.length ? fail(...errors) : ok(out as Values<S>);
-}
-
-/** A list whose items `item` parses; an item's messages start with its index, "[1]". */
-function listOf<T>(value: unknown, item: (v: unknown, at: string) => Parsed<T>): Parsed<T[]> {
-  if (!Array.isArray(value)) return fail(MSG.notAList(pythonTypeName(value)));
-  const errors: string[] = [];
-  const out: T[] = [];
-  value.forEach((v, i) => {
-    const parsed = item(v, `[${i}]`);
-    if (parsed.ok) out.push(parsed.value);
-    else errors.push(...parsed.errors);
-  });
-  return errors.length ? fail(...errors) : ok(out);
-}
+export { INVALID_JSON };
 
 /**
  * A field holding a nested value, or null when `nullable`; `rules` checks a parsed value. The
@@ -89,7 +41,9 @@ function nested<T>(name: string, parse: (value: unknown) => Parsed<T>, rules: (v
       if (!value.ok) return value;
       if (value.value === null) return options.nullable ? ok(null) : fail(MSG.null);
       const parsed = parse(value.value);
-      if (!parsed.ok) return fail(...parsed.errors.map((e) => (e.startsWith("[") ? `${name}${e}` : e)));
+      // A list's items are named after the field ("periods[0]…"); an object's members by their
+      // own names ("lower_bound: …", "thresholds[1].delta_t: …"), without the field's.
+      if (!parsed.ok) return fail(...parsed.errors.map((e) => (e.startsWith("[") ? `${name}${e}` : e.startsWith(".") ? e.slice(1) : e)));
       const problems = rules(parsed.value);
       return problems.length ? fail(...problems) : parsed;
     },
