@@ -188,6 +188,11 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     info("chart of one month, computed (first request)", `${small.monthChartCold.toFixed(1)} ms`);
     add("chart of one month (warm)", small.monthChart, "ms", records(10));
     add("bottom", small.bottom, "ms", records(3));
+    // Issue 17: long work does not hold the event loop. bottom/ again, on the same one-process
+    // server, while it streams the whole series as CSV to another (slow-reading) client.
+    const during = await whileDownloading(`${base}/data/`, () => timed(async () => (await ok(await fetch(`${base}/bottom/`))).arrayBuffer()));
+    info("bottom while the same process streams the full CSV to another client (median, worst)",
+      `${median(during).toFixed(1)} ms, ${Math.max(...during).toFixed(1)} ms (${during.length} requests)`);
 
     // Issue 17 item 4: the same reads, and the upload rate, once the database holds ten million
     // more records over 1,000 other series (PostgreSQL; each figure within 2× of the one above).
@@ -271,6 +276,33 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     await new Promise((r) => child.once("exit", r));
   }
   return rows;
+}
+
+/**
+ * Runs `fn` over and over while another client downloads `url`, reading it in 64 kB pieces with
+ * a pause after each (a client on a slower link); the times that `fn` gave.
+ */
+async function whileDownloading(url: string, fn: () => Promise<number>): Promise<number[]> {
+  const response = await ok(await fetch(url));
+  const reader = response.body!.getReader();
+  let done = false;
+  const download = (async () => {
+    let pending = 0;
+    for (;;) {
+      const piece = await reader.read();
+      if (piece.done) break;
+      pending += piece.value.byteLength;
+      if (pending >= 65536) {
+        pending = 0;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    }
+    done = true;
+  })();
+  const times: number[] = [];
+  while (!done) times.push(await fn());
+  await download;
+  return times;
 }
 
 /** One month of CSV, the chart of the whole series and of a month (computed and warm), bottom. */
