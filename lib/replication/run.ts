@@ -17,7 +17,7 @@ import { parsePointGeom } from "@/lib/geo/wkt";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
-import { records } from "@/lib/records";
+import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
 import { discard, sanitizeFileName, storeContent } from "@/lib/services/attachment-writes";
@@ -672,9 +672,9 @@ class Run {
     };
     const refused = () => this.warn(`${w.label}: its records were not copied: the source does not let these credentials read them`);
     if (!summary || summary.count === 0 || summary.first === null || summary.last === null) {
-      const all = await this.remote.records(w.dataPath, {}, onRecords);
-      if (all === null) return refused();
-      await this.store(w, all, "append", summary?.first ?? null);
+      const chunks = await this.remote.recordChunks(w.dataPath, {});
+      if (chunks === null) return refused();
+      await this.storeChunks(w, counting(chunks, onRecords), null);
       return;
     }
     const tail = await this.remote.records(w.dataPath, { start: summary.last }, onRecords);
@@ -692,13 +692,13 @@ class Run {
     }
     if (same) {
       const fresh = slice(tail, 1);
-      await this.store(w, fresh, "append", null);
+      await this.store(w, fresh);
       return;
     }
     this.report.recopied++;
-    const all = await this.remote.records(w.dataPath, {}, onRecords);
-    if (all === null) return refused();
-    await this.store(w, all, "replace", summary.first);
+    const chunks = await this.remote.recordChunks(w.dataPath, {});
+    if (chunks === null) return refused();
+    await this.storeChunks(w, counting(chunks, onRecords), summary.first);
   }
 
   private sameRecord(w: SeriesWork, batch: RecordBatch, i: number, t: number, value: number | null, flags: string): boolean {
@@ -707,23 +707,51 @@ class Run {
   }
 
   /**
-   * Appends (or replaces the series with) the batch in one transaction that also moves the
+   * The whole series as the source streams it: appended to an empty series (localFirst null) or
+   * replacing the stored records, chunk by chunk as they arrive, in one transaction that also
+   * moves the records mark and queues what a write of records causes here (as for an upload).
+   */
+  private async storeChunks(w: SeriesWork, chunks: AsyncIterable<RecordBatch>, localFirst: number | null): Promise<void> {
+    if (this.dryRun || w.localId === null) {
+      for await (const chunk of chunks) this.report.records += chunk.timestamps.length;
+      return;
+    }
+    const seriesId = w.localId;
+    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...seriesWrittenStatements(seriesId, first)];
+    let written: number;
+    try {
+      written = await records().writeChunks(seriesId, chunks, localFirst === null ? { also } : { replaceFrom: localFirst, also });
+    } catch (error) {
+      if (error instanceof RecordsOverlap) throw new SourceError(`${w.label}: the source's records overlap those copied before`);
+      throw error;
+    }
+    this.report.records += written;
+    if (written > 0 || localFirst !== null) notifyJobsQueued();
+    else await this.moveRecordsMark(w);
+    const entry = this.map.get(key("series", w.remote.id as number));
+    if (entry) entry.recordsMark = w.mark;
+  }
+
+  /** Moves a series' records mark when no records were written. */
+  private async moveRecordsMark(w: SeriesWork): Promise<void> {
+    if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) {
+      await db().write((tx) => tx.$executeRaw(this.recordsMarkSql(w.remote.id as number, w.mark)));
+    }
+  }
+
+  /**
+   * Appends the batch (the new records of a series) in one transaction that also moves the
    * records mark and queues what a write of records causes here (processing, as for an upload).
    */
-  private async store(w: SeriesWork, batch: RecordBatch, how: "append" | "replace", localFirst: number | null): Promise<void> {
+  private async store(w: SeriesWork, batch: RecordBatch): Promise<void> {
     const n = batch.timestamps.length;
     if (this.dryRun || w.localId === null) {
       this.report.records += n;
       return;
     }
     const mark = [this.recordsMarkSql(w.remote.id as number, w.mark)];
-    if (how === "replace") {
-      const from = Math.min(localFirst ?? Infinity, n ? batch.timestamps[0] : Infinity);
-      const written = Number.isFinite(from) ? seriesWrittenStatements(w.localId, from) : [];
-      this.report.records += await records().replace(w.localId, Number.isFinite(from) ? from : 0, batch, { also: [...mark, ...written] });
-      if (written.length) notifyJobsQueued();
-    } else if (n === 0) {
-      if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) await db().write((tx) => tx.$executeRaw(mark[0]));
+    if (n === 0) {
+      await this.moveRecordsMark(w);
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",
@@ -806,6 +834,16 @@ async function firstRecord(seriesId: number, t: number): Promise<{ value: number
 
 function slice(batch: RecordBatch, from: number): RecordBatch {
   return { timestamps: batch.timestamps.subarray(from), values: batch.values.subarray(from), flags: batch.flags.slice(from) };
+}
+
+/** The chunks, with the running number of their records told to `counted`. */
+async function* counting(chunks: AsyncIterable<RecordBatch>, counted: (n: number) => void): AsyncGenerator<RecordBatch> {
+  let n = 0;
+  for await (const chunk of chunks) {
+    n += chunk.timestamps.length;
+    counted(n);
+    yield chunk;
+  }
 }
 
 /** Runs `fn` over the items, at most `limit` at once; the first failure stops the rest and is thrown. */
