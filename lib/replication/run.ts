@@ -99,6 +99,8 @@ interface SeriesWork {
 }
 
 const STATION_CONCURRENCY = 8;
+/** Above this many stations (or for the whole source) the legacy model lists are read instead of each station's lists. */
+const BULK_FROM_STATIONS = 20;
 const RECORDS_CONCURRENCY = 2;
 const WARNINGS_KEPT = 100;
 
@@ -151,13 +153,20 @@ class Lookups {
 
   constructor(private readonly run: Run) {}
 
+  /**
+   * The source's list of a lookup kind. The first one asked for starts the others too: a
+   * station being written needs most of them, and then they come in one round trip, not one
+   * after another (a failure is the failure of the one that is used).
+   */
   private remote(kind: LookupKind): Promise<Map<number, Json>> {
-    let list = this.remoteLists.get(kind);
-    if (!list) {
-      list = this.run.remote.list(`${LOOKUP_PATHS[kind]}/`).then((items) => new Map(items.map((o) => [o.id as number, o])));
-      this.remoteLists.set(kind, list);
+    if (this.remoteLists.size === 0) {
+      for (const k of Object.keys(LOOKUP_PATHS) as LookupKind[]) {
+        const list = this.run.remote.list(`${LOOKUP_PATHS[k]}/`).then((items) => new Map(items.map((o) => [o.id as number, o])));
+        list.catch(() => undefined);
+        this.remoteLists.set(k, list);
+      }
     }
-    return list;
+    return this.remoteLists.get(kind)!;
   }
 
   private local(kind: LookupKind): Promise<{ byKey: Map<string, number>; ids: Set<number> }> {
@@ -293,7 +302,7 @@ class Run {
   private readonly work: SeriesWork[] = [];
   /** Whether the source moves a series' last_modified when its records change (this service does). */
   private tracksRecordChanges = false;
-  private counts: Map<number, number> | null | undefined;
+  private counts: Promise<Map<number, number> | null> | undefined;
   private bulk: Bulk | null = null;
   private recordsCopied = 0;
 
@@ -326,7 +335,8 @@ class Run {
     try {
       const stations = await this.remote.list(`stations/${this.options.query ? `?q=${encodeURIComponent(this.options.query)}` : ""}`);
       this.tracksRecordChanges = stations.length > 0 && stations.every((s) => "stype" in s);
-      if (this.tracksRecordChanges) await this.readBulk();
+      // The lists of every object of the source pay off when the run reads much of it, not for a few stations of a large source.
+      if (this.tracksRecordChanges && (this.options.query === "" || stations.length > BULK_FROM_STATIONS)) await this.readBulk();
       let done = 0;
       const progress = () => this.options.onProgress?.({ phase: "objects", done, total: stations.length, records: 0, recordsExpected: null });
       progress();
@@ -517,7 +527,7 @@ class Run {
           await tx.stationStype.deleteMany({ where: { stationId } });
         }
         if (station.change !== "same") {
-          await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
+          if (stypes.length) await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
           await writeExactFloats(tx, "station", stationId, { lon: point.lon, lat: point.lat, altitude: stationData.altitude });
         }
         ids.set(station, stationId);
@@ -628,17 +638,19 @@ class Run {
     let done = this.work.length - todo.length;
     const total = this.work.length;
     let expected: number | null = null;
-    if (todo.length > 0 && this.tracksRecordChanges) {
-      const counts = await this.recordCounts();
-      if (counts) {
-        expected = 0;
-        for (const w of todo) {
-          const local = w.localId === null ? 0 : (await records().summary(w.localId))?.count ?? 0;
-          expected += Math.max(0, (counts.get(w.remote.id as number) ?? 0) - local);
-        }
-      }
-    }
     const progress = () => this.options.onProgress?.({ phase: "records", done, total, records: this.recordsCopied, recordsExpected: expected });
+    let expecting: Promise<void> = Promise.resolve();
+    if (todo.length > 0 && this.tracksRecordChanges) {
+      const local: number[] = [];
+      for (const w of todo) local.push(w.localId === null ? 0 : (await records().summary(w.localId))?.count ?? 0);
+      // The source's counts (its station export) arrive while the first series are copied.
+      expecting = this.recordCounts().then((counts) => {
+        if (!counts) return;
+        expected = todo.reduce((sum, w, i) => sum + Math.max(0, (counts.get(w.remote.id as number) ?? 0) - local[i]), 0);
+        progress();
+      });
+      expecting.catch(() => undefined); // awaited after the series
+    }
     progress();
     let last = 0;
     await pool(todo, RECORDS_CONCURRENCY, async (w) => {
@@ -654,10 +666,12 @@ class Run {
       done++;
       progress();
     });
+    await expecting;
   }
 
-  private async recordCounts(): Promise<Map<number, number> | null> {
-    if (this.counts === undefined) this.counts = await this.remote.recordCounts(this.options.query);
+  /** The source's record counts, requested once per run. */
+  private recordCounts(): Promise<Map<number, number> | null> {
+    this.counts ??= this.remote.recordCounts(this.options.query);
     return this.counts;
   }
 
