@@ -5,7 +5,7 @@ import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
 import type { RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
-export { ReplaceRefused } from "@/lib/records/types";
+export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
 
 /** A store that counts the records written and read, for the metrics, and notes writes (read replicas). */
 class CountedStore implements RecordsStore {
@@ -32,6 +32,15 @@ class CountedStore implements RecordsStore {
     const written = await this.store.replace(...args);
     metrics().recordsWritten.inc(written);
     await db().replicas?.noteWrite();
+    return written;
+  }
+
+  async writeChunks(...args: Parameters<RecordsStore["writeChunks"]>): Promise<number> {
+    const written = await this.store.writeChunks(...args);
+    if (written > 0 || args[2]?.replaceFrom !== undefined) {
+      metrics().recordsWritten.inc(written);
+      await db().replicas?.noteWrite();
+    }
     return written;
   }
 

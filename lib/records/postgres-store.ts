@@ -7,9 +7,9 @@ import { postgresValue, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
-  type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY,
+  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
+  RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -84,6 +84,50 @@ export class PostgresRecordsStore implements RecordsStore {
     });
   }
 
+  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    const { first, rest } = await firstChunk(chunks);
+    try {
+      const replacing = options.replaceFrom !== undefined;
+      if (first === null && !replacing) return 0;
+      return await this.transaction(async (client) => {
+        const { rows } = await client.query(q("SELECT last_timestamp FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
+        if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
+        const lastStored = rows[0].last_timestamp as number | null;
+        const firstT = first === null ? null : first.timestamps[0];
+        const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
+        let deleted = 0;
+        if (replacing) {
+          checkReplacement(from, first ?? { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] });
+          deleted = await this.deleteFrom(client, seriesId, from, first !== null);
+        } else if (lastStored !== null && firstT! <= lastStored) {
+          throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${lastStored})`);
+        }
+        const blocks = new BlockBuilder();
+        let n = 0;
+        let last: RecordBatch | null = null;
+        await this.copyRecords(client, seriesId, (async function* () {
+          for await (const chunk of chunksFrom(first, rest)) {
+            blocks.add(chunk);
+            n += chunk.timestamps.length;
+            last = chunk;
+            yield chunk;
+          }
+        })());
+        if (n > 0) await this.mergeBlocks(client, seriesId, blocks.blocks());
+        const lastRecord = last === null ? null : lastOf(last);
+        if (replacing) {
+          if (deleted > 0 || n > 0) await this.replacedSummary(client, seriesId, from, deleted, n, firstT, lastRecord);
+        } else if (n > 0) {
+          await this.appendedSummary(client, seriesId, n, firstT!, lastRecord!);
+        }
+        if (n > 0 || replacing) await this.runAlso(client, { also: options.also?.(from) });
+        return { value: n, commit: n > 0 || replacing, written: n + deleted };
+      });
+    } finally {
+      await rest.return?.();
+    }
+  }
+
   /** Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM. */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<{ value: T; commit: boolean; written: number }>): Promise<T> {
     const client = await this.pool.connect();
@@ -126,8 +170,48 @@ export class PostgresRecordsStore implements RecordsStore {
     if (errors.length) return { ok: false, errors };
     if (n === 0 || options.dryRun) return { ok: true, stored: n };
 
-    await this.storeRecords(client, seriesId, batch);
-    const last = n - 1;
+    await this.copyRecords(client, seriesId, [batch]);
+    await this.mergeBlocks(client, seriesId, batchBlocks(batch));
+    await this.appendedSummary(client, seriesId, n, batch.timestamps[0], lastOf(batch));
+    await this.runAlso(client, options);
+    return { ok: true, stored: n };
+  }
+
+  private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions) {
+    const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
+    if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
+    const n = batch.timestamps.length;
+    const deleted = await this.deleteFrom(client, seriesId, from, n > 0);
+    if (deleted > 0 || n > 0) {
+      if (n > 0) {
+        await this.copyRecords(client, seriesId, [batch]);
+        await this.mergeBlocks(client, seriesId, batchBlocks(batch));
+      }
+      await this.replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
+    }
+    await this.runAlso(client, options);
+    return { n, deleted };
+  }
+
+  /**
+   * The first half of a replacement: deletes the records from `from` on and, when records were
+   * deleted or are to be written, counts the block of the day holding `from` again from its
+   * earlier records. Returns the number deleted.
+   */
+  private async deleteFrom(client: pg.PoolClient, seriesId: number, from: number, writing: boolean): Promise<number> {
+    const deleted = (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
+    if (deleted === 0 && !writing) return 0;
+    const day = blockStart(from);
+    await client.query(q("DELETE FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2", [seriesId, day]));
+    await client.query(q(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+      SELECT $1, $2, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
+      WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
+    return deleted;
+  }
+
+  /** The summary after `n` records were appended, the first at `first`. */
+  private async appendedSummary(client: pg.PoolClient, seriesId: number, n: number, first: number, last: LastRecord): Promise<void> {
+    const [t, value, flags] = last;
     await client.query(q(`UPDATE timeseries SET
         record_count = record_count + $1,
         first_timestamp = LEAST(first_timestamp, $2),
@@ -137,49 +221,37 @@ export class PostgresRecordsStore implements RecordsStore {
         version = version + 1,
         last_modified = to_timestamp($6::float8 / 1000) AT TIME ZONE 'UTC'
       WHERE id = $7`,
-    [n, batch.timestamps[0], batch.timestamps[last], nullable(batch.values[last]), batch.flags[last], Date.now(), seriesId]));
-    await this.runAlso(client, options);
-    return { ok: true, stored: n };
+    [n, first, t, value, flags, Date.now(), seriesId]));
   }
 
-  private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions) {
-    const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
-    if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
-    const deleted = (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
-    const n = batch.timestamps.length;
-    if (deleted > 0 || n > 0) {
-      // The day holding `from` keeps its earlier records: its block is counted again from them.
-      const day = blockStart(from);
-      await client.query(q("DELETE FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2", [seriesId, day]));
-      await client.query(q(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
-        SELECT $1, $2, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
-        WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
-      if (n > 0) await this.storeRecords(client, seriesId, batch);
-      const last = n > 0
-        ? [batch.timestamps[n - 1], nullable(batch.values[n - 1]), batch.flags[n - 1]]
-        : (await client.query({
-          ...q("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $1 AND timestamp < $2 ORDER BY timestamp DESC LIMIT 1",
-            [seriesId, from]),
-          rowMode: "array",
-        })).rows[0] ?? [null, null, null];
-      await client.query(q(`UPDATE timeseries SET
-          record_count = record_count - $1 + $2,
-          first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
-          last_timestamp = $5, last_value = $6, last_flags = $7,
-          version = version + 1,
-          last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
-        WHERE id = $9`,
-      [deleted, n, from, n > 0 ? batch.timestamps[0] : null, ...last, Date.now(), seriesId]));
-    }
-    await this.runAlso(client, options);
-    return { n, deleted };
+  /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`, the last `last`). */
+  private async replacedSummary(
+    client: pg.PoolClient, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord | null,
+  ): Promise<void> {
+    const lastRecord = last
+      ?? (await client.query({
+        ...q("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $1 AND timestamp < $2 ORDER BY timestamp DESC LIMIT 1",
+          [seriesId, from]),
+        rowMode: "array",
+      })).rows[0] ?? [null, null, null];
+    await client.query(q(`UPDATE timeseries SET
+        record_count = record_count - $1 + $2,
+        first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
+        last_timestamp = $5, last_value = $6, last_flags = $7,
+        version = version + 1,
+        last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
+      WHERE id = $9`,
+    [deleted, n, from, first, ...lastRecord, Date.now(), seriesId]));
   }
 
-  /** Streams the records in with COPY and merges their daily aggregates into the blocks. */
-  private async storeRecords(client: pg.PoolClient, seriesId: number, batch: RecordBatch): Promise<void> {
-    await pipeline(Readable.from(copyLines(seriesId, batch)), client.query(copyFrom(
+  /** Streams the records of the batches in with one COPY. */
+  private async copyRecords(client: pg.PoolClient, seriesId: number, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): Promise<void> {
+    await pipeline(Readable.from(copyText(seriesId, batches)), client.query(copyFrom(
       "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN")));
-    const blocks = batchBlocks(batch);
+  }
+
+  /** Merges daily aggregates into the stored blocks. */
+  private async mergeBlocks(client: pg.PoolClient, seriesId: number, blocks: BatchBlocks): Promise<void> {
     await client.query(q(`INSERT INTO timeseries_block AS b (timeseries_id, block_start, count, value_count, min, max, sum)
       SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[])
       ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
@@ -266,22 +338,31 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 }
 
+type LastRecord = [number | null, number | null, string | null];
+
+/** The timestamp, value and flags of a batch's last record. */
+function lastOf(batch: RecordBatch): [number, number | null, string] {
+  const i = batch.timestamps.length - 1;
+  return [batch.timestamps[i], nullable(batch.values[i]), batch.flags[i]];
+}
+
 function nullable(v: number): number | null {
   return v === v ? v : null;
 }
 
 /** COPY text format, in chunks of about 64 KB. Flags cannot hold tabs or newlines; backslashes are escaped. */
-function* copyLines(seriesId: number, batch: RecordBatch): Generator<string> {
-  const { timestamps, values, flags } = batch;
+async function* copyText(seriesId: number, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): AsyncGenerator<string> {
   const prefix = `${seriesId}\t`;
   let chunk = "";
-  for (let i = 0; i < timestamps.length; i++) {
-    const v = values[i];
-    const f = flags[i];
-    chunk += prefix + timestamps[i] + "\t" + (v === v ? String(v) : "\\N") + "\t" + (f.includes("\\") ? f.replaceAll("\\", "\\\\") : f) + "\n";
-    if (chunk.length > 65_536) {
-      yield chunk;
-      chunk = "";
+  for await (const { timestamps, values, flags } of batches) {
+    for (let i = 0; i < timestamps.length; i++) {
+      const v = values[i];
+      const f = flags[i];
+      chunk += prefix + timestamps[i] + "\t" + (v === v ? String(v) : "\\N") + "\t" + (f.includes("\\") ? f.replaceAll("\\", "\\\\") : f) + "\n";
+      if (chunk.length > 65_536) {
+        yield chunk;
+        chunk = "";
+      }
     }
   }
   if (chunk) yield chunk;

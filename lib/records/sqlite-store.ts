@@ -1,14 +1,14 @@
 import type { Statement } from "better-sqlite3";
 import { sqliteValue, type Db } from "@/lib/db";
-import type { SqliteDatabase } from "@/lib/db/sqlite";
+import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { logError } from "@/lib/log";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
-  type SeriesSummary, type WriteOptions, type WriteResult,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY,
+  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
+  RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -19,17 +19,24 @@ const ROWS_PER_INSERT = 250;
  * under the process's write lock, with prepared statements; reads take chunks by key.
  */
 export class SqliteRecordsStore implements RecordsStore {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<SqliteDatabase, Map<string, Statement>>();
   private readChunk: ReturnType<typeof chunkReader> | null = null;
   private readAheadWorker: SqliteReadAhead | null = null;
+  /**
+   * The connection of chunked writes, whose transaction stays open while their chunks arrive:
+   * readers on the process's connection go on seeing the last commit meanwhile.
+   */
+  private chunkConn: SqliteDatabase | null = null;
 
   constructor(private readonly db: Db, private readonly conn: SqliteDatabase) {}
 
-  private stmt(sql: string): Statement {
-    let s = this.statements.get(sql);
+  private stmt(sql: string, conn = this.conn): Statement {
+    let cache = this.statements.get(conn);
+    if (!cache) this.statements.set(conn, (cache = new Map()));
+    let s = cache.get(sql);
     if (!s) {
-      s = this.conn.prepare(sql);
-      this.statements.set(sql, s);
+      s = conn.prepare(sql);
+      cache.set(sql, s);
     }
     return s;
   }
@@ -50,6 +57,62 @@ export class SqliteRecordsStore implements RecordsStore {
     });
   }
 
+  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    const { first, rest } = await firstChunk(chunks);
+    try {
+      if (first === null && options.replaceFrom === undefined) return 0;
+      return await this.db.withWriteLock(async () => {
+        const conn = (this.chunkConn ??= openSqlite(this.conn.name));
+        conn.exec("BEGIN IMMEDIATE");
+        try {
+          const written = await this.writeChunksInTransaction(conn, seriesId, first, chunksFrom(first, rest), options);
+          conn.exec(written > 0 || options.replaceFrom !== undefined ? "COMMIT" : "ROLLBACK");
+          return written;
+        } catch (e) {
+          if (conn.inTransaction) conn.exec("ROLLBACK");
+          throw e;
+        }
+      });
+    } finally {
+      await rest.return?.();
+    }
+  }
+
+  private async writeChunksInTransaction(
+    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions,
+  ): Promise<number> {
+    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?", conn).get(seriesId) as { last_timestamp: number | null } | undefined;
+    if (!row) throw new Error(`time series ${seriesId} does not exist`);
+    const firstT = first === null ? null : first.timestamps[0];
+    const replacing = options.replaceFrom !== undefined;
+    const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
+    let deleted = 0;
+    if (replacing) {
+      checkReplacement(from, first ?? { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] });
+      deleted = this.deleteFrom(conn, seriesId, from, first !== null);
+    } else if (row.last_timestamp !== null && firstT! <= row.last_timestamp) {
+      throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${row.last_timestamp})`);
+    }
+    const blocks = new BlockBuilder();
+    let n = 0;
+    let last: RecordBatch | null = null;
+    for await (const chunk of chunks) {
+      this.insertRecords(seriesId, chunk, conn);
+      blocks.add(chunk);
+      n += chunk.timestamps.length;
+      last = chunk;
+    }
+    if (n > 0) this.mergeBlocks(seriesId, blocks.blocks(), conn);
+    const lastRecord = last === null ? null : lastOf(last);
+    if (replacing) {
+      if (deleted > 0 || n > 0) this.replacedSummary(conn, seriesId, from, deleted, n, firstT, lastRecord);
+    } else if (n > 0) {
+      this.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
+    }
+    if (n > 0 || replacing) this.runAlso({ also: options.also?.(from) }, conn);
+    return n;
+  }
+
   /** Runs `fn` in one synchronous transaction under the process's write lock. */
   private transaction<T>(fn: () => { value: T; commit: boolean }): Promise<T> {
     return this.db.withWriteLock(() => {
@@ -67,8 +130,8 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   /** The write's `also` statements, on this connection, inside its transaction. */
-  private runAlso(options: AlsoOptions): void {
-    for (const sql of options.also ?? []) this.stmt(sql.sql).run(sql.values.map(sqliteValue));
+  private runAlso(options: AlsoOptions, conn = this.conn): void {
+    for (const sql of options.also ?? []) this.stmt(sql.sql, conn).run(sql.values.map(sqliteValue));
   }
 
   private writeInTransaction(seriesId: number, batch: RecordBatch, options: WriteOptions): WriteResult {
@@ -88,8 +151,46 @@ export class SqliteRecordsStore implements RecordsStore {
     if (n === 0 || options.dryRun) return { ok: true, stored: n };
 
     this.insertRecords(seriesId, batch);
-    this.mergeBlocks(seriesId, batch);
-    const lastIndex = n - 1;
+    this.mergeBlocks(seriesId, batchBlocks(batch));
+    this.appendedSummary(this.conn, seriesId, n, batch.timestamps[0], lastOf(batch));
+    this.runAlso(options);
+    return { ok: true, stored: n };
+  }
+
+  private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
+    if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
+    const n = batch.timestamps.length;
+    const deleted = this.deleteFrom(this.conn, seriesId, from, n > 0);
+    if (deleted > 0 || n > 0) {
+      if (n > 0) {
+        this.insertRecords(seriesId, batch);
+        this.mergeBlocks(seriesId, batchBlocks(batch));
+      }
+      this.replacedSummary(this.conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
+    }
+    this.runAlso(options);
+    return n;
+  }
+
+  /**
+   * The first half of a replacement: deletes the records from `from` on and, when records were
+   * deleted or are to be written, counts the block of the day holding `from` again from its
+   * earlier records. Returns the number deleted.
+   */
+  private deleteFrom(conn: SqliteDatabase, seriesId: number, from: number, writing: boolean): number {
+    const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?", conn).run(seriesId, from).changes;
+    if (deleted === 0 && !writing) return 0;
+    const day = blockStart(from);
+    this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?", conn).run(seriesId, day);
+    this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+      SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
+      WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`, conn).run(seriesId, day, seriesId, day, from);
+    return deleted;
+  }
+
+  /** The summary after `n` records were appended, the first at `first`. */
+  private appendedSummary(conn: SqliteDatabase, seriesId: number, n: number, first: number, last: LastRecord): void {
+    const [t, value, flags] = last;
     this.stmt(`UPDATE timeseries SET
         record_count = record_count + ?,
         first_timestamp = CASE WHEN first_timestamp IS NULL OR first_timestamp > ? THEN ? ELSE first_timestamp END,
@@ -98,51 +199,27 @@ export class SqliteRecordsStore implements RecordsStore {
         last_timestamp = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_timestamp END,
         version = version + 1,
         last_modified = ?
-      WHERE id = ?`).run(
-      n, batch.timestamps[0], batch.timestamps[0],
-      batch.timestamps[lastIndex], nullable(batch.values[lastIndex]),
-      batch.timestamps[lastIndex], batch.flags[lastIndex],
-      batch.timestamps[lastIndex], batch.timestamps[lastIndex],
-      Date.now(), seriesId);
-    this.runAlso(options);
-    return { ok: true, stored: n };
+      WHERE id = ?`, conn).run(n, first, first, t, value, t, flags, t, t, Date.now(), seriesId);
   }
 
-  private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
-    if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
-    const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?").run(seriesId, from).changes;
-    const n = batch.timestamps.length;
-    if (deleted > 0 || n > 0) {
-      // The day holding `from` keeps its earlier records: its block is counted again from them.
-      const day = blockStart(from);
-      this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?").run(seriesId, day);
-      this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
-        SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
-        WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`).run(seriesId, day, seriesId, day, from);
-      if (n > 0) {
-        this.insertRecords(seriesId, batch);
-        this.mergeBlocks(seriesId, batch);
-      }
-      const last = n > 0
-        ? [batch.timestamps[n - 1], nullable(batch.values[n - 1]), batch.flags[n - 1]]
-        : (this.stmt("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1")
-          .raw(true).get(seriesId, from) as [number, number | null, string] | undefined) ?? [null, null, null];
-      this.stmt(`UPDATE timeseries SET
-          record_count = record_count - ? + ?,
-          first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
-          last_timestamp = ?, last_value = ?, last_flags = ?,
-          version = version + 1,
-          last_modified = ?
-        WHERE id = ?`).run(deleted, n, from, n > 0 ? batch.timestamps[0] : null, ...last, Date.now(), seriesId);
-    }
-    this.runAlso(options);
-    return n;
+  /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`, the last `last`). */
+  private replacedSummary(conn: SqliteDatabase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord | null): void {
+    const lastRecord = last
+      ?? (this.stmt("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1", conn)
+        .raw(true).get(seriesId, from) as LastRecord | undefined) ?? [null, null, null];
+    this.stmt(`UPDATE timeseries SET
+        record_count = record_count - ? + ?,
+        first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
+        last_timestamp = ?, last_value = ?, last_flags = ?,
+        version = version + 1,
+        last_modified = ?
+      WHERE id = ?`, conn).run(deleted, n, from, first, ...lastRecord, Date.now(), seriesId);
   }
 
-  private insertRecords(seriesId: number, batch: RecordBatch): void {
+  private insertRecords(seriesId: number, batch: RecordBatch, conn = this.conn): void {
     const { timestamps, values, flags } = batch;
     const n = timestamps.length;
-    const full = this.stmt(insertSql(ROWS_PER_INSERT));
+    const full = this.stmt(insertSql(ROWS_PER_INSERT), conn);
     const params: (number | string | null)[] = new Array(ROWS_PER_INSERT * 4);
     let i = 0;
     for (; i + ROWS_PER_INSERT <= n; i += ROWS_PER_INSERT) {
@@ -159,12 +236,11 @@ export class SqliteRecordsStore implements RecordsStore {
     if (rest > 0) {
       const tail: (number | string | null)[] = [];
       for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
-      this.stmt(insertSql(rest)).run(tail);
+      this.stmt(insertSql(rest), conn).run(tail);
     }
   }
 
-  private mergeBlocks(seriesId: number, batch: RecordBatch): void {
-    const blocks = batchBlocks(batch);
+  private mergeBlocks(seriesId: number, blocks: BatchBlocks, conn = this.conn): void {
     const upsert = this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
@@ -172,7 +248,7 @@ export class SqliteRecordsStore implements RecordsStore {
         value_count = value_count + excluded.value_count,
         min = COALESCE(MIN(min, excluded.min), min, excluded.min),
         max = COALESCE(MAX(max, excluded.max), max, excluded.max),
-        sum = CASE WHEN sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN sum ELSE sum + excluded.sum END`);
+        sum = CASE WHEN sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN sum ELSE sum + excluded.sum END`, conn);
     for (let k = 0; k < blocks.starts.length; k++) {
       upsert.run(seriesId, blocks.starts[k], blocks.counts[k], blocks.valueCounts[k], blocks.mins[k], blocks.maxs[k], blocks.sums[k]);
     }
@@ -196,6 +272,8 @@ export class SqliteRecordsStore implements RecordsStore {
 
   close(): void {
     this.readAheadWorker?.close();
+    this.chunkConn?.close();
+    this.chunkConn = null;
   }
 
   async summary(seriesId: number): Promise<SeriesSummary | null> {
@@ -252,6 +330,14 @@ export class SqliteRecordsStore implements RecordsStore {
     const rows = this.stmt(sql).raw(true).all(params) as [number, number, number | null, number | null, number | null][];
     for (const [i, count, min, max, sum] of rows) mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
   }
+}
+
+type LastRecord = [number | null, number | null, string | null];
+
+/** The timestamp, value and flags of a batch's last record. */
+function lastOf(batch: RecordBatch): [number, number | null, string] {
+  const i = batch.timestamps.length - 1;
+  return [batch.timestamps[i], nullable(batch.values[i]), batch.flags[i]];
 }
 
 function nullable(v: number): number | null {

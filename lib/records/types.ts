@@ -63,6 +63,25 @@ export interface WriteOptions extends AlsoOptions {
 
 export type WriteResult = { ok: true; stored: number } | { ok: false; errors: string[] };
 
+/** How `writeChunks` stores the records: appended (the default), or replacing the series' records from `replaceFrom` on. */
+export interface ChunkedWriteOptions {
+  /**
+   * Replace, as `replace` does, the records from this timestamp on (from the first chunk's first
+   * record when that is earlier).
+   */
+  readonly replaceFrom?: number;
+  /**
+   * The write's statements (as AlsoOptions.also), given the first timestamp written (a
+   * replacement's effective `from`); not called when an append stores nothing.
+   */
+  readonly also?: (first: number) => readonly Prisma.Sql[];
+}
+
+/** An append whose first record is not later than the last stored one: nothing was written. */
+export class RecordsOverlap extends Error {
+  override readonly name = "RecordsOverlap";
+}
+
 /** A chunk of records read in timestamp order. `values` has NaN for null. */
 export interface RecordChunk {
   readonly timestamps: Float64Array;
@@ -84,6 +103,14 @@ export interface RecordsStore {
    * Returns the number of records written. Readers see the old records or the new, never a mixture.
    */
   replace(seriesId: number, from: number, batch: RecordBatch, options?: ReplaceOptions): Promise<number>;
+  /**
+   * An append (or a replacement) whose records arrive in chunks, each sorted and later than the
+   * one before, without holding them all in memory: one transaction, begun once the first
+   * non-empty chunk (or the end) has arrived, into which each chunk is written as it comes; a
+   * failure of `chunks` rolls it back, so readers see all the records or none. Returns the
+   * number of records written. An append that overlaps the stored records throws RecordsOverlap.
+   */
+  writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options?: ChunkedWriteOptions): Promise<number>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
@@ -148,36 +175,98 @@ export interface BatchBlocks {
   sums: (number | null)[];
 }
 
-export function batchBlocks(batch: RecordBatch): BatchBlocks {
-  const out: BatchBlocks = { starts: [], counts: [], valueCounts: [], mins: [], maxs: [], sums: [] };
-  const { timestamps, values } = batch;
-  let i = 0;
-  while (i < timestamps.length) {
-    const start = blockStart(timestamps[i]);
-    const end = start + DAY;
-    let count = 0;
-    let valueCount = 0;
-    let min = Infinity;
-    let max = -Infinity;
-    let sum = 0;
-    for (; i < timestamps.length && timestamps[i] < end; i++) {
-      count++;
+/**
+ * The first non-empty chunk of `chunks` (null at their end), and the iterator to read the rest
+ * from: a chunked write reads it before it begins its transaction.
+ */
+export async function firstChunk(chunks: AsyncIterable<RecordBatch>): Promise<{ first: RecordBatch | null; rest: AsyncIterator<RecordBatch> }> {
+  const rest = chunks[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return { first: null, rest };
+    if (next.value.timestamps.length > 0) return { first: next.value, rest };
+  }
+}
+
+/** The chunks `first` and then the non-empty ones of `rest`, each checked to follow the one before. */
+export async function* chunksFrom(first: RecordBatch | null, rest: AsyncIterator<RecordBatch>): AsyncGenerator<RecordBatch> {
+  if (first === null) return;
+  yield first;
+  let last = first.timestamps[first.timestamps.length - 1];
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    const chunk = next.value;
+    const n = chunk.timestamps.length;
+    if (n === 0) continue;
+    if (chunk.timestamps[0] <= last) throw new Error(`writeChunks: a chunk starts at ${chunk.timestamps[0]}, not after ${last}`);
+    last = chunk.timestamps[n - 1];
+    yield chunk;
+  }
+}
+
+/**
+ * The daily blocks of records added in order, chunk after chunk: a day that spans two chunks is
+ * summed on in the same order as in one batch, so the blocks are those of the whole batch.
+ */
+export class BlockBuilder {
+  readonly out: BatchBlocks = { starts: [], counts: [], valueCounts: [], mins: [], maxs: [], sums: [] };
+  private start = NaN;
+  private count = 0;
+  private valueCount = 0;
+  private min = Infinity;
+  private max = -Infinity;
+  private sum = 0;
+
+  add(batch: RecordBatch): this {
+    const { timestamps, values } = batch;
+    let end = this.start + DAY;
+    for (let i = 0; i < timestamps.length; i++) {
+      const t = timestamps[i];
+      if (!(t < end)) {
+        this.close();
+        this.start = blockStart(t);
+        end = this.start + DAY;
+      }
+      this.count++;
       const v = values[i];
       if (v === v) {
-        valueCount++;
-        if (v < min) min = v;
-        if (v > max) max = v;
-        sum += v;
+        this.valueCount++;
+        if (v < this.min) this.min = v;
+        if (v > this.max) this.max = v;
+        this.sum += v;
       }
     }
-    out.starts.push(start);
-    out.counts.push(count);
-    out.valueCounts.push(valueCount);
-    out.mins.push(valueCount ? min : null);
-    out.maxs.push(valueCount ? max : null);
-    out.sums.push(valueCount ? sum : null);
+    return this;
   }
-  return out;
+
+  /** The blocks of everything added. */
+  blocks(): BatchBlocks {
+    this.close();
+    return this.out;
+  }
+
+  private close(): void {
+    if (this.count > 0) {
+      const { out, valueCount } = this;
+      out.starts.push(this.start);
+      out.counts.push(this.count);
+      out.valueCounts.push(valueCount);
+      out.mins.push(valueCount ? this.min : null);
+      out.maxs.push(valueCount ? this.max : null);
+      out.sums.push(valueCount ? this.sum : null);
+    }
+    this.start = NaN;
+    this.count = 0;
+    this.valueCount = 0;
+    this.min = Infinity;
+    this.max = -Infinity;
+    this.sum = 0;
+  }
+}
+
+export function batchBlocks(batch: RecordBatch): BatchBlocks {
+  return new BlockBuilder().add(batch).blocks();
 }
 
 /** Adds an aggregate of `count` non-null values to interval i. */

@@ -197,43 +197,82 @@ export class Remote {
 
   /**
    * The records of a series' data/ (CSV, UTC) from `start` (epoch seconds, inclusive) or
-   * `end`, read as they arrive. Null when the credentials may not read them (401/403). No
-   * bytes for timeoutMs, an error status or a line that is not a record line fail.
+   * `end`, read whole. Null when the credentials may not read them (401/403).
    */
   async records(dataPath: string, range: { start?: number; end?: number }, onRecords?: (n: number) => void): Promise<RecordBatch | null> {
+    const chunks = await this.recordChunks(dataPath, range);
+    if (chunks === null) return null;
+    const all: RecordBatch[] = [];
+    let n = 0;
+    for await (const chunk of chunks) {
+      all.push(chunk);
+      n += chunk.timestamps.length;
+      onRecords?.(n);
+    }
+    return concatBatches(all, n);
+  }
+
+  /**
+   * The records of a series' data/ as `records` reads them, in chunks as they arrive (about a
+   * megabyte of text each), for a consumer that writes them on while the rest comes. Null when
+   * the credentials may not read them. Waiting timeoutMs for bytes (only while the consumer
+   * asks for the next chunk), an error status or a line that is not a record line fail.
+   */
+  async recordChunks(dataPath: string, range: { start?: number; end?: number }): Promise<AsyncGenerator<RecordBatch> | null> {
     const url = new URL(this.url(dataPath));
     url.searchParams.set("fmt", "csv");
     url.searchParams.set("timezone", "UTC");
     if (range.start !== undefined) url.searchParams.set("start_date", isoOffset(range.start));
     if (range.end !== undefined) url.searchParams.set("end_date", isoOffset(range.end));
     const controller = new AbortController();
-    let timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const idle = () => {
+    let timer: NodeJS.Timeout | undefined;
+    const waiting = () => {
       clearTimeout(timer);
       timer = setTimeout(() => controller.abort(), this.timeoutMs);
     };
+    const idle = () => clearTimeout(timer);
+    waiting();
+    let response: Response;
     try {
-      const response = await this.send("GET", url.toString(), undefined, controller.signal);
+      response = await this.send("GET", url.toString(), undefined, controller.signal);
       if (response.status === 401 || response.status === 403) {
         await response.body?.cancel().catch(() => undefined);
         return null;
       }
       if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(await this.text(response, url.toString()))}`);
-      const reader = new RecordLineReader(UTC);
-      try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          idle();
-          reader.pushBytes(chunk);
-          onRecords?.(reader.length);
-        }
-        return reader.end();
-      } catch (error) {
-        if (error instanceof MalformedRecords) throw new SourceError(`GET ${url}: malformed records: ${error.problems.slice(0, 3).join("; ")}`);
-        throw this.failure("GET", url.toString(), error);
-      }
     } finally {
-      clearTimeout(timer);
+      idle();
     }
+    const body = response.body!.getReader();
+    const failure = (error: unknown) => {
+      if (error instanceof MalformedRecords) return new SourceError(`GET ${url}: malformed records: ${error.problems.slice(0, 3).join("; ")}`);
+      return this.failure("GET", url.toString(), error);
+    };
+    return (async function* () {
+      const reader = new RecordLineReader(UTC);
+      let ended = false;
+      try {
+        for (;;) {
+          let next: ReadableStreamReadResult<Uint8Array>;
+          waiting();
+          try {
+            next = await body.read();
+          } finally {
+            idle();
+          }
+          if (next.done) break;
+          reader.pushBytes(next.value);
+          if (reader.pendingRecords > 0) yield reader.take();
+        }
+        ended = true;
+        const rest = reader.end();
+        if (rest.timestamps.length > 0) yield rest;
+      } catch (error) {
+        throw failure(error);
+      } finally {
+        if (!ended) await body.cancel().catch(() => undefined);
+      }
+    })();
   }
 
   /** The bytes of a file or image (its `content` link) and the name the source gives it. */
@@ -297,6 +336,22 @@ export class Remote {
     }
     return counts;
   }
+}
+
+/** One batch of the records of consecutive batches. */
+function concatBatches(batches: RecordBatch[], n: number): RecordBatch {
+  if (batches.length === 1) return batches[0];
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  const flags: string[] = [];
+  let at = 0;
+  for (const b of batches) {
+    timestamps.set(b.timestamps, at);
+    values.set(b.values, at);
+    for (const f of b.flags) flags.push(f);
+    at += b.timestamps.length;
+  }
+  return { timestamps, values, flags };
 }
 
 export function isObject(value: unknown): value is Json {

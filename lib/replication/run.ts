@@ -17,7 +17,7 @@ import { parsePointGeom } from "@/lib/geo/wkt";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
-import { records } from "@/lib/records";
+import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
 import { discard, sanitizeFileName, storeContent } from "@/lib/services/attachment-writes";
@@ -99,6 +99,8 @@ interface SeriesWork {
 }
 
 const STATION_CONCURRENCY = 8;
+/** Above this many stations (or for the whole source) the legacy model lists are read instead of each station's lists. */
+const BULK_FROM_STATIONS = 20;
 const RECORDS_CONCURRENCY = 2;
 const WARNINGS_KEPT = 100;
 
@@ -151,13 +153,20 @@ class Lookups {
 
   constructor(private readonly run: Run) {}
 
+  /**
+   * The source's list of a lookup kind. The first one asked for starts the others too: a
+   * station being written needs most of them, and then they come in one round trip, not one
+   * after another (a failure is the failure of the one that is used).
+   */
   private remote(kind: LookupKind): Promise<Map<number, Json>> {
-    let list = this.remoteLists.get(kind);
-    if (!list) {
-      list = this.run.remote.list(`${LOOKUP_PATHS[kind]}/`).then((items) => new Map(items.map((o) => [o.id as number, o])));
-      this.remoteLists.set(kind, list);
+    if (this.remoteLists.size === 0) {
+      for (const k of Object.keys(LOOKUP_PATHS) as LookupKind[]) {
+        const list = this.run.remote.list(`${LOOKUP_PATHS[k]}/`).then((items) => new Map(items.map((o) => [o.id as number, o])));
+        list.catch(() => undefined);
+        this.remoteLists.set(k, list);
+      }
     }
-    return list;
+    return this.remoteLists.get(kind)!;
   }
 
   private local(kind: LookupKind): Promise<{ byKey: Map<string, number>; ids: Set<number> }> {
@@ -293,7 +302,7 @@ class Run {
   private readonly work: SeriesWork[] = [];
   /** Whether the source moves a series' last_modified when its records change (this service does). */
   private tracksRecordChanges = false;
-  private counts: Map<number, number> | null | undefined;
+  private counts: Promise<Map<number, number> | null> | undefined;
   private bulk: Bulk | null = null;
   private recordsCopied = 0;
 
@@ -326,7 +335,8 @@ class Run {
     try {
       const stations = await this.remote.list(`stations/${this.options.query ? `?q=${encodeURIComponent(this.options.query)}` : ""}`);
       this.tracksRecordChanges = stations.length > 0 && stations.every((s) => "stype" in s);
-      if (this.tracksRecordChanges) await this.readBulk();
+      // The lists of every object of the source pay off when the run reads much of it, not for a few stations of a large source.
+      if (this.tracksRecordChanges && (this.options.query === "" || stations.length > BULK_FROM_STATIONS)) await this.readBulk();
       let done = 0;
       const progress = () => this.options.onProgress?.({ phase: "objects", done, total: stations.length, records: 0, recordsExpected: null });
       progress();
@@ -517,7 +527,7 @@ class Run {
           await tx.stationStype.deleteMany({ where: { stationId } });
         }
         if (station.change !== "same") {
-          await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
+          if (stypes.length) await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
           await writeExactFloats(tx, "station", stationId, { lon: point.lon, lat: point.lat, altitude: stationData.altitude });
         }
         ids.set(station, stationId);
@@ -628,17 +638,19 @@ class Run {
     let done = this.work.length - todo.length;
     const total = this.work.length;
     let expected: number | null = null;
-    if (todo.length > 0 && this.tracksRecordChanges) {
-      const counts = await this.recordCounts();
-      if (counts) {
-        expected = 0;
-        for (const w of todo) {
-          const local = w.localId === null ? 0 : (await records().summary(w.localId))?.count ?? 0;
-          expected += Math.max(0, (counts.get(w.remote.id as number) ?? 0) - local);
-        }
-      }
-    }
     const progress = () => this.options.onProgress?.({ phase: "records", done, total, records: this.recordsCopied, recordsExpected: expected });
+    let expecting: Promise<void> = Promise.resolve();
+    if (todo.length > 0 && this.tracksRecordChanges) {
+      const local: number[] = [];
+      for (const w of todo) local.push(w.localId === null ? 0 : (await records().summary(w.localId))?.count ?? 0);
+      // The source's counts (its station export) arrive while the first series are copied.
+      expecting = this.recordCounts().then((counts) => {
+        if (!counts) return;
+        expected = todo.reduce((sum, w, i) => sum + Math.max(0, (counts.get(w.remote.id as number) ?? 0) - local[i]), 0);
+        progress();
+      });
+      expecting.catch(() => undefined); // awaited after the series
+    }
     progress();
     let last = 0;
     await pool(todo, RECORDS_CONCURRENCY, async (w) => {
@@ -654,10 +666,12 @@ class Run {
       done++;
       progress();
     });
+    await expecting;
   }
 
-  private async recordCounts(): Promise<Map<number, number> | null> {
-    if (this.counts === undefined) this.counts = await this.remote.recordCounts(this.options.query);
+  /** The source's record counts, requested once per run. */
+  private recordCounts(): Promise<Map<number, number> | null> {
+    this.counts ??= this.remote.recordCounts(this.options.query);
     return this.counts;
   }
 
@@ -672,9 +686,9 @@ class Run {
     };
     const refused = () => this.warn(`${w.label}: its records were not copied: the source does not let these credentials read them`);
     if (!summary || summary.count === 0 || summary.first === null || summary.last === null) {
-      const all = await this.remote.records(w.dataPath, {}, onRecords);
-      if (all === null) return refused();
-      await this.store(w, all, "append", summary?.first ?? null);
+      const chunks = await this.remote.recordChunks(w.dataPath, {});
+      if (chunks === null) return refused();
+      await this.storeChunks(w, counting(chunks, onRecords), null);
       return;
     }
     const tail = await this.remote.records(w.dataPath, { start: summary.last }, onRecords);
@@ -692,13 +706,13 @@ class Run {
     }
     if (same) {
       const fresh = slice(tail, 1);
-      await this.store(w, fresh, "append", null);
+      await this.store(w, fresh);
       return;
     }
     this.report.recopied++;
-    const all = await this.remote.records(w.dataPath, {}, onRecords);
-    if (all === null) return refused();
-    await this.store(w, all, "replace", summary.first);
+    const chunks = await this.remote.recordChunks(w.dataPath, {});
+    if (chunks === null) return refused();
+    await this.storeChunks(w, counting(chunks, onRecords), summary.first);
   }
 
   private sameRecord(w: SeriesWork, batch: RecordBatch, i: number, t: number, value: number | null, flags: string): boolean {
@@ -707,23 +721,51 @@ class Run {
   }
 
   /**
-   * Appends (or replaces the series with) the batch in one transaction that also moves the
+   * The whole series as the source streams it: appended to an empty series (localFirst null) or
+   * replacing the stored records, chunk by chunk as they arrive, in one transaction that also
+   * moves the records mark and queues what a write of records causes here (as for an upload).
+   */
+  private async storeChunks(w: SeriesWork, chunks: AsyncIterable<RecordBatch>, localFirst: number | null): Promise<void> {
+    if (this.dryRun || w.localId === null) {
+      for await (const chunk of chunks) this.report.records += chunk.timestamps.length;
+      return;
+    }
+    const seriesId = w.localId;
+    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...seriesWrittenStatements(seriesId, first)];
+    let written: number;
+    try {
+      written = await records().writeChunks(seriesId, chunks, localFirst === null ? { also } : { replaceFrom: localFirst, also });
+    } catch (error) {
+      if (error instanceof RecordsOverlap) throw new SourceError(`${w.label}: the source's records overlap those copied before`);
+      throw error;
+    }
+    this.report.records += written;
+    if (written > 0 || localFirst !== null) notifyJobsQueued();
+    else await this.moveRecordsMark(w);
+    const entry = this.map.get(key("series", w.remote.id as number));
+    if (entry) entry.recordsMark = w.mark;
+  }
+
+  /** Moves a series' records mark when no records were written. */
+  private async moveRecordsMark(w: SeriesWork): Promise<void> {
+    if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) {
+      await db().write((tx) => tx.$executeRaw(this.recordsMarkSql(w.remote.id as number, w.mark)));
+    }
+  }
+
+  /**
+   * Appends the batch (the new records of a series) in one transaction that also moves the
    * records mark and queues what a write of records causes here (processing, as for an upload).
    */
-  private async store(w: SeriesWork, batch: RecordBatch, how: "append" | "replace", localFirst: number | null): Promise<void> {
+  private async store(w: SeriesWork, batch: RecordBatch): Promise<void> {
     const n = batch.timestamps.length;
     if (this.dryRun || w.localId === null) {
       this.report.records += n;
       return;
     }
     const mark = [this.recordsMarkSql(w.remote.id as number, w.mark)];
-    if (how === "replace") {
-      const from = Math.min(localFirst ?? Infinity, n ? batch.timestamps[0] : Infinity);
-      const written = Number.isFinite(from) ? seriesWrittenStatements(w.localId, from) : [];
-      this.report.records += await records().replace(w.localId, Number.isFinite(from) ? from : 0, batch, { also: [...mark, ...written] });
-      if (written.length) notifyJobsQueued();
-    } else if (n === 0) {
-      if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) await db().write((tx) => tx.$executeRaw(mark[0]));
+    if (n === 0) {
+      await this.moveRecordsMark(w);
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",
@@ -806,6 +848,16 @@ async function firstRecord(seriesId: number, t: number): Promise<{ value: number
 
 function slice(batch: RecordBatch, from: number): RecordBatch {
   return { timestamps: batch.timestamps.subarray(from), values: batch.values.subarray(from), flags: batch.flags.slice(from) };
+}
+
+/** The chunks, with the running number of their records told to `counted`. */
+async function* counting(chunks: AsyncIterable<RecordBatch>, counted: (n: number) => void): AsyncGenerator<RecordBatch> {
+  let n = 0;
+  for await (const chunk of chunks) {
+    n += chunk.timestamps.length;
+    counted(n);
+    yield chunk;
+  }
 }
 
 /** Runs `fn` over the items, at most `limit` at once; the first failure stops the rest and is thrown. */

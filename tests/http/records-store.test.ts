@@ -3,7 +3,7 @@ import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { random } from "@/lib/demo";
-import { records, type RecordChunk } from "@/lib/records";
+import { records, RecordsOverlap, type RecordChunk } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 
@@ -169,6 +169,80 @@ describe(`records store replace (${DIALECT})`, () => {
       expect(a.summary.count, `seed ${seed}`).toBe(current.length);
     }
   }, 120_000);
+
+  /** The rows as chunks of random sizes (some empty). */
+  async function* chunked(rand: () => number, rows: Rec[]) {
+    for (let i = 0; i < rows.length;) {
+      const size = rand() < 0.1 ? 0 : 1 + Math.floor(rand() * 700);
+      yield batchOf(rows.slice(i, i + size));
+      i += size;
+    }
+  }
+
+  it("writes records that arrive in chunks as one write (or replace) of them all", async () => {
+    const gid = await f.group(await f.station());
+    for (let seed = 1; seed <= 12; seed++) {
+      const rand = random(seed);
+      const chunks = await f.series(gid, { type: "Aggregated", name: `chunks ${seed}` });
+      let current = recordsFrom(rand, BASE, Math.floor(rand() * 3000));
+      expect(await records().writeChunks(chunks, chunked(rand, current))).toBe(current.length);
+      const more = recordsFrom(rand, current.at(-1)?.[0] ?? BASE, Math.floor(rand() * 1000));
+      expect(await records().writeChunks(chunks, chunked(rand, more))).toBe(more.length);
+      current = [...current, ...more];
+      const first = current[0]?.[0] ?? BASE;
+      const last = current.at(-1)?.[0] ?? BASE;
+      const from = Math.floor(first - DAY_S + rand() * (last - first + 2 * DAY_S));
+      const batch = rand() < 0.15 ? [] : recordsFrom(rand, from - 600 + 600 * Math.floor(rand() * 3), Math.floor(rand() * 2500));
+      const froms: number[] = [];
+      const also = (t: number) => {
+        froms.push(t);
+        return [Prisma.sql`UPDATE timeseries SET name = ${`chunks ${seed} from ${t}`} WHERE id = ${chunks}`];
+      };
+      expect(await records().writeChunks(chunks, chunked(rand, batch), { replaceFrom: from, also })).toBe(batch.length);
+      expect(froms).toEqual([Math.min(from, batch[0]?.[0] ?? Infinity)]);
+      expect((await db().prisma.timeseries.findUnique({ where: { id: chunks } }))!.name).toBe(`chunks ${seed} from ${froms[0]}`);
+      current = [...current.filter((r) => r[0] < from), ...batch];
+      const once = await f.series(gid, { type: "Aggregated", name: `chunks once ${seed}` });
+      if (current.length) await append(once, current);
+      const a = await observed(chunks, random(seed * 31));
+      const b = await observed(once, random(seed * 31));
+      expect(a, `seed ${seed}`).toEqual(b);
+    }
+  }, 120_000);
+
+  it("shows chunks to no reader before the last has come, writes nothing when they fail, and refuses an overlapping append", async () => {
+    const tid = await f.series(await f.group(await f.station()));
+    await append(tid, [[BASE, 1, ""], [BASE + 600, 2, ""]]);
+    const before = { summary: await records().summary(tid), records: await readAllOf(tid), blocks: await blocks(tid) };
+    const now = async () => ({ summary: await records().summary(tid), records: await readAllOf(tid), blocks: await blocks(tid) });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const waiting = new Promise<void>((resolve) => (reached = resolve));
+    const failing = (async function* () {
+      yield batchOf([[BASE + 1200, 3, ""]]);
+      yield batchOf([[BASE + 1800, 4, ""], [BASE + 2400, 5, "X"]]);
+      reached();
+      await gate;
+      throw new Error("the source broke off");
+    })();
+    const writing = records().writeChunks(tid, failing, { also: () => [Prisma.sql`UPDATE timeseries SET name = 'changed' WHERE id = ${tid}`] });
+    await waiting;
+    expect(await now()).toEqual(before);
+    release();
+    await expect(writing).rejects.toThrow("the source broke off");
+    expect(await now()).toEqual(before);
+    expect((await db().prisma.timeseries.findUnique({ where: { id: tid } }))!.name).not.toBe("changed");
+
+    await expect(records().writeChunks(tid, chunked(random(1), [[BASE + 600, 9, ""], [BASE + 1200, 9, ""]]))).rejects.toThrow(RecordsOverlap);
+    expect(await records().writeChunks(tid, chunked(random(1), []))).toBe(0);
+    expect(await now()).toEqual(before);
+    await expect(records().writeChunks(tid, (async function* () {
+      yield batchOf([[BASE + 1200, 3, ""]]);
+      yield batchOf([[BASE + 1200, 4, ""]]);
+    })())).rejects.toThrow(/not after/);
+    expect(await now()).toEqual(before);
+  });
 
   it("raises the version, refuses a batch that starts before `from`, and changes nothing for an empty replacement after the end", async () => {
     const tid = await f.series(await f.group(await f.station()));
