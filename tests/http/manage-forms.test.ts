@@ -474,3 +474,77 @@ describe("the upload page and its store step (the page posts to the API with the
     expect((await s.http.get(data(t), { token: admin.user.token })).text).toBe("");
   });
 });
+
+describe("process forms: threshold lines and pasted curve points (processing.md §1)", () => {
+  const groupPage = (t: Tree) => `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`;
+  const processes = async (t: Tree) => (await api(`${group(t)}processes/`)).json.results as Record<string, unknown>[];
+
+  it("checks: thresholds one per line as `10min 7.3` (empty lines and spreadsheet cells too) are the API's list", async () => {
+    const t = await stationTree();
+    const form = await site().form(groupPage(t), editor.cookie, "New checks process");
+    const r = await post(form, { range_lower_bound: "-10", range_upper_bound: "50", rate_thresholds: "10min 7.3\n\n1h\t15,5\n", rate_symmetric: "true" }, editor);
+    expectLanded(r, new RegExp(`^/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/processes/\\d+/\\?done=process-created$`));
+    const checks = (await processes(t)).find((p) => p.type === "checks")!;
+    expect(checks.range_check).toEqual({ lower_bound: -10, upper_bound: 50, soft_lower_bound: null, soft_upper_bound: null });
+    expect(checks.rate_of_change_check).toEqual({ symmetric: true, remove_failing_values: false, thresholds: [{ delta_t: "10min", allowed_diff: 7.3 }, { delta_t: "1h", allowed_diff: 15.5 }] });
+  });
+
+  it("checks: the API's messages about threshold lines, told by line number; the lines kept; nothing saved", async () => {
+    const t = await stationTree();
+    const form = await site().form(groupPage(t), editor.cookie, "New checks process");
+    const typed = "10min 7.3\n2x 5\n\n1h\n30min -2";
+    const r = await post(form, { rate_thresholds: typed, rate_symmetric: "true" }, editor);
+    expect(r.status).toBe(200);
+    expect(fieldMessages(formHtml(r.text, "New checks process"))).toEqual([
+      'Line 2: delta_t: "2x" is not a valid time step.',
+      "Line 4: allowed_diff: This field is required.",
+    ]);
+    // (A browser sends, and shows again, a text area's lines ended by CR LF.)
+    expect(shownValue(r.text, "New checks process", "rate_thresholds")?.replace(/\r\n/g, "\n")).toBe(typed);
+    // Once they parse, the rules of the list, by line too.
+    const again = await post(form, { rate_thresholds: "10min 7.3\n\n30min -2", rate_symmetric: "true" }, editor);
+    expect(fieldMessages(formHtml(again.text, "New checks process"))).toEqual(["Line 3: allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0."]);
+    expect((await processes(t)).filter((p) => p.type === "checks")).toEqual([]);
+  });
+
+  it("curve interpolation: points pasted from a spreadsheet (tabs, decimal commas) or typed `x, y`", async () => {
+    const t = await stationTree();
+    const discharge = await f.group(t.sid, { name: "Discharge", variableId: variable, unitId: unit });
+    const form = await site().form(groupPage(t), editor.cookie, "New curve interpolation process");
+    const r = await post(form, {
+      target_timeseries_group: String(discharge),
+      period_0_start_date: "2020-01-01", period_0_end_date: "2020-12-31", period_0_points: "0,1\t0\r\n0,5\t1,25\r\n\r\n1,2\t4,75\r\n",
+    }, editor);
+    expectLanded(r, new RegExp(`^/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/processes/\\d+/\\?done=process-created$`));
+    const curve = (await processes(t)).find((p) => p.type === "curve_interpolation")!;
+    expect(curve.target_timeseries_group).toBe(discharge);
+    expect(curve.periods).toEqual([{ start_date: "2020-01-01", end_date: "2020-12-31", points: [[0.1, 0], [0.5, 1.25], [1.2, 4.75]] }]);
+    // The process page's form shows the stored points as tab-separated lines, and a second, empty period.
+    const page = await site().page(`/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/processes/${curve.id}/`, editor.cookie);
+    expect(shownValue(page.text, "Process", "period_0_points")).toBe("0.1\t0\n0.5\t1.25\n1.2\t4.75");
+    expect(shownValue(page.text, "Process", "period_1_points")).toBe("");
+  });
+
+  it("curve interpolation: the API's messages about points, told by period and line; what was pasted kept", async () => {
+    const t = await stationTree();
+    const discharge = await f.group(t.sid, { name: "Discharge", variableId: variable, unitId: unit });
+    const form = await site().form(groupPage(t), editor.cookie, "New curve interpolation process");
+    const points = "0.1, 0\n\n0.5 1.25 3\nabc\n0.1, 4";
+    const r = await post(form, {
+      target_timeseries_group: String(discharge),
+      period_0_start_date: "2020-01-01", period_0_end_date: "2020-12-31", period_0_points: points,
+    }, editor);
+    expect(r.status).toBe(200);
+    expect(fieldMessages(formHtml(r.text, "New curve interpolation process"))).toEqual([
+      "Period 1, line 3: A point is a pair of numbers [x, y].",
+      "Period 1, line 4: A point is a pair of numbers [x, y].",
+    ]);
+    expect(shownValue(r.text, "New curve interpolation process", "period_0_points")?.replace(/\r\n/g, "\n")).toBe(points);
+    const rules = await post(form, {
+      target_timeseries_group: String(discharge),
+      period_0_start_date: "2020-01-01", period_0_end_date: "2020-12-31", period_0_points: "0.1, 0\n0.1, 4",
+    }, editor);
+    expect(fieldMessages(formHtml(rules.text, "New curve interpolation process"))).toEqual(["Period 1, points: Each x may appear only once (0.1 appears twice)."]);
+    expect((await processes(t)).filter((p) => p.type === "curve_interpolation")).toEqual([]);
+  });
+});
