@@ -548,3 +548,25 @@ describe("process forms: threshold lines and pasted curve points (processing.md 
     expect((await processes(t)).filter((p) => p.type === "curve_interpolation")).toEqual([]);
   });
 });
+
+describe("the users' password reset and the people form's references", () => {
+  it("a password-reset e-mail: anonymous to the login page, a non-superuser the 403 page, a superuser told it was sent", async () => {
+    const t = await stationTree();
+    const page = `/manage/users/${t.userId}/`;
+    const form = await site().form(page, admin.cookie, "Password reset");
+    expectLogin(await post(form, {}, null), page);
+    expectForbidden(await post(form, {}, other));
+    const sent = await post(form, {}, admin);
+    expect(sent.status).toBe(200);
+    expect(sent.text).toContain(`<p class="message success" role="status">A password-reset e-mail has been sent to the user&#x27;s address.</p>`);
+  });
+
+  it("maintainers that do not exist: the API's message next to the field; nothing saved", async () => {
+    const t = await stationTree();
+    const form = await site().form(`/manage/stations/${t.sid}/`, editor.cookie, "Maintainers and data viewers");
+    const r = await post(form, { maintainers: ["", String(editor.user.id), "999999"] }, editor);
+    expect(r.status).toBe(200);
+    expect(fieldMessages(formHtml(r.text, "Maintainers and data viewers"))).toEqual(['Invalid pk "999999" - object does not exist.']);
+    expect((await api(station(t))).json.maintainers).toEqual([editor.user.id]);
+  });
+});
