@@ -27,7 +27,7 @@ import type { FormState, FormValues } from "@/lib/site/form-state";
 import { formInput, openedAt, submitForm } from "@/lib/site/manage-form";
 import { attachmentValues, eventValues, geomText, groupValues, lookupValues, seriesValues, stationValues } from "@/lib/site/manage-values";
 import { managePaths as paths } from "@/lib/site/manage-paths";
-import { processInput, processValues } from "@/lib/site/process-form";
+import { lineMessages, processInput, processValues } from "@/lib/site/process-form";
 import { typeName } from "@/lib/services/timeseries-types";
 
 /**
@@ -158,24 +158,29 @@ export async function removeSeries(sidValue: unknown, gidValue: unknown, tidValu
   });
 }
 
+/** A process form's answer, its messages about typed lines told by line number. */
+function processFormState(state: FormState, form: FormData): FormState {
+  return { ...state, errors: lineMessages(state.errors, form) };
+}
+
 /** Processes of a group (processing.md §1): the API's reader and service, from the reference-style fields. */
 export async function addProcess(sidValue: unknown, gidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const path = { stationId: id(sidValue), groupId: id(gidValue) };
-  return submitForm(prev, form, async (user) => {
+  return processFormState(await submitForm(prev, form, async (user) => {
     const pid = await createProcess(user, path, () => readProcess(processInput(form), "create"));
     return `${paths.process(path.stationId, path.groupId, pid)}?done=process-created`;
-  });
+  }), form);
 }
 
 export async function saveProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const path = { stationId: id(sidValue), groupId: id(gidValue), processId: id(pidValue) };
-  return submitForm(prev, form, async (user) => {
+  return processFormState(await submitForm(prev, form, async (user) => {
     await updateProcess(user, path, (found) => readProcess(processInput(form), "replace", found.process), { unchangedSince: openedAt(form) });
     return `${paths.process(path.stationId, path.groupId, path.processId)}?done=process-saved`;
   }, async () => {
     const found = await pathProcess(path).catch(() => null);
     return found && processValues(found.process);
-  });
+  }), form);
 }
 
 export async function removeProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {

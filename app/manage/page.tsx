@@ -3,7 +3,7 @@ import Link from "next/link";
 import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
 import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
 import { recentActivity } from "@/lib/services/activity";
-import { editableStations, type EditableStation } from "@/lib/services/manage";
+import { editableStations, failedProcesses, type EditableStation } from "@/lib/services/manage";
 import { manageUser, queryProblem } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { stationPath } from "@/lib/site/paths";
@@ -14,19 +14,21 @@ export const metadata: Metadata = { title: "Manage" };
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
 const PAGE_SIZE = 20;
+const FAILED_SHOWN = 20;
 
 /**
  * `{site}/manage/` (management.md §2): the stations the user may edit (searched with the syntax
- * of api.md §4.5), a "New station" link for those who may add stations, and the latest changes;
- * links to lookups and users for superusers.
+ * of api.md §4.5), a "New station" link for those who may add stations, the processes whose
+ * last run failed, and the latest changes; links to lookups and users for superusers.
  */
 export default async function ManageHome({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const q = typeof params.q === "string" ? params.q : "";
   const page = pageNumber(params.page);
   const user = await manageUser(`/manage/${q || page > 1 ? `?${new URLSearchParams({ q, page: String(page) })}` : ""}`);
-  const [activity, found] = await Promise.all([
+  const [activity, failed, found] = await Promise.all([
     recentActivity(user, 15),
+    failedProcesses(user, FAILED_SHOWN),
     editableStations(user, q, (page - 1) * PAGE_SIZE, PAGE_SIZE).then((r) => ({ ...r, problem: null }), (e) => ({ count: 0, stations: [] as EditableStation[], problem: queryProblem(e) })),
   ]);
   const { problem, ...result } = found;
@@ -72,7 +74,20 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
           <p className="muted small">{result.count} {result.count === 1 ? "station" : "stations"}</p>
           <Pager page={page} pages={Math.ceil(result.count / PAGE_SIZE)} params={q ? { q } : {}} path="/manage/" />
         </Section>
-        {/* PROCESSES (processing.md, issue 13): "processes whose last run failed" goes here, above the latest changes. */}
+        {failed.length > 0 && (
+          <Section id="failed-processes" title="Processes whose last run failed">
+            <ul className="item-list failed-processes">
+              {failed.map((p) => (
+                <li key={p.id}>
+                  <Link href={`${managePaths.group(p.stationId, p.groupId)}#processes`}>{p.stationName || `Station ${p.stationId}`} · {p.groupName}</Link>
+                  : <Link href={managePaths.process(p.stationId, p.groupId, p.id)}>{p.description}</Link>
+                  {p.failedAt && <span className="muted small"> · {formatDateTime(p.failedAt.getTime() / 1000, 0)} UTC</span>}
+                  <p className="message error small">{p.error}</p>
+                </li>
+              ))}
+            </ul>
+          </Section>
+        )}
         <Section id="activity" title="Latest changes">
           <ActivityList items={activity} empty="No changes yet." stationLinks />
         </Section>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
 import { FieldMessages } from "@/components/manage/Form";
+import UploadRuns from "@/components/manage/UploadRuns";
 import { useHydrated } from "@/components/site/useHydrated";
 
 /**
@@ -11,18 +12,22 @@ import { useHydrated } from "@/components/site/useHydrated";
  * is a dry run of `POST …/data/` (nothing stored: the count, first and last timestamps, and every
  * line error the API reports, with its line number); step 2 sends the same request to store it.
  * Both go to the API itself, with the session and the CSRF token, so the page says exactly what
- * the API says; a large file shows its upload progress.
+ * the API says; a large file shows its upload progress. Once stored, it shows the processing
+ * runs that the upload queued, until they finish.
  */
 export interface UploadFormProps {
   apiPath: string;
   defaultZone: string;
   chartHref: string;
   maxBytes: number;
+  /** The group's processes in the API, and in words by id. */
+  processesApi: string;
+  processes: Record<number, string>;
 }
 
 type Outcome =
   | { kind: "checked"; count: number; start: string | null; end: string | null; lines: string[] }
-  | { kind: "stored"; count: number; start: string | null; end: string | null }
+  | { kind: "stored"; count: number; start: string | null; end: string | null; at: number }
   | { kind: "refused"; errors: Record<string, string[]> };
 
 const ZONES = ["UTC", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT+1", "Europe/Athens", "Europe/London", "Europe/Berlin"];
@@ -39,7 +44,7 @@ function csrfToken(): string {
 }
 
 /** Sends the upload with XMLHttpRequest (fetch reports no upload progress). */
-function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown }> {
+function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown; date: number }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -52,7 +57,8 @@ function send(url: string, body: FormData, onProgress: (fraction: number) => voi
       } catch {
         json = null;
       }
-      resolve({ status: xhr.status, json });
+      const date = Date.parse(xhr.getResponseHeader("Date") ?? "");
+      resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now() });
     };
     xhr.onerror = () => reject(new Error("The connection failed."));
     xhr.send(body);
@@ -64,7 +70,7 @@ async function firstLines(source: File | string): Promise<string[]> {
   return text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "").slice(0, FIRST_LINES);
 }
 
-export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes }: UploadFormProps) {
+export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -108,7 +114,7 @@ export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes }
         setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, lines: content === null ? [] : await firstLines(content) });
       } else if (answer.status === 204 && !dryRun) {
         const checked = outcome?.kind === "checked" ? outcome : null;
-        setOutcome({ kind: "stored", count: checked?.count ?? 0, start: checked?.start ?? null, end: checked?.end ?? null });
+        setOutcome({ kind: "stored", count: checked?.count ?? 0, start: checked?.start ?? null, end: checked?.end ?? null, at: answer.date });
         setFile(null);
         setText("");
         router.refresh();
@@ -209,7 +215,7 @@ export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes }
           <div className="message success" role="status">
             <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start ? `, from ${outcome.start} to ${outcome.end} (UTC)` : ""}.</p>
             <p><Link href={chartHref}>See the chart</Link></p>
-            {/* PROCESSES (processing.md §2): the processes this upload queued are listed here once processes land. */}
+            {Object.keys(processes).length > 0 && <UploadRuns processesApi={processesApi} descriptions={processes} storedAt={outcome.at} />}
           </div>
         )}
       </div>

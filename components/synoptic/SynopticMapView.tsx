@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import L from "leaflet";
 import { MapContainer, TileLayer, useMap } from "react-leaflet";
 import { formatDateTime } from "@/lib/site/time";
@@ -32,10 +32,23 @@ function markerHtml(s: LatestStation, props: SynopticMapViewProps): string {
     + `<span class="synoptic-marker-date">${escape(date)}</span><ul>${values}</ul></div>`;
 }
 
-function Markers(props: SynopticMapViewProps) {
+/** Room left around the stations, in pixels, besides the markers' own size. */
+const EDGE = 12;
+/** On the left, the zoom buttons' column too (10 px from the edge, 34 px wide): a card must not hide under them. */
+const LEFT = 56;
+
+/**
+ * The markers; the first time, the map is fitted to the stations with the markers' cards inside
+ * it. A card hangs right and down from its station, so the padding is larger at the bottom and
+ * right, by the largest card's size (at most 60% of the map, for narrow phones), and on the left
+ * it clears the zoom buttons. Later refreshes keep the user's view.
+ */
+function Markers({ fit, ...props }: SynopticMapViewProps & { fit: L.LatLngBounds | null }) {
   const map = useMap();
+  const fitted = useRef(false);
   useEffect(() => {
     const layer = L.layerGroup().addTo(map);
+    const cards: HTMLElement[] = [];
     for (const s of props.stations) {
       const point = lonLat(s.geom);
       if (!point) continue;
@@ -46,21 +59,25 @@ function Markers(props: SynopticMapViewProps) {
         riseOnHover: true,
       });
       marker.addTo(layer);
+      const card = marker.getElement()?.querySelector<HTMLElement>(".synoptic-marker-box");
+      if (card) cards.push(card);
+    }
+    if (fit && !fitted.current) {
+      fitted.current = true;
+      const size = map.getSize();
+      const width = Math.max(0, ...cards.map((c) => c.offsetWidth));
+      const height = Math.max(0, ...cards.map((c) => c.offsetHeight));
+      map.fitBounds(fit, {
+        paddingTopLeft: [LEFT, EDGE],
+        paddingBottomRight: [Math.min(width + EDGE, size.x * 0.6), Math.min(height + EDGE, size.y * 0.6)],
+        maxZoom: 12,
+        animate: false,
+      });
     }
     return () => {
       layer.remove();
     };
-  }, [map, props]);
-  return null;
-}
-
-/** Fits the map to the stations once (later refreshes keep the user's view). */
-function FitOnce({ bounds }: { bounds: L.LatLngBounds | null }) {
-  const map = useMap();
-  useEffect(() => {
-    if (bounds) map.fitBounds(bounds, { padding: [40, 40], maxZoom: 12 });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the first bounds
-  }, [map]);
+  }, [map, fit, props]);
   return null;
 }
 
@@ -78,8 +95,7 @@ export default function SynopticMapView(props: SynopticMapViewProps) {
   return (
     <MapContainer bounds={bounds ?? L.latLngBounds([y0, x0], [y1, x1])} boundsOptions={{ padding: [40, 40], maxZoom: 12 }} className="leaflet-map" maxZoom={18}>
       <TileLayer url={props.tileUrl} attribution={escape(props.tileAttribution)} maxZoom={18} />
-      <FitOnce bounds={bounds} />
-      <Markers {...props} />
+      <Markers {...props} fit={bounds} />
     </MapContainer>
   );
 }

@@ -8,7 +8,7 @@ import { listOf, nestedField, objectOf } from "@/lib/http/nested-fields";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { SynopticStationsSchema } from "@/lib/api/schemas";
 import {
-  SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,
+  seriesErrors, SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,
   type SynopticStationDefinition,
 } from "@/lib/synoptic/config";
 
@@ -62,9 +62,28 @@ const stationSpec = () => ({
   } as Field<SynopticSeriesDefinition[]>,
 });
 
+/**
+ * The rules of each series that parses, in a list that does not parse as a whole: a body refused
+ * for one member still hears about the limits of the others at once (stationsErrors checks
+ * them when everything parses).
+ */
+function rulesOfParsedSeries(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((station, i) => {
+    const groups = typeof station === "object" && station !== null ? (station as Record<string, unknown>).timeseries_groups : undefined;
+    if (!Array.isArray(groups)) return [];
+    return groups.flatMap((group, j) => {
+      const parsed = objectOf(group, seriesSpec()) as Parsed<SynopticSeriesDefinition>;
+      return parsed.ok ? seriesErrors(parsed.value, `[${i}].timeseries_groups[${j}]`) : [];
+    });
+  });
+}
+
 function stationsField(): Field<SynopticStationDefinition[]> {
-  return nestedField("stations", (v) => listOf(v, (item, at) => objectOf(item, stationSpec(), at) as Parsed<SynopticStationDefinition>),
-    stationsErrors, SynopticStationsSchema, { default: () => [] });
+  return nestedField("stations", (v) => {
+    const parsed = listOf(v, (item, at) => objectOf(item, stationSpec(), at) as Parsed<SynopticStationDefinition>);
+    return parsed.ok ? parsed : fail(...parsed.errors, ...rulesOfParsedSeries(v));
+  }, stationsErrors, SynopticStationsSchema, { default: () => [] });
 }
 
 function slugField(): Field<string> {

@@ -2,7 +2,7 @@ import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
 import { describeProcess } from "@/lib/processing/describe";
-import { processKey, type ProcessRow } from "@/lib/processing/state";
+import { PROCESS_COLUMNS, processFromRow, processKey, type ProcessRow } from "@/lib/processing/state";
 import { pathProcess, processesPage, processRuns, runJson, type RunJson } from "@/lib/services/processes";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { stationActivityPage } from "@/lib/services/activity";
@@ -214,6 +214,46 @@ export async function processesForEditing(groupId: number, unit: string): Promis
     const targetGroupName = row.definition.type === "curve_interpolation" ? names.get(row.definition.targetGroupId) : undefined;
     return { row, description: describeProcess(row.definition, { unit, targetGroupName }), lastRun: job ? runJson(job, row) : null };
   });
+}
+
+/** A process whose latest run failed, for the manage home. */
+export interface FailedProcess {
+  id: number;
+  stationId: number;
+  stationName: string;
+  groupId: number;
+  groupName: string;
+  description: string;
+  failedAt: Date | null;
+  error: string;
+}
+
+/**
+ * The processes of the stations the actor may edit whose latest run failed (after its retries),
+ * most recent failure first; at most `limit`. A run queued or running since then hides it.
+ */
+export async function failedProcesses(actor: Actor, limit: number): Promise<FailedProcess[]> {
+  const rows = await db().query<Record<string, unknown>>(Prisma.sql`
+    SELECT ${PROCESS_COLUMNS}, s.id AS station_id, s.name AS station_name, g.name AS group_name, v.descr AS variable, u.symbol AS unit
+    FROM process p JOIN timeseries_group g ON g.id = p.timeseries_group_id JOIN station s ON s.id = g.station_id
+      JOIN variable v ON v.id = g.variable_id JOIN unit_of_measurement u ON u.id = g.unit_id
+    WHERE ${editableSql(actor)}
+      AND (SELECT j.status FROM job j WHERE j.id = (SELECT MAX(id) FROM job WHERE key = 'process:' || p.id)) = 'failed'`);
+  if (rows.length === 0) return [];
+  const processes = rows.map((r) => ({ r, process: processFromRow(r) }));
+  const targets = processes.flatMap(({ process: p }) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
+  const [latest, names] = await Promise.all([latestJobs(processes.map(({ process: p }) => processKey(p.id))), groupNames(targets)]);
+  return processes.flatMap(({ r, process: p }) => {
+    const job = latest.get(processKey(p.id));
+    // A run may have been queued between the two queries: then it is no longer failed.
+    if (job?.status !== "failed") return [];
+    const targetGroupName = p.definition.type === "curve_interpolation" ? names.get(p.definition.targetGroupId) : undefined;
+    return [{
+      id: p.id, stationId: toNumber(r.station_id)!, stationName: String(r.station_name), groupId: p.groupId,
+      groupName: String(r.group_name) || String(r.variable), description: describeProcess(p.definition, { unit: String(r.unit), targetGroupName }),
+      failedAt: job.finishedAt, error: job.error ?? "",
+    }];
+  }).sort((a, b) => (b.failedAt?.getTime() ?? 0) - (a.failedAt?.getTime() ?? 0) || b.id - a.id).slice(0, limit);
 }
 
 /** A process with its recent runs, for an editor of its station (NotFound, then PermissionDenied). */

@@ -1,5 +1,6 @@
 import type { RequestInput } from "@/lib/http/body";
 import type { ProcessRow } from "@/lib/processing/state";
+import type { FieldErrors } from "@/lib/services/errors";
 import type { FormValues } from "@/lib/site/form-state";
 import { formInput } from "@/lib/site/manage-form";
 
@@ -16,6 +17,12 @@ const text = (form: FormData, name: string) => {
   return typeof v === "string" ? v.trim() : "";
 };
 
+/** A text area's value as typed (line numbers count its empty lines too). */
+const typedText = (form: FormData, name: string) => {
+  const v = form.getAll(name).at(-1);
+  return typeof v === "string" ? v : "";
+};
+
 /** A member typed as a number: the number, or the text as typed (the API then says it is not a number). */
 function numberOrText(value: string): number | string {
   const n = Number(value);
@@ -25,15 +32,25 @@ function numberOrText(value: string): number | string {
 /** The lines of a text area, without empty ones. */
 const lines = (value: string) => value.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 
-/** A spreadsheet row: cells split by tabs when there are any (decimal commas then read as points), else by commas, semicolons or spaces. */
-export function cells(line: string): string[] {
-  if (line.includes("\t")) return line.split("\t").map((c) => c.trim().replace(",", "."));
-  return line.split(/[;,\s]+/).filter(Boolean);
+/** The line numbers (from 1, as typed) of the lines that `lines` keeps, in order. */
+function lineNumbers(value: string): number[] {
+  return value.split(/\r?\n/).flatMap((l, i) => (l.trim() ? [i + 1] : []));
 }
 
-/** `10min 7.3` → a threshold; a line with other than two parts is sent as it is, for the API's message. */
+/**
+ * A spreadsheet row: cells split by tabs when there are any, else by semicolons when there are
+ * any (in both, a decimal comma is a decimal point: "1,25"), else by commas or spaces.
+ */
+export function cells(line: string): string[] {
+  const decimal = (c: string) => c.trim().replace(",", ".");
+  if (line.includes("\t")) return line.split("\t").map(decimal).filter(Boolean);
+  if (line.includes(";")) return line.split(";").map(decimal).filter(Boolean);
+  return line.split(/[,\s]+/).filter(Boolean);
+}
+
+/** `10min 7.3` (or two spreadsheet cells) → a threshold; a line with other than two parts is sent as it is, for the API's message. */
 function threshold(line: string): Record<string, unknown> {
-  const [delta, diff, ...rest] = line.split(/\s+/);
+  const [delta, diff, ...rest] = cells(line);
   if (rest.length) return { delta_t: delta, allowed_diff: [diff, ...rest].join(" ") };
   return diff === undefined ? { delta_t: delta } : { delta_t: delta, allowed_diff: numberOrText(diff) };
 }
@@ -101,6 +118,43 @@ export function processInput(form: FormData): RequestInput {
     input.append(key, value);
   }
   return formInput(input, extra);
+}
+
+/**
+ * The API's messages of the nested members typed as lines, told by the line they concern
+ * ("thresholds[1].delta_t: …" → "Line 2: delta_t: …"; "periods[0].points[2]: …" → "Period 1,
+ * line 3: …"), counting lines as the user sees them (empty ones too). Other messages are the
+ * API's as they are.
+ */
+export function lineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+  const out: FieldErrors = { ...errors };
+  const thresholdLines = lineNumbers(typedText(form, "rate_thresholds"));
+  if (errors.rate_of_change_check) {
+    out.rate_of_change_check = errors.rate_of_change_check.map((m) => {
+      const match = /^thresholds\[(\d+)\](?:\.(\w+))?: (.*)$/.exec(m);
+      const line = match && thresholdLines[Number(match[1])];
+      return line ? `Line ${line}: ${match[2] ? `${match[2]}: ` : ""}${match[3]}` : m;
+    });
+  }
+  if (errors.periods) {
+    // The API's period k is the k-th block that is not empty.
+    const blocks = periodNumbers(form).filter((n) => ["start_date", "end_date", "points"].some((f) => text(form, `period_${n}_${f}`) !== ""));
+    const shown = (k: string) => (blocks[Number(k)] === undefined ? undefined : blocks[Number(k)] + 1);
+    out.periods = errors.periods.map((m) => {
+      const overlap = /^periods\[(\d+)\] overlaps periods\[(\d+)\]\.$/.exec(m);
+      if (overlap && shown(overlap[1]) && shown(overlap[2])) return `Period ${shown(overlap[1])} overlaps period ${shown(overlap[2])}.`;
+      const match = /^periods\[(\d+)\](?:\.points\[(\d+)\]|\.(\w+))?: (.*)$/.exec(m);
+      const block = match ? blocks[Number(match[1])] : undefined;
+      if (!match || block === undefined) return m;
+      const period = `Period ${block + 1}`;
+      if (match[2] !== undefined) {
+        const line = lineNumbers(typedText(form, `period_${block}_points`))[Number(match[2])];
+        return `${period}, line ${line}: ${match[4]}`;
+      }
+      return `${period}${match[3] ? `, ${match[3]}` : ""}: ${match[4]}`;
+    });
+  }
+  return out;
 }
 
 /** A number as the form shows it. */

@@ -177,6 +177,23 @@ for (const size of SIZES) {
       await expect(page.locator(".series-item h3")).toHaveText(["Initial (10min)", /Aggregated.*1h/]);
       await expect(page.locator("#processes")).toContainText("succeeded");
       await shot(page, "manage-08d-group-processes");
+      // A second upload: the page follows the run it queued until it is done.
+      await open(page, `/manage/stations/${sid}/timeseriesgroups/${gid}/`);
+      await expect(page.locator("#processes")).not.toContainText("queued", { timeout: 30_000 });
+      await page.locator(".series-item", { hasText: "Initial (10min)" }).getByRole("link", { name: "Upload records" }).click();
+      await hydrated(page);
+      await page.getByLabel("pasted text").check();
+      await page.getByLabel("Records", { exact: true }).fill("2025-03-01 00:30,1.33,\n2025-03-01 00:40,1.35,\n2025-03-01 00:50,1.36,\n2025-03-01 01:00,1.40,\n");
+      await page.getByRole("button", { name: "Check (nothing is stored)" }).click();
+      await page.getByRole("button", { name: "Store 4 records" }).click();
+      await expect(status(page)).toContainText("Stored 4 records");
+      const run = page.locator(".upload-runs-list li");
+      await expect(run).toHaveCount(1);
+      await expect(run.locator(".upload-run-process")).toHaveText("Hourly mean, at most 5 missing");
+      await expect(run).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
+      await expect(run.locator(".upload-run-status")).toHaveText(/^done, \d+ records?$/);
+      await noHorizontalScroll(page);
+      await shot(page, "manage-08e-upload-runs");
       await open(page, `/stations/${sid}/timeseriesgroups/${gid}/`);
 
       // Rename the station from its public page's Edit link.
@@ -299,6 +316,50 @@ for (const size of SIZES) {
     });
   });
 }
+
+test("a curve interpolation from points pasted from a spreadsheet; its messages by period and line", async ({ page }) => {
+  const admin = unique("curveadmin");
+  createUser(admin, PASSWORD, { superuser: true });
+  const login = await page.request.post("/api/auth/login/", { form: { username: admin, password: PASSWORD } });
+  const headers = { Authorization: `Token ${((await login.json()) as { key: string }).key}` };
+  const post = async (path: string, data: object) => {
+    const r = await page.request.post(path, { headers, data });
+    expect(r.status(), await r.text()).toBe(201);
+    return ((await r.json()) as { id: number }).id;
+  };
+  const organizations = (await (await page.request.get("/api/organizations/")).json()) as { results: { id: number }[] };
+  const sid = await post("/api/stations/", { name: unique("Rating station "), geom: "POINT (21 39.1)", owner: organizations.results[0].id });
+  const variables = (await (await page.request.get("/api/variables/")).json()) as { results: { id: number }[] };
+  const units = (await (await page.request.get("/api/units/")).json()) as { results: { id: number }[] };
+  const group = (name: string) => post(`/api/stations/${sid}/timeseriesgroups/`, { name, precision: 3, variable: variables.results[0].id, unit_of_measurement: units.results[0].id });
+  const stage = await group("Stage");
+  const discharge = await group("Discharge");
+
+  await signIn(page, admin, PASSWORD);
+  await open(page, `/manage/stations/${sid}/timeseriesgroups/${stage}/`);
+  await hydrated(page);
+  await page.locator("summary", { hasText: "Add a curve interpolation" }).click();
+  const form = page.getByRole("form", { name: "New curve interpolation process" });
+  await form.getByLabel("Target group").selectOption(String(discharge));
+  await form.getByLabel("Start date").fill("2020-01-01");
+  await form.getByLabel("End date").fill("2020-12-31");
+  // Two columns copied from a spreadsheet with decimal commas, one row with a third cell.
+  const points = form.getByLabel("Points (x, y)");
+  await points.fill("0,10\t0\n0,50\t1,25\t9\n\n1,20\t4,75");
+  await form.getByRole("button", { name: "Add curve interpolation" }).click();
+  await expect(form.locator(".field-errors")).toHaveText("Period 1, line 2: A point is a pair of numbers [x, y].");
+  await expect(points).toHaveValue("0,10\t0\n0,50\t1,25\t9\n\n1,20\t4,75");
+  await shot(page, "manage-10-curve-error");
+  await points.fill("0,10\t0\n0,50\t1,25\n\n1,20\t4,75");
+  await form.getByRole("button", { name: "Add curve interpolation" }).click();
+  await expect(page).toHaveURL(/\/processes\/\d+\/\?done=process-created$/);
+  const pid = Number(/processes\/(\d+)\//.exec(page.url())![1]);
+  const stored = (await (await page.request.get(`/api/stations/${sid}/timeseriesgroups/${stage}/processes/${pid}/`)).json()) as { target_timeseries_group: number; periods: unknown };
+  expect(stored.target_timeseries_group).toBe(discharge);
+  expect(stored.periods).toEqual([{ start_date: "2020-01-01", end_date: "2020-12-31", points: [[0.1, 0], [0.5, 1.25], [1.2, 4.75]] }]);
+  // The process page shows the points as tab-separated lines, ready to copy back into a spreadsheet.
+  await expect(page.getByRole("form", { name: "Process" }).getByLabel("Points (x, y)").first()).toHaveValue("0.1\t0\n0.5\t1.25\n1.2\t4.75");
+});
 
 test.describe("superusers' pages", () => {
   for (const size of SIZES) {

@@ -295,6 +295,16 @@ describe("validation (every message)", () => {
         "stations[0].timeseries_groups[0]: default_chart_min must be less than default_chart_max.",
       ],
     });
+    // The limits of one series are checked even when another series' member does not parse (the site's form shows both at once).
+    expect400(await post(body({ stations: [{ station: s.arta, timeseries_groups: [
+      series(s.artaTemp, { low_limit: 5, high_limit: 4 }),
+      series(s.artaRain, { rate_of_change: { thresholds: [{ delta_t: "10min", allowed_diff: 3 }, { delta_t: "1h" }] } }),
+    ] }] })), {
+      stations: [
+        "stations[0].timeseries_groups[1].rate_of_change.thresholds[1].allowed_diff: This field is required.",
+        "stations[0].timeseries_groups[0]: low_limit must not be greater than high_limit.",
+      ],
+    });
     expect400(await post(roc({ symmetric: true, thresholds: [] })), { stations: ["stations[0].timeseries_groups[0].rate_of_change.thresholds: At least one threshold is required."] });
     expect400(await post(roc({ thresholds: [{ delta_t: "10min" }] })), { stations: ["stations[0].timeseries_groups[0].rate_of_change.thresholds[0].allowed_diff: This field is required."] });
     expect400(await post(roc({ symmetric: true, thresholds: [{ delta_t: "1M", allowed_diff: 1 }, { delta_t: "10min", allowed_diff: -2 }, { delta_t: "1h", allowed_diff: 3 }, { delta_t: "60min", allowed_diff: 4 }] })), {

@@ -11,24 +11,53 @@ const decode = (s: string) => s.replace(/<!-- -->/g, "").replace(/&quot;/g, '"')
 
 export interface SiteForm {
   url: string;
+  /** The form's hidden fields: the server action's reference, the form token, `last_modified`… */
   hidden: [string, string][];
+  /** Every value the browser would send as the form is shown (hidden, typed, ticked, selected), in page order. */
+  shown: [string, string][];
 }
 
-/** The forms of an HTML page by their aria-label, with their hidden fields. */
+const attr = (attrs: string, name: string) => {
+  const m = new RegExp(`(?:^|\\s)${name}="([^"]*)"`).exec(attrs);
+  return m ? decode(m[1]) : undefined;
+};
+const flag = (attrs: string, name: string) => new RegExp(`(?:^|\\s)${name}(=""|\\s|$)`).test(attrs);
+
+/** The controls of a form's HTML as a browser submits them (no file inputs: an empty one sends nothing the server reads). */
+function controls(html: string): { hidden: [string, string][]; shown: [string, string][] } {
+  const hidden: [string, string][] = [];
+  const shown: [string, string][] = [];
+  for (const m of html.matchAll(/<input\b([^>]*?)\/?>|<textarea\b([^>]*)>([\s\S]*?)<\/textarea>|<select\b([^>]*)>([\s\S]*?)<\/select>/g)) {
+    if (m[1] !== undefined) {
+      const attrs = m[1];
+      const name = attr(attrs, "name");
+      const type = (attr(attrs, "type") ?? "text").toLowerCase();
+      if (name === undefined || flag(attrs, "disabled") || ["file", "submit", "button", "reset", "image"].includes(type)) continue;
+      if ((type === "checkbox" || type === "radio") && !flag(attrs, "checked")) continue;
+      const value = attr(attrs, "value") ?? (type === "checkbox" || type === "radio" ? "on" : "");
+      if (type === "hidden") hidden.push([name, value]);
+      shown.push([name, value]);
+    } else if (m[2] !== undefined) {
+      const name = attr(m[2], "name");
+      if (name !== undefined) shown.push([name, decode(m[3]).replace(/^\n/, "")]);
+    } else {
+      const name = attr(m[4], "name");
+      if (name === undefined) continue;
+      const options = [...m[5].matchAll(/<option\b([^>]*)>([\s\S]*?)<\/option>/g)];
+      const chosen = options.find((o) => flag(o[1], "selected")) ?? options[0];
+      if (chosen) shown.push([name, attr(chosen[1], "value") ?? decode(chosen[2])]);
+    }
+  }
+  return { hidden, shown };
+}
+
+/** The forms of an HTML page by their aria-label, with their fields. */
 export function formsOf(html: string, url: string): Map<string, SiteForm> {
   const forms = new Map<string, SiteForm>();
   for (const m of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
     const label = /aria-label="([^"]*)"/.exec(m[1])?.[1];
     if (!label) continue;
-    const hidden: [string, string][] = [];
-    for (const input of m[2].matchAll(/<input\b([^>]*?)\/?>/g)) {
-      const attrs = input[1];
-      if (!/type="hidden"/.test(attrs)) continue;
-      const name = /name="([^"]*)"/.exec(attrs)?.[1];
-      if (name === undefined) continue;
-      hidden.push([decode(name), decode(/value="([^"]*)"/.exec(attrs)?.[1] ?? "")]);
-    }
-    forms.set(decode(label), { url, hidden });
+    forms.set(decode(label), { url, ...controls(m[2]) });
   }
   return forms;
 }
@@ -45,24 +74,26 @@ export function siteForms(base: string) {
     return { status: r.status, headers: r.headers, text: await r.text(), json: undefined };
   }
 
-  /** A form of the page at `path`, found by its label. */
-  async function form(path: string, cookie: string, label: string): Promise<SiteForm> {
+  /** A form of the page at `path`, found by its label (or the first label that matches). */
+  async function form(path: string, cookie: string, label: string | RegExp): Promise<SiteForm> {
     const r = await page(path, cookie);
     if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
-    const found = formsOf(r.text, path).get(label);
+    const all = formsOf(r.text, path);
+    const found = typeof label === "string" ? all.get(label) : [...all].find(([k]) => label.test(k))?.[1];
     if (!found) throw new Error(`no form "${label}" on ${path}: ${[...formsOf(r.text, path).keys()].join(", ")}`);
     return found;
   }
 
   /**
-   * Posts the form with the fields typed (replacing hidden fields of the same names), as a
-   * browser does: multipart, with an Origin header of the site.
+   * Posts the form with the fields typed (replacing the form's fields of the same names), as a
+   * browser does: multipart, with an Origin header of the site. The form's other fields are
+   * sent as shown (`shown`), or only its hidden ones with `hiddenOnly`.
    */
-  async function submit(f: SiteForm, fields: Fields, cookie: string, options: { drop?: string[]; origin?: string } = {}): Promise<TestResponse> {
+  async function submit(f: SiteForm, fields: Fields, cookie: string, options: { drop?: string[]; origin?: string; hiddenOnly?: boolean } = {}): Promise<TestResponse> {
     const typed = pairs(fields);
     const names = new Set([...typed.map(([k]) => k), ...(options.drop ?? [])]);
     const body = new FormData();
-    for (const [k, v] of f.hidden) if (!names.has(k)) body.append(k, v);
+    for (const [k, v] of options.hiddenOnly ? f.hidden : f.shown) if (!names.has(k)) body.append(k, v);
     for (const [k, v] of typed) body.append(k, v);
     const r = await fetch(base + f.url, { method: "POST", body, redirect: "manual", headers: { Cookie: cookie, Origin: options.origin ?? base } });
     return { status: r.status, headers: r.headers, text: await r.text(), json: undefined };

@@ -4,6 +4,7 @@ import { ManageHeader } from "@/components/manage/parts";
 import UploadForm from "@/components/manage/UploadForm";
 import { settings } from "@/lib/config";
 import { writableSeries } from "@/lib/services/series-context";
+import { processesForEditing } from "@/lib/services/manage";
 import { findSeriesAt } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 import { guarded } from "@/lib/site/manage-guard";
@@ -25,9 +26,10 @@ export default async function UploadPage({ params }: { params: Params }) {
   const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/upload/`, async (u) => {
     const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
     const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
-    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }) };
+    const processes = await processesForEditing(gid, s.unit.symbol);
+    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), processes };
   });
-  const { s, label } = data;
+  const { s, label, processes } = data;
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = s.group.name || `Group ${gid}`;
   const chartHref = `${groupPath(sid, gid)}?series=${tid}`;
@@ -42,7 +44,8 @@ export default async function UploadPage({ params }: { params: Params }) {
           {s.recordCount > 0 && <> <Link href={chartHref}>Chart</Link></>}
         </p>
         <noscript><p className="message error">Uploading needs JavaScript (it shows the dry run and the upload&apos;s progress). The API takes the same upload: <code>POST {seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
-        <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} chartHref={chartHref} maxBytes={settings().maxUploadSize} />
+        <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} chartHref={chartHref} maxBytes={settings().maxUploadSize}
+          processesApi={`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`} processes={Object.fromEntries(processes.map((p) => [p.row.id, p.description]))} />
       </section>
     </div>
   );

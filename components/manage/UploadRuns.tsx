@@ -1,0 +1,105 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+/**
+ * After an upload is stored (management.md §2 "shows the processes that the upload queued"):
+ * the group's processes whose run was pending when the records were stored or finished since,
+ * read from the API's process list (processing.md §1, each with its `last_run`) every second
+ * until none is queued or running.
+ */
+export interface UploadRunsProps {
+  /** `…/timeseriesgroups/{gid}/processes/` of the API. */
+  processesApi: string;
+  /** The processes in words, by id, as the group page names them. */
+  descriptions: Record<number, string>;
+  /** When the records were stored (the server's clock, from the answer's Date header), in ms. */
+  storedAt: number;
+}
+
+interface Run {
+  status: "queued" | "running" | "succeeded" | "failed";
+  finished_at: string | null;
+  records_written: number;
+  error: string | null;
+}
+
+interface Listed {
+  id: number;
+  enabled: boolean;
+  last_run: Run | null;
+}
+
+const POLL_MS = 1000;
+const MAX_POLLS = 300;
+
+const pending = (run: Run) => run.status === "queued" || run.status === "running";
+
+/** The runs this upload caused: pending ones, and those finished since it was stored (the Date header has whole seconds). */
+export function runsAfter(processes: Listed[], storedAt: number): { id: number; run: Run }[] {
+  return processes.flatMap((p) => {
+    const run = p.last_run;
+    if (!run || !p.enabled) return [];
+    const finished = run.finished_at === null ? null : Date.parse(run.finished_at);
+    return pending(run) || (finished !== null && finished >= storedAt - 1000) ? [{ id: p.id, run }] : [];
+  });
+}
+
+export function runWords(run: Run): string {
+  switch (run.status) {
+    case "queued":
+      return run.error ? `queued again after an error: ${run.error}` : "queued";
+    case "running":
+      return "running…";
+    case "succeeded":
+      return `done, ${run.records_written.toLocaleString("en-US")} ${run.records_written === 1 ? "record" : "records"}`;
+    case "failed":
+      return `failed: ${run.error ?? "no reason given"}`;
+  }
+}
+
+export default function UploadRuns({ processesApi, descriptions, storedAt }: UploadRunsProps) {
+  const [runs, setRuns] = useState<{ id: number; run: Run }[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async (n: number) => {
+      try {
+        const answer = await fetch(processesApi, { credentials: "same-origin", headers: { Accept: "application/json" } });
+        if (!answer.ok) throw new Error(`The server answered ${answer.status}.`);
+        const found = runsAfter(((await answer.json()) as { results: Listed[] }).results, storedAt);
+        if (stopped) return;
+        setRuns(found);
+        setProblem(null);
+        if (found.some((r) => pending(r.run)) && n < MAX_POLLS) timer = setTimeout(() => poll(n + 1), POLL_MS);
+      } catch (error) {
+        if (stopped) return;
+        setProblem((error as Error).message);
+        if (n < MAX_POLLS) timer = setTimeout(() => poll(n + 1), POLL_MS * 5);
+      }
+    };
+    poll(0);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [processesApi, storedAt]);
+
+  if (runs === null && problem === null) return <p className="small muted">Looking for the processing runs it queued…</p>;
+  if (runs !== null && runs.length === 0) return <p className="small muted">It queued no processing runs.</p>;
+  return (
+    <div className="upload-runs">
+      <p className="small">Processing runs it queued:</p>
+      {runs && (
+        <ul className="upload-runs-list" aria-live="polite">
+          {runs.map(({ id, run }) => (
+            <li key={id} data-status={run.status}><span className="upload-run-process">{descriptions[id] ?? `Process ${id}`}</span>: <span className="upload-run-status">{runWords(run)}</span></li>
+          ))}
+        </ul>
+      )}
+      {problem && <p className="small muted">Could not read the runs: {problem}</p>}
+    </div>
+  );
+}
