@@ -13,6 +13,10 @@ import {
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
 const ROWS_PER_INSERT = 250;
+/** Records compared at a time by a replace that writes only the differences. */
+const DIFF_CHUNK = 50_000;
+/** Above every stored timestamp. */
+const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
 
 /**
  * The records store on SQLite (better-sqlite3): every write is one synchronous transaction
@@ -110,8 +114,9 @@ export class SqliteRecordsStore implements RecordsStore {
 
   private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
     if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
-    const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?").run(seriesId, from).changes;
     const n = batch.timestamps.length;
+    const written = this.writeDifferences(seriesId, from, batch);
+    const deleted = written?.stored ?? this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?").run(seriesId, from).changes;
     if (deleted > 0 || n > 0) {
       // The day holding `from` keeps its earlier records: its block is counted again from them.
       const day = blockStart(from);
@@ -120,7 +125,7 @@ export class SqliteRecordsStore implements RecordsStore {
         SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
         WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`).run(seriesId, day, seriesId, day, from);
       if (n > 0) {
-        this.insertRecords(seriesId, batch);
+        if (!written) this.insertRecords(seriesId, batch);
         this.mergeBlocks(seriesId, batch);
       }
       const last = n > 0
@@ -139,10 +144,62 @@ export class SqliteRecordsStore implements RecordsStore {
     return n;
   }
 
-  private insertRecords(seriesId: number, batch: RecordBatch): void {
+  /**
+   * Makes the stored records ≥ from those of `batch` by writing only the records that differ
+   * (a process run from scratch mostly recomputes what is stored: deleting and inserting every
+   * record would cost far more than reading them). Compares chunk by chunk and gives up, having
+   * written nothing, as soon as more than a quarter of the records compared differ: the caller
+   * then deletes and inserts them all. Returns how many records were stored ≥ from.
+   */
+  private writeDifferences(seriesId: number, from: number, batch: RecordBatch): { stored: number } | null {
     const { timestamps, values, flags } = batch;
     const n = timestamps.length;
-    const full = this.stmt(insertSql(ROWS_PER_INSERT));
+    const read = (this.readChunk ??= chunkReader(this.conn));
+    const changed: number[] = [];
+    const gone: number[] = [];
+    let stored = 0;
+    let i = 0;
+    for (let next = from; ;) {
+      const chunk = read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK);
+      const m = chunk.length;
+      let f = 0;
+      for (let j = 0; j < m; j++) {
+        const t = chunk.timestamps[j];
+        while (i < n && timestamps[i] < t) changed.push(i++);
+        const flag = f < chunk.flagged.length && chunk.flagged[f] === j ? chunk.flagTexts[f++] : "";
+        if (i < n && timestamps[i] === t) {
+          const v = values[i];
+          const old = chunk.values[j];
+          if (!(v === old || (v !== v && old !== old)) || flags[i] !== flag) changed.push(i);
+          i++;
+        } else {
+          gone.push(t);
+        }
+      }
+      stored += m;
+      if (4 * (changed.length + gone.length) > Math.max(stored, i, DIFF_CHUNK)) return null;
+      if (m < DIFF_CHUNK) break;
+      next = chunk.timestamps[m - 1] + 1;
+    }
+    while (i < n) changed.push(i++);
+    if (4 * (changed.length + gone.length) > Math.max(stored, n, DIFF_CHUNK)) return null;
+    const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
+    for (const t of gone) remove.run(seriesId, t);
+    const pick = Int32Array.from(changed);
+    this.insertRecords(seriesId, {
+      timestamps: Float64Array.from(pick, (k) => timestamps[k]),
+      values: Float64Array.from(pick, (k) => values[k]),
+      flags: Array.from(pick, (k) => flags[k]),
+    }, true);
+    return { stored };
+  }
+
+  /** Inserts the records; `replacing`: a stored record of the same timestamp takes the new value and flags. */
+  private insertRecords(seriesId: number, batch: RecordBatch, replacing = false): void {
+    const { timestamps, values, flags } = batch;
+    const n = timestamps.length;
+    const sqlFor = replacing ? upsertSql : plainInsertSql;
+    const full = this.stmt(sqlFor(ROWS_PER_INSERT));
     const params: (number | string | null)[] = new Array(ROWS_PER_INSERT * 4);
     let i = 0;
     for (; i + ROWS_PER_INSERT <= n; i += ROWS_PER_INSERT) {
@@ -159,7 +216,7 @@ export class SqliteRecordsStore implements RecordsStore {
     if (rest > 0) {
       const tail: (number | string | null)[] = [];
       for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
-      this.stmt(insertSql(rest)).run(tail);
+      this.stmt(sqlFor(rest)).run(tail);
     }
   }
 
@@ -258,15 +315,18 @@ function nullable(v: number): number | null {
   return v === v ? v : null;
 }
 
-const insertSqlCache = new Map<number, string>();
-function insertSql(rows: number): string {
-  let sql = insertSqlCache.get(rows);
+const insertSqlCache = new Map<string, string>();
+function insertSql(rows: number, onConflict: string): string {
+  const key = `${rows}${onConflict}`;
+  let sql = insertSqlCache.get(key);
   if (!sql) {
-    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}`;
-    if (rows === ROWS_PER_INSERT) insertSqlCache.set(rows, sql);
+    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}${onConflict}`;
+    if (rows === ROWS_PER_INSERT) insertSqlCache.set(key, sql);
   }
   return sql;
 }
+const plainInsertSql = (rows: number) => insertSql(rows, "");
+const upsertSql = (rows: number) => insertSql(rows, " ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags");
 
 /** A chunk with a flag (usually "") for every record. */
 function denseChunk(c: SparseChunk): RecordChunk {
