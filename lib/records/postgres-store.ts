@@ -7,8 +7,8 @@ import { postgresValue, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, DIFF_CHUNK, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, RecordDifferences, type RecordsStore, ReplaceRefused, type ReplaceOptions,
   type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -145,8 +145,10 @@ export class PostgresRecordsStore implements RecordsStore {
   private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions) {
     const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
     if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
-    const deleted = (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
     const n = batch.timestamps.length;
+    const written = await this.writeDifferences(client, seriesId, from, batch);
+    const deleted = written?.stored
+      ?? (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
     if (deleted > 0 || n > 0) {
       // The day holding `from` keeps its earlier records: its block is counted again from them.
       const day = blockStart(from);
@@ -154,7 +156,8 @@ export class PostgresRecordsStore implements RecordsStore {
       await client.query(q(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
         SELECT $1, $2, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
         WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
-      if (n > 0) await this.storeRecords(client, seriesId, batch);
+      if (n > 0 && written) await this.mergeBlocks(client, seriesId, batch);
+      else if (n > 0) await this.storeRecords(client, seriesId, batch);
       const last = n > 0
         ? [batch.timestamps[n - 1], nullable(batch.values[n - 1]), batch.flags[n - 1]]
         : (await client.query({
@@ -175,10 +178,42 @@ export class PostgresRecordsStore implements RecordsStore {
     return { n, deleted };
   }
 
+  /**
+   * Makes the stored records ≥ from those of `batch` by writing only those that differ
+   * (RecordDifferences), read on the transaction's client; null, having written nothing, when
+   * most differ. Returns how many records were stored ≥ from.
+   */
+  private async writeDifferences(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch): Promise<{ stored: number } | null> {
+    const differences = new RecordDifferences(batch);
+    for (let next = Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER); ;) {
+      const chunk = await copyChunkOn(client, seriesId, next, Number.MAX_SAFE_INTEGER, DIFF_CHUNK);
+      if (!differences.add(chunk)) return null;
+      if (chunk.length < DIFF_CHUNK) break;
+      next = chunk.timestamps[chunk.length - 1] + 1;
+    }
+    if (!differences.finish()) return null;
+    if (differences.gone.length) {
+      await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp = ANY($2::bigint[])", [seriesId, differences.gone]));
+    }
+    const changed = differences.changedRecords();
+    if (changed.timestamps.length) {
+      await client.query(q(`INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags)
+        SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[])
+        ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags`,
+      [seriesId, Array.from(changed.timestamps), Array.from(changed.values, nullable), changed.flags]));
+    }
+    return { stored: differences.stored };
+  }
+
   /** Streams the records in with COPY and merges their daily aggregates into the blocks. */
   private async storeRecords(client: pg.PoolClient, seriesId: number, batch: RecordBatch): Promise<void> {
     await pipeline(Readable.from(copyLines(seriesId, batch)), client.query(copyFrom(
       "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN")));
+    await this.mergeBlocks(client, seriesId, batch);
+  }
+
+  /** Merges the daily aggregates of records just stored into the blocks. */
+  private async mergeBlocks(client: pg.PoolClient, seriesId: number, batch: RecordBatch): Promise<void> {
     const blocks = batchBlocks(batch);
     await client.query(q(`INSERT INTO timeseries_block AS b (timeseries_id, block_start, count, value_count, min, max, sum)
       SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[])
@@ -202,17 +237,8 @@ export class PostgresRecordsStore implements RecordsStore {
    * Up to `limit` records from `from` on, through a binary COPY (lib/records/pg-binary-copy.ts).
    * COPY takes no parameters: the bounds are integers checked here.
    */
-  private async copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
-    for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
-    if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
-    return this.reads.withClient(async (client) => {
-      const parser = new RecordCopyParser();
-      const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
-        WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
-        TO STDOUT (FORMAT binary)`));
-      for await (const piece of stream) parser.push(piece as Buffer);
-      return parser.chunk();
-    });
+  private copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+    return this.reads.withClient((client) => copyChunkOn(client, seriesId, from, to, limit));
   }
 
   async summary(seriesId: number): Promise<SeriesSummary | null> {
@@ -285,4 +311,16 @@ function* copyLines(seriesId: number, batch: RecordBatch): Generator<string> {
     }
   }
   if (chunk) yield chunk;
+}
+
+/** copyChunk on a given client (a transaction's, to read what it is about to change). */
+async function copyChunkOn(client: pg.ClientBase, seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+  for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
+  if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
+  const parser = new RecordCopyParser();
+  const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
+    WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
+    TO STDOUT (FORMAT binary)`));
+  for await (const piece of stream) parser.push(piece as Buffer);
+  return parser.chunk();
 }

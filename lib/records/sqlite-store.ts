@@ -6,15 +6,13 @@ import { logError } from "@/lib/log";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
-  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  batchBlocks, BLOCK_PLAN_MIN_WIDTH, blockStart, checkReplacement, countPlan, DAY, DIFF_CHUNK, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions,
+  type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk, RecordDifferences, type RecordsStore, ReplaceRefused, type ReplaceOptions,
   type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
 const ROWS_PER_INSERT = 250;
-/** Records compared at a time by a replace that writes only the differences. */
-const DIFF_CHUNK = 50_000;
 /** Above every stored timestamp. */
 const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
 
@@ -145,53 +143,24 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   /**
-   * Makes the stored records ≥ from those of `batch` by writing only the records that differ
-   * (a process run from scratch mostly recomputes what is stored: deleting and inserting every
-   * record would cost far more than reading them). Compares chunk by chunk and gives up, having
-   * written nothing, as soon as more than a quarter of the records compared differ: the caller
-   * then deletes and inserts them all. Returns how many records were stored ≥ from.
+   * Makes the stored records ≥ from those of `batch` by writing only those that differ
+   * (RecordDifferences); null, having written nothing, when most differ. Returns how many
+   * records were stored ≥ from.
    */
   private writeDifferences(seriesId: number, from: number, batch: RecordBatch): { stored: number } | null {
-    const { timestamps, values, flags } = batch;
-    const n = timestamps.length;
     const read = (this.readChunk ??= chunkReader(this.conn));
-    const changed: number[] = [];
-    const gone: number[] = [];
-    let stored = 0;
-    let i = 0;
+    const differences = new RecordDifferences(batch);
     for (let next = from; ;) {
-      const chunk = read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK);
-      const m = chunk.length;
-      let f = 0;
-      for (let j = 0; j < m; j++) {
-        const t = chunk.timestamps[j];
-        while (i < n && timestamps[i] < t) changed.push(i++);
-        const flag = f < chunk.flagged.length && chunk.flagged[f] === j ? chunk.flagTexts[f++] : "";
-        if (i < n && timestamps[i] === t) {
-          const v = values[i];
-          const old = chunk.values[j];
-          if (!(v === old || (v !== v && old !== old)) || flags[i] !== flag) changed.push(i);
-          i++;
-        } else {
-          gone.push(t);
-        }
-      }
-      stored += m;
-      if (4 * (changed.length + gone.length) > Math.max(stored, i, DIFF_CHUNK)) return null;
-      if (m < DIFF_CHUNK) break;
-      next = chunk.timestamps[m - 1] + 1;
+      const chunk = denseChunk(read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK));
+      if (!differences.add(chunk)) return null;
+      if (chunk.length < DIFF_CHUNK) break;
+      next = chunk.timestamps[chunk.length - 1] + 1;
     }
-    while (i < n) changed.push(i++);
-    if (4 * (changed.length + gone.length) > Math.max(stored, n, DIFF_CHUNK)) return null;
+    if (!differences.finish()) return null;
     const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
-    for (const t of gone) remove.run(seriesId, t);
-    const pick = Int32Array.from(changed);
-    this.insertRecords(seriesId, {
-      timestamps: Float64Array.from(pick, (k) => timestamps[k]),
-      values: Float64Array.from(pick, (k) => values[k]),
-      flags: Array.from(pick, (k) => flags[k]),
-    }, true);
-    return { stored };
+    for (const t of differences.gone) remove.run(seriesId, t);
+    this.insertRecords(seriesId, differences.changedRecords(), true);
+    return { stored: differences.stored };
   }
 
   /** Inserts the records; `replacing`: a stored record of the same timestamp takes the new value and flags. */
