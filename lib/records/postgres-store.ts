@@ -7,9 +7,9 @@ import { postgresValue, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
+  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -181,16 +181,50 @@ export class PostgresRecordsStore implements RecordsStore {
     const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
     if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
     const n = batch.timestamps.length;
-    const deleted = await this.deleteFrom(client, seriesId, from, n > 0);
+    const written = await this.writeDifferences(client, seriesId, from, batch);
+    let deleted: number;
+    if (written) {
+      deleted = written.stored;
+      if (deleted > 0 || n > 0) await this.recountFromDay(client, seriesId, from);
+    } else {
+      deleted = await this.deleteFrom(client, seriesId, from, n > 0);
+    }
     if (deleted > 0 || n > 0) {
       if (n > 0) {
-        await this.copyRecords(client, seriesId, [batch]);
+        if (!written) await this.copyRecords(client, seriesId, [batch]);
         await this.mergeBlocks(client, seriesId, batchBlocks(batch));
       }
       await this.replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
     }
     await this.runAlso(client, options);
     return { n, deleted };
+  }
+
+  /**
+   * Makes the stored records ≥ from those of `batch` by writing only those that differ
+   * (RecordDifferences), read on the transaction's client; null, having written nothing, when
+   * most differ. Returns how many records were stored ≥ from.
+   */
+  private async writeDifferences(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch): Promise<{ stored: number } | null> {
+    const differences = new RecordDifferences(batch);
+    for (let next = Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER); ;) {
+      const chunk = await copyChunkOn(client, seriesId, next, Number.MAX_SAFE_INTEGER, DIFF_CHUNK);
+      if (!differences.add(chunk)) return null;
+      if (chunk.length < DIFF_CHUNK) break;
+      next = chunk.timestamps[chunk.length - 1] + 1;
+    }
+    if (!differences.finish()) return null;
+    if (differences.gone.length) {
+      await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp = ANY($2::bigint[])", [seriesId, differences.gone]));
+    }
+    const changed = differences.changedRecords();
+    if (changed.timestamps.length) {
+      await client.query(q(`INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags)
+        SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[])
+        ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags`,
+      [seriesId, Array.from(changed.timestamps), Array.from(changed.values, nullable), changed.flags]));
+    }
+    return { stored: differences.stored };
   }
 
   /**
@@ -201,12 +235,17 @@ export class PostgresRecordsStore implements RecordsStore {
   private async deleteFrom(client: pg.PoolClient, seriesId: number, from: number, writing: boolean): Promise<number> {
     const deleted = (await client.query(q("DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2", [seriesId, from]))).rowCount ?? 0;
     if (deleted === 0 && !writing) return 0;
+    await this.recountFromDay(client, seriesId, from);
+    return deleted;
+  }
+
+  /** Drops the blocks from the day holding `from` on, and counts that day's again from its records before `from`. */
+  private async recountFromDay(client: pg.PoolClient, seriesId: number, from: number): Promise<void> {
     const day = blockStart(from);
     await client.query(q("DELETE FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= $2", [seriesId, day]));
     await client.query(q(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
       SELECT $1, $2, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
       WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
-    return deleted;
   }
 
   /** The summary after `n` records were appended, the first at `first`. */
@@ -274,17 +313,8 @@ export class PostgresRecordsStore implements RecordsStore {
    * Up to `limit` records from `from` on, through a binary COPY (lib/records/pg-binary-copy.ts).
    * COPY takes no parameters: the bounds are integers checked here.
    */
-  private async copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
-    for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
-    if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
-    return this.reads.withClient(async (client) => {
-      const parser = new RecordCopyParser();
-      const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
-        WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
-        TO STDOUT (FORMAT binary)`));
-      for await (const piece of stream) parser.push(piece as Buffer);
-      return parser.chunk();
-    });
+  private copyChunk(seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+    return this.reads.withClient((client) => copyChunkOn(client, seriesId, from, to, limit));
   }
 
   async summary(seriesId: number): Promise<SeriesSummary | null> {
@@ -366,4 +396,16 @@ async function* copyText(seriesId: number, batches: Iterable<RecordBatch> | Asyn
     }
   }
   if (chunk) yield chunk;
+}
+
+/** copyChunk on a given client (a transaction's, to read what it is about to change). */
+async function copyChunkOn(client: pg.ClientBase, seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+  for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
+  if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
+  const parser = new RecordCopyParser();
+  const stream = client.query(copyTo(`COPY (SELECT timestamp, value, flags FROM timeseries_record
+    WHERE timeseries_id = ${seriesId} AND timestamp >= ${from} AND timestamp <= ${to} ORDER BY timestamp LIMIT ${limit})
+    TO STDOUT (FORMAT binary)`));
+  for await (const piece of stream) parser.push(piece as Buffer);
+  return parser.chunk();
 }

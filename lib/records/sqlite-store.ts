@@ -6,13 +6,15 @@ import { logError } from "@/lib/log";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
+  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
 const ROWS_PER_INSERT = 250;
+/** Above every stored timestamp. */
+const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
 
 /**
  * The records store on SQLite (better-sqlite3): every write is one synchronous transaction
@@ -160,10 +162,17 @@ export class SqliteRecordsStore implements RecordsStore {
   private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
     if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
     const n = batch.timestamps.length;
-    const deleted = this.deleteFrom(this.conn, seriesId, from, n > 0);
+    const written = this.writeDifferences(seriesId, from, batch);
+    let deleted: number;
+    if (written) {
+      deleted = written.stored;
+      if (deleted > 0 || n > 0) this.recountFromDay(this.conn, seriesId, from);
+    } else {
+      deleted = this.deleteFrom(this.conn, seriesId, from, n > 0);
+    }
     if (deleted > 0 || n > 0) {
       if (n > 0) {
-        this.insertRecords(seriesId, batch);
+        if (!written) this.insertRecords(seriesId, batch);
         this.mergeBlocks(seriesId, batchBlocks(batch));
       }
       this.replacedSummary(this.conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
@@ -180,12 +189,38 @@ export class SqliteRecordsStore implements RecordsStore {
   private deleteFrom(conn: SqliteDatabase, seriesId: number, from: number, writing: boolean): number {
     const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?", conn).run(seriesId, from).changes;
     if (deleted === 0 && !writing) return 0;
+    this.recountFromDay(conn, seriesId, from);
+    return deleted;
+  }
+
+  /** Drops the blocks from the day holding `from` on, and counts that day's again from its records before `from`. */
+  private recountFromDay(conn: SqliteDatabase, seriesId: number, from: number): void {
     const day = blockStart(from);
     this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?", conn).run(seriesId, day);
     this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
       SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
       WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`, conn).run(seriesId, day, seriesId, day, from);
-    return deleted;
+  }
+
+  /**
+   * Makes the stored records ≥ from those of `batch` by writing only those that differ
+   * (RecordDifferences); null, having written nothing, when most differ. Returns how many
+   * records were stored ≥ from.
+   */
+  private writeDifferences(seriesId: number, from: number, batch: RecordBatch): { stored: number } | null {
+    const read = (this.readChunk ??= chunkReader(this.conn));
+    const differences = new RecordDifferences(batch);
+    for (let next = from; ;) {
+      const chunk = denseChunk(read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK));
+      if (!differences.add(chunk)) return null;
+      if (chunk.length < DIFF_CHUNK) break;
+      next = chunk.timestamps[chunk.length - 1] + 1;
+    }
+    if (!differences.finish()) return null;
+    const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
+    for (const t of differences.gone) remove.run(seriesId, t);
+    this.insertRecords(seriesId, differences.changedRecords(), this.conn, true);
+    return { stored: differences.stored };
   }
 
   /** The summary after `n` records were appended, the first at `first`. */
@@ -216,10 +251,12 @@ export class SqliteRecordsStore implements RecordsStore {
       WHERE id = ?`, conn).run(deleted, n, from, first, ...lastRecord, Date.now(), seriesId);
   }
 
-  private insertRecords(seriesId: number, batch: RecordBatch, conn = this.conn): void {
+  /** Inserts the records; `replacing`: a stored record of the same timestamp takes the new value and flags. */
+  private insertRecords(seriesId: number, batch: RecordBatch, conn = this.conn, replacing = false): void {
     const { timestamps, values, flags } = batch;
     const n = timestamps.length;
-    const full = this.stmt(insertSql(ROWS_PER_INSERT), conn);
+    const sqlFor = replacing ? upsertSql : plainInsertSql;
+    const full = this.stmt(sqlFor(ROWS_PER_INSERT), conn);
     const params: (number | string | null)[] = new Array(ROWS_PER_INSERT * 4);
     let i = 0;
     for (; i + ROWS_PER_INSERT <= n; i += ROWS_PER_INSERT) {
@@ -236,7 +273,7 @@ export class SqliteRecordsStore implements RecordsStore {
     if (rest > 0) {
       const tail: (number | string | null)[] = [];
       for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
-      this.stmt(insertSql(rest), conn).run(tail);
+      this.stmt(sqlFor(rest), conn).run(tail);
     }
   }
 
@@ -344,15 +381,18 @@ function nullable(v: number): number | null {
   return v === v ? v : null;
 }
 
-const insertSqlCache = new Map<number, string>();
-function insertSql(rows: number): string {
-  let sql = insertSqlCache.get(rows);
+const insertSqlCache = new Map<string, string>();
+function insertSql(rows: number, onConflict: string): string {
+  const key = `${rows}${onConflict}`;
+  let sql = insertSqlCache.get(key);
   if (!sql) {
-    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}`;
-    if (rows === ROWS_PER_INSERT) insertSqlCache.set(rows, sql);
+    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}${onConflict}`;
+    if (rows === ROWS_PER_INSERT) insertSqlCache.set(key, sql);
   }
   return sql;
 }
+const plainInsertSql = (rows: number) => insertSql(rows, "");
+const upsertSql = (rows: number) => insertSql(rows, " ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags");
 
 /** A chunk with a flag (usually "") for every record. */
 function denseChunk(c: SparseChunk): RecordChunk {

@@ -152,6 +152,68 @@ export async function* readAhead(from: number, fetch: (from: number, k: number) 
 
 export const DAY = 86_400;
 
+/** Stored records compared at a time by a replace that writes only the differences. */
+export const DIFF_CHUNK = 50_000;
+
+/**
+ * What a replace must write to turn the stored records ≥ from into `batch`: the batch's records
+ * that are new or differ (value or flags) and the stored timestamps that it lacks. A process run
+ * from scratch mostly recomputes what is stored, and reading and comparing the stored records
+ * costs far less than deleting and inserting them all. The stores feed the stored records in
+ * order, chunk by chunk; `add` says false as soon as more than a quarter of those compared differ
+ * (the store then deletes and inserts everything, having read little).
+ */
+export class RecordDifferences {
+  /** Indexes into the batch of the records to insert or update. */
+  readonly changed: number[] = [];
+  /** Stored timestamps that the batch lacks. */
+  readonly gone: number[] = [];
+  /** Stored records compared. */
+  stored = 0;
+  private next = 0;
+
+  constructor(private readonly batch: RecordBatch) {}
+
+  add(chunk: RecordChunk): boolean {
+    const { timestamps, values, flags } = this.batch;
+    const n = timestamps.length;
+    let i = this.next;
+    for (let j = 0; j < chunk.length; j++) {
+      const t = chunk.timestamps[j];
+      while (i < n && timestamps[i] < t) this.changed.push(i++);
+      if (i < n && timestamps[i] === t) {
+        const v = values[i];
+        const old = chunk.values[j];
+        if (!(v === old || (v !== v && old !== old)) || flags[i] !== chunk.flags[j]) this.changed.push(i);
+        i++;
+      } else {
+        this.gone.push(t);
+      }
+    }
+    this.next = i;
+    this.stored += chunk.length;
+    return this.few(Math.max(this.stored, i));
+  }
+
+  /** After the last stored record: whether few enough differ. */
+  finish(): boolean {
+    const n = this.batch.timestamps.length;
+    while (this.next < n) this.changed.push(this.next++);
+    return this.few(Math.max(this.stored, n));
+  }
+
+  /** The batch's records to insert or update. */
+  changedRecords(): RecordBatch {
+    const pick = Int32Array.from(this.changed);
+    const { timestamps, values, flags } = this.batch;
+    return { timestamps: Float64Array.from(pick, (k) => timestamps[k]), values: Float64Array.from(pick, (k) => values[k]), flags: Array.from(pick, (k) => flags[k]) };
+  }
+
+  private few(compared: number): boolean {
+    return 4 * (this.changed.length + this.gone.length) <= Math.max(compared, DIFF_CHUNK);
+  }
+}
+
 /** Refuses a replacement batch with a record before `from` (it would survive the next replace). */
 export function checkReplacement(from: number, batch: RecordBatch): void {
   if (!Number.isSafeInteger(from)) throw new Error(`replace: not an integer timestamp: ${from}`);

@@ -7,7 +7,7 @@ import { sendMail } from "@/lib/mail";
 import { records } from "@/lib/records";
 import { NotFound } from "@/lib/services/errors";
 import { editableSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
-import { readableStations, synopticStations, type SynopticEntry, type SynopticStation } from "@/lib/services/synoptic-latest";
+import { readableStations, synopticStations, synopticStationsForEvaluation, type SynopticEntry, type SynopticStation } from "@/lib/services/synoptic-latest";
 import { rateOfChangeReach } from "@/lib/processing/numerics/rate-of-change";
 import { stepSeconds } from "@/lib/processing/numerics/steps";
 import { rateOfChangeFailureAt } from "@/lib/synoptic/status";
@@ -75,7 +75,9 @@ async function rateOfChangeItem(station: SynopticStation, entry: SynopticEntry):
 
 /** The alarms each series is in or out of now; a series without a value at its last common date says nothing. */
 async function observe(group: SynopticGroupRow, stations: SynopticStation[]): Promise<Observation[]> {
-  const creator = group.creatorId === null ? null : await findAuthUser(group.creatorId);
+  // The creator matters only for private series.
+  const anyPrivate = stations.some((s) => s.entries.some((e) => !e.publiclyAvailable));
+  const creator = group.creatorId === null || !anyPrivate ? null : await findAuthUser(group.creatorId);
   const readable = await readableStations(creator, stations);
   const out: Observation[] = [];
   for (const station of stations) {
@@ -112,16 +114,23 @@ const alarmKey = (entry: number, kind: string) => `${entry}:${kind}`;
 export async function evaluateSynopticGroup(groupId: number): Promise<EvaluationResult> {
   const group = await findSynopticGroup(groupId);
   if (!group) return { raised: 0, cleared: 0, warning: null };
-  const stations = await synopticStations(group.id);
-  const observations = await observe(group, stations);
   const inForce = await db().query<{ synoptic_timeseries_group_id: number; kind: string }>(Prisma.sql`
     SELECT a.synoptic_timeseries_group_id, a.kind FROM synoptic_alarm a
       JOIN synoptic_timeseries_group e ON e.id = a.synoptic_timeseries_group_id
       JOIN synoptic_group_station gs ON gs.id = e.synoptic_group_station_id
     WHERE gs.synoptic_group_id = ${group.id}`);
   const current = new Set(inForce.map((a) => alarmKey(a.synoptic_timeseries_group_id, a.kind)));
-  const raise = observations.filter((o) => o.item && !current.has(alarmKey(o.entry, o.kind)));
-  const clear = observations.filter((o) => !o.item && current.has(alarmKey(o.entry, o.kind)));
+  const changes = (observations: Observation[]) => ({
+    observations,
+    raise: observations.filter((o) => o.item && !current.has(alarmKey(o.entry, o.kind))),
+    clear: observations.filter((o) => !o.item && current.has(alarmKey(o.entry, o.kind))),
+  });
+  // Most evaluations change nothing: they decide on the cached definition, and only a change is
+  // decided again on everything read afresh (the warning's names and units are then current).
+  let decided = changes(await observe(group, await synopticStationsForEvaluation(group.id)));
+  if (!decided.raise.length && !decided.clear.length) return { raised: 0, cleared: 0, warning: null };
+  decided = changes(await observe(group, await synopticStations(group.id)));
+  const { observations, raise, clear } = decided;
   if (!raise.length && !clear.length) return { raised: 0, cleared: 0, warning: null };
 
   const result = await db().write(async (tx) => {

@@ -102,7 +102,12 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
       value: null,
     });
   }
-  const lastValues = new Map(rows.filter((r) => r.entry_id !== null).map((r) => [r.entry_id!, r.last_value]));
+  await fillValues(stations, new Map(rows.filter((r) => r.entry_id !== null).map((r) => [r.entry_id!, r.last_value])));
+  return stations;
+}
+
+/** Sets each station's last common date and each entry's value there, from the summaries' last values (keyed by entry) and the records. */
+async function fillValues(stations: SynopticStation[], lastValues: Map<number, number | null>): Promise<void> {
   const lookups: { entry: SynopticEntry; at: number }[] = [];
   for (const station of stations) {
     station.lastCommonDate = lastCommonDate(station.entries.map((e) => e.lastTimestamp));
@@ -117,6 +122,71 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
     const found = await valuesAt(lookups.map((l) => [l.entry.seriesId!, l.at]));
     for (const l of lookups) l.entry.value = found.get(`${l.entry.seriesId}:${l.at}`) ?? null;
   }
+}
+
+/**
+ * The definitions of synoptic groups as the alarm evaluation last read them, with the version
+ * they were read at: the group's last_modified and its numbers of stations and series (a
+ * change through the service sets last_modified; a station or time series group deleted
+ * elsewhere takes its rows with it, which the counts see). Per process: with several processes
+ * each keeps its own, checked against the database on every use.
+ */
+const definitions = new Map<number, { version: string; stations: SynopticStation[] }>();
+
+/**
+ * synopticStations for the alarm evaluation, which runs after every upload: the definition
+ * (stations, series, limits, names) from a cache checked against the group's version, and only
+ * the default series and their summaries read each time (one query, and one for values not at
+ * the summaries' last records). Names, units and precisions may be older than the database's
+ * (the evaluation decides without them and reads synopticStations afresh before it writes).
+ */
+export async function synopticStationsForEvaluation(groupId: number): Promise<SynopticStation[]> {
+  const [row] = await db().query<{ last_modified: unknown; stations: number; entries: number; last_entry: number | null }>(Prisma.sql`
+    SELECT g.last_modified,
+      (SELECT COUNT(*) FROM synoptic_group_station gs WHERE gs.synoptic_group_id = g.id) AS stations,
+      (SELECT COUNT(*) FROM synoptic_group_station gs JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
+        WHERE gs.synoptic_group_id = g.id) AS entries,
+      (SELECT MAX(e.id) FROM synoptic_group_station gs JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
+        WHERE gs.synoptic_group_id = g.id) AS last_entry
+    FROM synoptic_group g WHERE g.id = ${groupId}`);
+  if (!row) {
+    definitions.delete(groupId);
+    return [];
+  }
+  const version = `${row.last_modified instanceof Date ? row.last_modified.getTime() : String(row.last_modified)}:${row.stations}:${row.entries}:${row.last_entry}`;
+  const cached = definitions.get(groupId);
+  if (cached?.version !== version) {
+    const stations = await synopticStations(groupId);
+    definitions.set(groupId, { version, stations });
+    return stations;
+  }
+  // The default series now (Checked, else Initial) of each series of the group, with its summary.
+  const series = await db().query<{ entry_id: number; type: number; id: number; publicly_available: boolean; last_timestamp: number | null; last_value: number | null }>(Prisma.sql`
+    SELECT e.id AS entry_id, t.type, t.id, t.publicly_available, t.last_timestamp, t.last_value
+    FROM synoptic_group_station gs
+      JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
+      JOIN timeseries t ON t.timeseries_group_id = e.timeseries_group_id AND t.type IN (1, 2)
+    WHERE gs.synoptic_group_id = ${groupId}`);
+  const byEntry = new Map<number, (typeof series)[number]>();
+  for (const s of series) {
+    const other = byEntry.get(s.entry_id);
+    if (!other || s.type > other.type) byEntry.set(s.entry_id, s);
+  }
+  const stations = cached.stations.map((station) => ({
+    ...station,
+    lastCommonDate: null,
+    entries: station.entries.map((entry): SynopticEntry => {
+      const s = byEntry.get(entry.id);
+      return {
+        ...entry,
+        seriesId: s?.id ?? null,
+        publiclyAvailable: s ? Boolean(s.publicly_available) : true,
+        lastTimestamp: s?.last_timestamp == null ? null : Number(s.last_timestamp),
+        value: null,
+      };
+    }),
+  }));
+  await fillValues(stations, new Map([...byEntry].map(([entry, s]) => [entry, s.last_value])));
   return stations;
 }
 

@@ -115,6 +115,17 @@ describe(`records store replace (${DIALECT})`, () => {
     }
     return out;
   }
+  /** What a process run over stored records mostly gives: the same records, a few changed, gone or new. */
+  function recomputed(rand: () => number, rows: Rec[], from: number): Rec[] {
+    const out: Rec[] = [];
+    for (const [t, v, flags] of rows) {
+      const r = rand();
+      if (r < 0.03) continue;
+      if (r < 0.06 && t - 300 >= from && !out.some((o) => o[0] === t - 300)) out.push([t - 300, 1.25, ""]);
+      out.push(r < 0.1 ? [t, Math.round(rand() * 400 - 200) / 4, flags] : r < 0.13 ? [t, NaN, flags] : r < 0.16 ? [t, v, flags ? "" : "F G"] : [t, v, flags]);
+    }
+    return out;
+  }
   const batchOf = (rows: Rec[]) => ({
     timestamps: Float64Array.from(rows, (r) => r[0]), values: Float64Array.from(rows, (r) => r[1]), flags: rows.map((r) => r[2]),
   });
@@ -156,7 +167,9 @@ describe(`records store replace (${DIALECT})`, () => {
           : choice < 0.3 ? last + 600 * Math.floor(1 + rand() * 200)
             : choice < 0.5 && current.length ? current[Math.floor(rand() * current.length)][0]
               : Math.floor(first + rand() * (last - first + DAY_S));
-        const batch = rand() < 0.15 ? [] : recordsFrom(rand, from - 600 + 600 * Math.floor(rand() * 3), Math.floor(rand() * 2500));
+        const kind = rand();
+        const batch = kind < 0.15 ? [] : kind < 0.5 ? recomputed(rand, current.filter((r) => r[0] >= from), from)
+          : recordsFrom(rand, from - 600 + 600 * Math.floor(rand() * 3), Math.floor(rand() * 2500));
         expect(await records().replace(replaced, from, batchOf(batch))).toBe(batch.length);
         current = [...current.filter((r) => r[0] < from), ...batch];
       }

@@ -1,0 +1,54 @@
+// tsx scripts/profile-synoptic.ts [postgres-url] — times evaluateSynopticGroup of a group of 300 stations × 4 series (as npm run bench makes it).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findAuthUser } from "@/lib/auth/users";
+import { reloadSettings } from "@/lib/config";
+import { closeDb } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { records } from "@/lib/records";
+import { evaluateSynopticGroup } from "@/lib/services/synoptic-alarms";
+import { createSynopticGroup } from "@/lib/services/synoptic-groups";
+import { group, series, station, unit, user, variable } from "../tests/support/fixtures";
+
+async function main() {
+  const url = process.argv[2] ?? `file:${join(mkdtempSync(join(tmpdir(), "prof-")), "s.db")}`;
+  await migrate(parseDatabaseUrl(url));
+  console.error(url);
+  process.env.DATABASE_URL = url;
+  reloadSettings();
+  const [variableId, unitId] = [await variable(), await unit()];
+  const day = Date.UTC(2025, 5, 1) / 1000;
+  const defs = [];
+  const targets: number[] = [];
+  for (let s = 0; s < 300; s++) {
+    const st = await station();
+    const groups = [];
+    for (let k = 0; k < 4; k++) {
+      const g = await group(st, { variableId, unitId, precision: 2 });
+      const ts = await series(g, { type: "Initial", timeStep: "10min" });
+      if (s === 0) targets.push(ts);
+      await records().write(ts, {
+        timestamps: Float64Array.from({ length: 144 }, (_, i) => day + i * 600),
+        values: Float64Array.from({ length: 144 }, (_, i) => Number((10 + k + Math.sin(i / 10)).toFixed(2))),
+        flags: new Array(144).fill(""),
+      }, { mode: "append", validate: () => [] });
+      groups.push({ timeseries_group: g, low_limit: 9.5, high_limit: 12.5 });
+    }
+    defs.push({ station: st, timeseries_groups: groups });
+  }
+  const admin = await findAuthUser((await user({ superuser: true })).id);
+  const id = await createSynopticGroup(admin, { name: "Bench", slug: "bench", display_timezone: "Etc/GMT-2", fresh_time_limit: 3600, early_warning_emails: [], stations: defs } as never);
+  const times: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    await records().write(targets[0], { timestamps: Float64Array.of(day + (144 + i) * 600), values: Float64Array.of(i % 2 ? 11 : 13), flags: [""] }, { mode: "append", validate: () => [] });
+    const t = performance.now();
+    await evaluateSynopticGroup(id);
+    if (i >= 5) times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`evaluation of a group of 1,200 series after a one-record upload: median ${times[times.length >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms (${times.length} runs)`);
+  await closeDb();
+}
+main().catch((e) => { console.error(e); process.exit(1); });
