@@ -561,6 +561,29 @@ describe("the users' password reset and the people form's references", () => {
     expect(sent.text).toContain(`<p class="message success" role="status">A password-reset e-mail has been sent to the user&#x27;s address.</p>`);
   });
 
+  it("a user's edit: the username rules of auth/user/ and the e-mail rule next to their fields, the input kept; nothing saved", async () => {
+    const t = await stationTree();
+    const page = `/manage/users/${t.userId}/`;
+    const form = await site().form(page, admin.cookie, "User");
+    const before = await userNamed(t.username);
+    const typed = { username: "has spaces!", email: "not-an-address", first_name: "Kept" };
+    const r = await post(form, typed, admin);
+    expect(r.status).toBe(200);
+    // The API gives the same username message (the profile endpoint shares the rules).
+    const answer = await s.http.patch("/api/auth/user/", { token: other.user.token, json: { username: typed.username } });
+    expect(answer.status, answer.text).toBe(400);
+    expect(messagesOf(r.text, "User", "username")).toEqual(answer.json.username);
+    expect(messagesOf(r.text, "User", "email")).toEqual(["Enter a valid email address."]);
+    for (const [name, value] of Object.entries(typed)) expect(shownValue(r.text, "User", name), name).toBe(value);
+    expect(await userNamed(t.username)).toEqual(before);
+    // Another user's name is taken, as in the API.
+    const taken = await post(await site().form(page, admin.cookie, "User"), { username: editor.user.username }, admin);
+    const apiTaken = await s.http.patch("/api/auth/user/", { token: other.user.token, json: { username: editor.user.username } });
+    expect(apiTaken.status).toBe(400);
+    expect(messagesOf(taken.text, "User", "username")).toEqual(apiTaken.json.username);
+    expect(await userNamed(t.username)).toEqual(before);
+  });
+
   it("maintainers that do not exist: the API's message next to the field; nothing saved", async () => {
     const t = await stationTree();
     const form = await site().form(`/manage/stations/${t.sid}/`, editor.cookie, "Maintainers and data viewers");
