@@ -18,7 +18,7 @@ import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
-import { MESSAGE, runPrimary, workerSetting } from "./lib/http/cluster.mjs";
+import { MESSAGE, runPrimary, serveHandedConnections, workerSetting } from "./lib/http/cluster.mjs";
 import { readAfterFromCookies } from "./lib/db/read-after.mjs";
 
 const dev = process.argv.includes("--dev");
@@ -453,13 +453,19 @@ const workerCount = workerSetting(process.env.ENHYDRIS_WORKERS);
 if ("error" in workerCount) refuse(workerCount.error);
 const clustered = cluster.isWorker;
 if (cluster.isPrimary && !dev && workerCount.workers > 1) {
-  await runPrimary({ workers: workerCount.workers, log });
+  await runPrimary({ workers: workerCount.workers, port, hostname, log });
 } else {
   await serveHere();
 }
 
 /** Serves in this process (a worker of the cluster, or the only process). */
 async function serveHere() {
+  // A worker asked to stop while it starts stops once it can (see below).
+  let stopAskedEarly = null;
+  const whileStarting = (message) => {
+    if (message?.type === MESSAGE.shutdown) stopAskedEarly = message.signal ?? "SIGTERM";
+  };
+  if (clustered) process.on("message", whileStarting);
   const app = next({ dev, hostname, port, dir: process.cwd() });
   handle = app.getRequestHandler();
   // A worker's metrics exist (and answer the primary's collection) from the start.
@@ -493,10 +499,15 @@ async function serveHere() {
   const server = http.createServer(onRequest(false));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0;
-  server.listen(port, hostname, () => {
-    log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
-    warmUp(onRequest(true));
-  });
+  if (clustered) {
+    // The primary listens on the port and hands this worker its share of the connections.
+    serveHandedConnections(server, () => warmUp(onRequest(true)));
+  } else {
+    server.listen(port, hostname, () => {
+      log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${dev ? "development" : "production"})`);
+      warmUp(onRequest(true));
+    });
+  }
 
   /**
    * Loads the API's route bundles and the pages' shared runtime now (start-up work included),
@@ -568,5 +579,7 @@ async function serveHere() {
     });
     // A primary that is gone (killed) leaves its workers without a port's connections: stop too.
     process.on("disconnect", () => stop("the primary is gone"));
+    process.off("message", whileStarting);
+    if (stopAskedEarly) stop(stopAskedEarly);
   }
 }

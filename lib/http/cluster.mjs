@@ -1,6 +1,6 @@
 // The multi-process server (docs/decisions/0016-multi-process-server.md). server.mjs's primary
-// process serves nothing itself: it forks ENHYDRIS_WORKERS workers that share the port
-// (node:cluster hands each new connection to one of them), restarts a worker that dies, answers
+// process serves nothing itself: it forks ENHYDRIS_WORKERS workers, accepts the connections on
+// the port and hands each to a worker in turn (see `dispatcher`), restarts a worker that dies, answers
 // the workers' requests for the cluster's metrics, relays job wake-ups to the one worker that
 // runs the job runner, and on SIGTERM/SIGINT has every worker drain and stop.
 //
@@ -8,6 +8,7 @@
 // data and runs the job runner (lib/startup.ts); the others ("followers") are forked once the
 // lead listens, so they never see an older schema. A lead that dies is replaced by a new lead.
 import cluster from "node:cluster";
+import net from "node:net";
 import { availableParallelism } from "node:os";
 import { clusterMetrics } from "../observability/metrics.mjs";
 
@@ -20,6 +21,11 @@ export const MESSAGE = {
   metricsReply: "enhydris:metrics-reply",
   /** primary → worker: drain and stop (as SIGTERM). */
   shutdown: "enhydris:shutdown",
+  /** worker → primary: I serve connections now. */
+  ready: "enhydris:ready",
+  /** primary → worker: a new connection (the socket comes with the message); worker → primary: taken. */
+  connection: "enhydris:connection",
+  connectionTaken: "enhydris:connection-taken",
 };
 
 /** The environment variable that names a worker's role. */
@@ -45,11 +51,87 @@ const EARLY_DEATH_MS = 10_000;
 /** Workers are given this long to drain after SIGTERM before the primary kills them. */
 const SHUTDOWN_MS = 55_000;
 
+/** Connections accepted while no worker serves (one restarting) wait, up to this many. */
+const MAX_WAITING_CONNECTIONS = 1024;
+
+/**
+ * Hands the primary's connections to the workers in turn. node:cluster's own round-robin loses a
+ * connection it had sent to a worker that dies before taking it: the primary keeps its copy
+ * open and the client waits forever. Here a connection is accepted paused (nothing of it read),
+ * sent with the primary's copy kept open until the worker says it took it, and sent to another
+ * worker if this one dies first; so only the connections a dead worker had taken fail.
+ * @param {import("pino").Logger} log
+ */
+function dispatcher(log) {
+  /** Worker ids that take connections, in turn. */
+  const serving = [];
+  let turn = 0;
+  /** Connections sent to a worker and not yet taken: worker id → connection id → socket. */
+  const sent = new Map();
+  /** Connections waiting for a worker. */
+  const waiting = [];
+  let ids = 0;
+  let closed = false;
+
+  const dispatch = (socket) => {
+    if (socket.destroyed) return;
+    if (closed) return void socket.destroy();
+    if (serving.length === 0) {
+      if (waiting.length >= MAX_WAITING_CONNECTIONS) socket.destroy();
+      else waiting.push(socket);
+      return;
+    }
+    const workerId = serving[turn++ % serving.length];
+    const worker = cluster.workers?.[workerId];
+    const id = ++ids;
+    if (!sent.has(workerId)) sent.set(workerId, new Map());
+    sent.get(workerId).set(id, socket);
+    const resend = () => {
+      if (sent.get(workerId)?.delete(id)) dispatch(socket);
+    };
+    if (!worker?.isConnected()) return resend();
+    worker.send({ type: MESSAGE.connection, id }, socket, { keepOpen: true }, (error) => error && resend());
+  };
+
+  return {
+    /** A new connection on the port (accepted with `pauseOnConnect`). */
+    accept(socket) {
+      socket.on("error", () => {});
+      dispatch(socket);
+    },
+    /** The worker took connection `id`: the primary's copy closes (the worker's stays open). */
+    taken(workerId, id) {
+      const socket = sent.get(workerId)?.get(id);
+      sent.get(workerId)?.delete(id);
+      socket?.destroy();
+    },
+    ready(workerId) {
+      if (!serving.includes(workerId)) serving.push(workerId);
+      for (const socket of waiting.splice(0)) dispatch(socket);
+    },
+    /** The worker is gone or stopping: what it had not taken goes to another. */
+    gone(workerId) {
+      const index = serving.indexOf(workerId);
+      if (index >= 0) serving.splice(index, 1);
+      const untaken = [...(sent.get(workerId)?.values() ?? [])];
+      sent.delete(workerId);
+      if (untaken.length) log.info(`${untaken.length} connection(s) not taken by worker ${workerId} handed to another`);
+      for (const socket of untaken) dispatch(socket);
+    },
+    /** Shutdown: no worker takes new connections; those none took are closed unanswered. */
+    close() {
+      closed = true;
+      serving.length = 0;
+      for (const socket of waiting.splice(0)) socket.destroy();
+    },
+  };
+}
+
 /**
  * Runs the primary.
- * @param {{ workers: number, log: import("pino").Logger }} options
+ * @param {{ workers: number, port: number, hostname: string, log: import("pino").Logger }} options
  */
-export async function runPrimary({ workers, log }) {
+export async function runPrimary({ workers, port, hostname, log }) {
   /** @type {Map<number, { role: "lead" | "follower", started: number }>} */
   const roles = new Map();
   let stopping = false;
@@ -65,9 +147,15 @@ export async function runPrimary({ workers, log }) {
     return worker;
   };
 
+  const connections = dispatcher(log);
+  const listener = net.createServer({ pauseOnConnect: true }, (socket) => connections.accept(socket));
+
   const onMessage = (worker, message) => {
     if (!message || typeof message !== "object") return;
-    if (message.type === MESSAGE.jobsQueued) {
+    if (message.type === MESSAGE.connectionTaken) connections.taken(worker.id, message.id);
+    else if (message.type === MESSAGE.ready) {
+      if (!stopping) connections.ready(worker.id);
+    } else if (message.type === MESSAGE.jobsQueued) {
       const id = lead();
       if (id !== undefined && id !== worker.id) cluster.workers[id]?.send({ type: MESSAGE.jobsQueued });
     } else if (message.type === MESSAGE.metricsRequest) {
@@ -79,6 +167,7 @@ export async function runPrimary({ workers, log }) {
   };
 
   cluster.on("exit", (worker, code, signal) => {
+    connections.gone(worker.id);
     const role = roles.get(worker.id);
     roles.delete(worker.id);
     if (stopping || !role) {
@@ -108,6 +197,8 @@ export async function runPrimary({ workers, log }) {
     }
     stopping = true;
     log.info(`${signal}: stopping ${roles.size} worker(s)`);
+    listener.close();
+    connections.close();
     if (roles.size === 0) process.exit(0);
     for (const worker of Object.values(cluster.workers ?? {})) {
       if (worker?.isConnected()) worker.send({ type: MESSAGE.shutdown, signal });
@@ -123,16 +214,43 @@ export async function runPrimary({ workers, log }) {
 
   log.info(`Starting ${workers} worker processes (ENHYDRIS_WORKERS)`);
   fork("lead");
-  // The followers start once the lead has migrated the database and listens (or at once if the
-  // lead died first: the restart takes the lead's role).
+  // The port opens, and the followers start, once the lead has migrated the database and serves
+  // (or at once if the lead died first: the restart takes the lead's role).
   await new Promise((resolve) => {
-    const listening = (worker) => {
-      if (roles.get(worker.id)?.role !== "lead") return;
-      cluster.off("listening", listening);
+    const ready = (worker, message) => {
+      if (message?.type !== MESSAGE.ready || roles.get(worker.id)?.role !== "lead") return;
+      cluster.off("message", ready);
       resolve(undefined);
     };
-    cluster.on("listening", listening);
+    cluster.on("message", ready);
   });
   if (stopping) return;
+  await new Promise((resolve) => {
+    listener.once("error", (error) => {
+      log.fatal(`cannot listen on ${hostname}:${port}: ${error.message}`);
+      stopAll("SIGTERM");
+    });
+    listener.listen(port, hostname, () => resolve(undefined));
+  });
+  log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${workers} workers)`);
   for (let i = 1; i < workers; i++) fork("follower");
+}
+
+/**
+ * In a worker: serves the connections the primary hands over (see `dispatcher`) with `server`,
+ * which listens only on a private ephemeral port of 127.0.0.1 (so Node tracks its connections:
+ * idle ones close on shutdown, and the request timeouts apply). `onReady` runs when it serves.
+ * @param {import("node:http").Server} server
+ * @param {(address: import("node:net").AddressInfo) => void} onReady
+ */
+export function serveHandedConnections(server, onReady) {
+  process.on("message", (message, socket) => {
+    if (message?.type !== MESSAGE.connection || !socket) return;
+    process.send?.({ type: MESSAGE.connectionTaken, id: message.id });
+    server.emit("connection", socket);
+  });
+  server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
+    process.send?.({ type: MESSAGE.ready });
+    onReady(server.address());
+  });
 }

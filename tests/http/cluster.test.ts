@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
@@ -26,19 +27,29 @@ const workers = () => server.processes().slice(1);
 const lines = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `${new Date((from + i * 600) * 1000).toISOString().slice(0, 16)}Z,${i},`).join("\n");
 
+/**
+ * GET on a connection of its own, the response read whole; its status, or 0 when the connection
+ * failed. No keep-alive: a pooled idle socket to the killed worker would fail a request that
+ * never reached any worker, and the test counts only the requests in flight on it.
+ */
+function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      response.resume();
+      response.on("error", () => resolve(0));
+      response.on("close", () => resolve(response.complete ? (response.statusCode ?? 0) : 0));
+    });
+    request.on("error", () => resolve(0));
+  });
+}
+
 /** Requests `path` from `clients` loops for `ms`; the statuses (0: a failed connection). */
 async function load(path: string, clients: number, ms: number, during?: () => Promise<void>): Promise<number[]> {
   const statuses: number[] = [];
   const end = Date.now() + ms;
   const loops = Array.from({ length: clients }, async () => {
     while (Date.now() < end) {
-      try {
-        const response = await fetch(`${server.url}${path}`);
-        await response.arrayBuffer();
-        statuses.push(response.status);
-      } catch {
-        statuses.push(0);
-      }
+      statuses.push(await getOnNewConnection(`${server.url}${path}`));
     }
   });
   await Promise.all([...loops, during?.()]);
