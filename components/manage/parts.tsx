@@ -2,26 +2,17 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { ActivityItem } from "@/lib/services/activity";
 import type { RunJson } from "@/lib/services/processes";
+import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
 import { managePaths } from "@/lib/site/manage-paths";
 
 /** Pieces shared by the management pages (server components). */
 
-export interface Crumb {
-  label: string;
-  href?: string;
-}
+export type { Crumb };
 
 export function ManageHeader({ crumbs, title, lead, actions }: { crumbs: Crumb[]; title: ReactNode; lead?: ReactNode; actions?: ReactNode }) {
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href={managePaths.home}>Manage</Link></li>
-          {crumbs.map((c, i) => (
-            <li key={i} aria-current={c.href ? undefined : "page"}>{c.href ? <Link href={c.href}>{c.label}</Link> : c.label}</li>
-          ))}
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, ...crumbs]} />
       <header className="page-header manage-header">
         <div>
           <h1>{title}</h1>

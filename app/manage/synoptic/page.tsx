@@ -3,6 +3,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { editableSynopticGroups } from "@/lib/services/synoptic-groups";
 import { loggedIn } from "@/app/manage/synoptic/guard";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { managePaths } from "@/lib/site/manage-paths";
 
 export const metadata: Metadata = { title: "Synoptic groups" };
 
@@ -15,11 +17,7 @@ export default async function ManageSynopticPage({ searchParams }: { searchParam
   const deleted = (await searchParams).deleted;
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li aria-current="page">Synoptic groups</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, { label: "Synoptic groups" }]} />
       <header className="page-header">
         <h1>Synoptic groups</h1>
         <p className="lead">Stations shown together with their latest values, and the e-mails sent when a value crosses its limits.</p>

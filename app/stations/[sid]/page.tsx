@@ -10,6 +10,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, groupPath } from "@/lib/site/paths";
 import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/site/pages";
 import { formatDate, formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ sid: string }>;
 
@@ -75,12 +76,7 @@ export default async function StationPage({ params }: { params: Params }) {
 
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/">Stations</Link></li>
-          <li aria-current="page">{name}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Stations", href: "/" }, { label: name }]} />
       <header className="page-header manage-header">
         <div>
           <h1>

@@ -9,6 +9,7 @@ import { synopticPage } from "@/lib/services/synoptic-pages";
 import { SLUG } from "@/lib/synoptic/config";
 import { currentUser } from "@/lib/site/current-user";
 import { offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ slug: string }>;
 
@@ -28,12 +29,7 @@ export default async function SynopticGroupPage({ params }: { params: Params }) 
   const { mapTileUrl, mapTileAttribution, mapDefaultViewport } = settings();
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/synoptic/">Synoptic views</Link></li>
-          <li aria-current="page">{group.name}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Synoptic views", href: "/synoptic/" }, { label: group.name }]} />
       <header className="page-header">
         <h1>{group.name}</h1>
         <p className="lead">

@@ -10,6 +10,8 @@ import { stationChoices } from "@/lib/services/synoptic-pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { editable } from "@/app/manage/synoptic/guard";
 import { resendWarningAction } from "@/app/manage/synoptic/actions";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { managePaths } from "@/lib/site/manage-paths";
 
 export const metadata: Metadata = { title: "Edit synoptic group" };
 
@@ -36,12 +38,7 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
   const offset = zoneOffsetMinutes(group.displayTimezone) ?? 0;
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/manage/synoptic/">Synoptic groups</Link></li>
-          <li aria-current="page">{group.name}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, { label: "Synoptic groups", href: "/manage/synoptic/" }, { label: group.name }]} />
       <header className="page-header">
         <h1>{group.name}</h1>
         <p className="lead"><Link href={`/synoptic/${group.slug}/`}>See its page</Link> · <Link href={`/manage/synoptic/${group.id}/delete/`}>Delete it</Link></p>

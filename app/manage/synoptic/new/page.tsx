@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import SynopticGroupForm from "@/components/synoptic/SynopticGroupForm";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { settings } from "@/lib/config";
 import { loggedIn } from "@/app/manage/synoptic/guard";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { managePaths } from "@/lib/site/manage-paths";
 
 export const metadata: Metadata = { title: "New synoptic group" };
 
@@ -13,12 +14,7 @@ export default async function NewSynopticGroupPage() {
   const { mapTileUrl, mapTileAttribution, mapDefaultViewport } = settings();
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/manage/synoptic/">Synoptic groups</Link></li>
-          <li aria-current="page">New</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, { label: "Synoptic groups", href: "/manage/synoptic/" }, { label: "New" }]} />
       <header className="page-header"><h1>New synoptic group</h1></header>
       <SynopticGroupForm initial={null} choices={[]} zones={DISPLAY_TIMEZONES} tileUrl={mapTileUrl} tileAttribution={mapTileAttribution}
         defaultBbox={mapDefaultViewport as [number, number, number, number]} />

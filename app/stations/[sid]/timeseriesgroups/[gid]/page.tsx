@@ -9,6 +9,7 @@ import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from 
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -66,13 +67,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
   return (
     <div className="page">
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/">Stations</Link></li>
-          <li><Link href={stationPath(station.id)}>{stationName}</Link></li>
-          <li aria-current="page">{title}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Stations", href: "/" }, { label: stationName, href: stationPath(station.id) }, { label: title }]} />
       <header className="page-header manage-header">
         <div>
         <h1>{title}</h1>

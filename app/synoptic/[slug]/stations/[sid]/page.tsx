@@ -11,6 +11,7 @@ import { pathId } from "@/lib/site/pages";
 import { stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { SLUG } from "@/lib/synoptic/config";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ slug: string; sid: string }>;
 
@@ -40,13 +41,7 @@ export default async function SynopticStationPage({ params }: { params: Params }
   return (
     <div className="page">
       <RefreshEvery ms={60_000} />
-      <nav className="breadcrumbs" aria-label="Breadcrumb">
-        <ol>
-          <li><Link href="/synoptic/">Synoptic views</Link></li>
-          <li><Link href={`/synoptic/${group.slug}/`}>{group.name}</Link></li>
-          <li aria-current="page">{station.name}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs crumbs={[{ label: "Synoptic views", href: "/synoptic/" }, { label: group.name, href: `/synoptic/${group.slug}/` }, { label: station.name }]} />
       <header className="page-header">
         <h1>Conditions at {station.name}</h1>
         <p className="lead">

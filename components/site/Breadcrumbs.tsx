@@ -1,0 +1,20 @@
+import Link from "next/link";
+
+/** One step of a page's breadcrumb trail: a link, or (the last, without `href`) the page itself. */
+export interface Crumb {
+  label: string;
+  href?: string;
+}
+
+/** The breadcrumb trail above a page's header, the same on every page. */
+export function Breadcrumbs({ crumbs }: { crumbs: Crumb[] }) {
+  return (
+    <nav className="breadcrumbs" aria-label="Breadcrumb">
+      <ol>
+        {crumbs.map((c, i) => (
+          <li key={i} aria-current={c.href ? undefined : "page"}>{c.href ? <Link href={c.href}>{c.label}</Link> : c.label}</li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
