@@ -32,7 +32,8 @@ describe("the upload parser", () => {
           expect(timestamps[i]).toBeGreaterThanOrEqual(-9151488000);
           expect(timestamps[i]).toBeLessThanOrEqual(9151488000);
           expect(Number.isNaN(values[i]) || Number.isFinite(values[i])).toBe(true);
-          expect(flags[i]).not.toMatch(/[\s,"\u0000-\u001f\u007f]/);
+          // Flags separated by single spaces (formats.md), none containing a separator or a control character.
+          expect(flags[i]).toMatch(/^([^\s,"\u0000-\u001f\u007f]+( [^\s,"\u0000-\u001f\u007f]+)*)?$/);
         }
       } else {
         expect(result.errors.length).toBeGreaterThan(0);
