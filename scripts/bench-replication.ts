@@ -25,7 +25,7 @@ export interface ReplicationTimes {
   incremental: number;
 }
 
-async function pointAt(databaseUrl: string): Promise<void> {
+export async function pointAt(databaseUrl: string): Promise<void> {
   await closeDb();
   await migrate(parseDatabaseUrl(databaseUrl));
   process.env.DATABASE_URL = databaseUrl;
@@ -33,7 +33,7 @@ async function pointAt(databaseUrl: string): Promise<void> {
 }
 
 /** The source's data: 1,000 "Mirror" stations with a 144-record series each, and "Bench big" with 1,051,200 records. */
-async function generateSource(): Promise<void> {
+export async function generateSource(): Promise<void> {
   const now = new Date();
   await db().write(async (tx) => {
     await tx.lentity.create({ data: { kind: "organization", organization: { create: { name: "Water authority", acronym: "WA", searchNorm: searchColumn("Water authority", "WA"), lastModified: now } } } });
@@ -72,7 +72,7 @@ async function timedRun(sourceUrl: string, query: string): Promise<number> {
   return (performance.now() - t) / 1000;
 }
 
-async function newSourceRow(): Promise<void> {
+export async function newSourceRow(): Promise<void> {
   await db().write((tx) => tx.replicationSource.create({ data: { id: 1, name: "bench", url: "", lastModified: new Date() } }));
 }
 

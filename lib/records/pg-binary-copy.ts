@@ -1,4 +1,4 @@
-import type { RecordChunk } from "@/lib/records/types";
+import type { RecordBatch, RecordChunk } from "@/lib/records/types";
 
 /**
  * A parser of PostgreSQL's binary COPY format for rows of (timestamp bigint, value double
@@ -96,4 +96,64 @@ export class RecordCopyParser {
     if (!this.finished || this.pending) throw new Error("the COPY stream ended early");
     return { timestamps: this.timestamps.subarray(0, this.length), values: this.values.subarray(0, this.length), flags: this.flags, length: this.length };
   }
+}
+
+/** Bytes of binary COPY output gathered before they are handed on. */
+const COPY_PIECE = 1 << 18;
+/** A row's fixed part: field count, series id, timestamp, value (flags come after). */
+const FIXED_ROW = 2 + 8 + 12 + 12 + 4;
+const TWO32 = 2 ** 32;
+
+/**
+ * The rows (timeseries_id, timestamp, value, flags) of the batches in PostgreSQL's binary COPY
+ * format, in pieces of about 256 KB: numbers are written as their bytes, so neither this side
+ * formats them as text nor the server parses them (half the work of the text format on each side).
+ */
+export async function* recordCopyPieces(seriesId: number, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): AsyncGenerator<Buffer> {
+  if (!Number.isSafeInteger(seriesId) || seriesId < -(2 ** 31) || seriesId >= 2 ** 31) throw new Error(`not a series id: ${seriesId}`);
+  let buf = Buffer.allocUnsafe(COPY_PIECE + FIXED_ROW);
+  buf.write("PGCOPY\n\xff\r\n\0", 0, "latin1");
+  buf.writeInt32BE(0, 11); // flags
+  buf.writeInt32BE(0, 15); // header extension length
+  let p = 19;
+  for await (const { timestamps, values, flags } of batches) {
+    const n = timestamps.length;
+    for (let i = 0; i < n; i++) {
+      const f = flags[i];
+      const flagBytes = f === "" ? 0 : Buffer.byteLength(f, "utf8");
+      if (p + FIXED_ROW + flagBytes > buf.length) {
+        yield buf.subarray(0, p);
+        buf = Buffer.allocUnsafe(Math.max(COPY_PIECE, FIXED_ROW + flagBytes) + FIXED_ROW);
+        p = 0;
+      }
+      const t = timestamps[i];
+      const high = Math.floor(t / TWO32);
+      buf.writeInt16BE(4, p);
+      buf.writeInt32BE(4, p + 2);
+      buf.writeInt32BE(seriesId, p + 6);
+      buf.writeInt32BE(8, p + 10);
+      buf.writeInt32BE(high, p + 14);
+      buf.writeUInt32BE(t - high * TWO32, p + 18);
+      p += 22;
+      const v = values[i];
+      if (v === v) {
+        buf.writeInt32BE(8, p);
+        buf.writeDoubleBE(v, p + 4);
+        p += 12;
+      } else {
+        buf.writeInt32BE(-1, p);
+        p += 4;
+      }
+      buf.writeInt32BE(flagBytes, p);
+      p += 4;
+      if (flagBytes > 0) p += buf.write(f, p, "utf8");
+    }
+  }
+  if (p + 2 > buf.length) {
+    yield buf.subarray(0, p);
+    buf = Buffer.allocUnsafe(2);
+    p = 0;
+  }
+  buf.writeInt16BE(-1, p); // trailer
+  yield buf.subarray(0, p + 2);
 }

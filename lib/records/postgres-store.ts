@@ -5,7 +5,7 @@ import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { postgresValue, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
-import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
+import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
@@ -283,10 +283,10 @@ export class PostgresRecordsStore implements RecordsStore {
     [deleted, n, from, first, ...lastRecord, Date.now(), seriesId]));
   }
 
-  /** Streams the records of the batches in with one COPY. */
+  /** Streams the records of the batches in with one binary COPY. */
   private async copyRecords(client: pg.PoolClient, seriesId: number, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): Promise<void> {
-    await pipeline(Readable.from(copyText(seriesId, batches)), client.query(copyFrom(
-      "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN")));
+    await pipeline(Readable.from(recordCopyPieces(seriesId, batches)), client.query(copyFrom(
+      "COPY timeseries_record (timeseries_id, timestamp, value, flags) FROM STDIN (FORMAT binary)")));
   }
 
   /** Merges daily aggregates into the stored blocks. */
@@ -378,24 +378,6 @@ function lastOf(batch: RecordBatch): [number, number | null, string] {
 
 function nullable(v: number): number | null {
   return v === v ? v : null;
-}
-
-/** COPY text format, in chunks of about 64 KB. Flags cannot hold tabs or newlines; backslashes are escaped. */
-async function* copyText(seriesId: number, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): AsyncGenerator<string> {
-  const prefix = `${seriesId}\t`;
-  let chunk = "";
-  for await (const { timestamps, values, flags } of batches) {
-    for (let i = 0; i < timestamps.length; i++) {
-      const v = values[i];
-      const f = flags[i];
-      chunk += prefix + timestamps[i] + "\t" + (v === v ? String(v) : "\\N") + "\t" + (f.includes("\\") ? f.replaceAll("\\", "\\\\") : f) + "\n";
-      if (chunk.length > 65_536) {
-        yield chunk;
-        chunk = "";
-      }
-    }
-  }
-  if (chunk) yield chunk;
 }
 
 /** copyChunk on a given client (a transaction's, to read what it is about to change). */

@@ -22,6 +22,8 @@ const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
  */
 export class SqliteRecordsStore implements RecordsStore {
   private readonly statements = new Map<SqliteDatabase, Map<string, Statement>>();
+  /** unflaggedInsert's statements, with the series id they were written for. */
+  private readonly unflagged = new Map<SqliteDatabase, Map<string, { seriesId: number; statement: Statement }>>();
   private readChunk: ReturnType<typeof chunkReader> | null = null;
   private readAheadWorker: SqliteReadAhead | null = null;
   /**
@@ -251,23 +253,46 @@ export class SqliteRecordsStore implements RecordsStore {
       WHERE id = ?`, conn).run(deleted, n, from, first, ...lastRecord, Date.now(), seriesId);
   }
 
-  /** Inserts the records; `replacing`: a stored record of the same timestamp takes the new value and flags. */
+  /**
+   * Inserts the records; `replacing`: a stored record of the same timestamp takes the new value
+   * and flags. Runs of ROWS_PER_INSERT records without flags (nearly all) go through a statement
+   * with the series id and the empty flags written in: two bound values per record instead of
+   * four, which makes a bulk insert about a third cheaper.
+   */
   private insertRecords(seriesId: number, batch: RecordBatch, conn = this.conn, replacing = false): void {
     const { timestamps, values, flags } = batch;
     const n = timestamps.length;
     const sqlFor = replacing ? upsertSql : plainInsertSql;
-    const full = this.stmt(sqlFor(ROWS_PER_INSERT), conn);
+    let full: Statement | null = null;
+    let plain: Statement | null = null;
     const params: (number | string | null)[] = new Array(ROWS_PER_INSERT * 4);
+    const pairs: (number | null)[] = new Array(ROWS_PER_INSERT * 2);
     let i = 0;
     for (; i + ROWS_PER_INSERT <= n; i += ROWS_PER_INSERT) {
-      for (let k = 0, p = 0; k < ROWS_PER_INSERT; k++) {
-        const j = i + k;
-        params[p++] = seriesId;
-        params[p++] = timestamps[j];
-        params[p++] = nullable(values[j]);
-        params[p++] = flags[j];
+      let flagged = false;
+      for (let j = i; j < i + ROWS_PER_INSERT; j++) {
+        if (flags[j] !== "") {
+          flagged = true;
+          break;
+        }
       }
-      full.run(params);
+      if (flagged) {
+        for (let k = 0, p = 0; k < ROWS_PER_INSERT; k++) {
+          const j = i + k;
+          params[p++] = seriesId;
+          params[p++] = timestamps[j];
+          params[p++] = nullable(values[j]);
+          params[p++] = flags[j];
+        }
+        (full ??= this.stmt(sqlFor(ROWS_PER_INSERT), conn)).run(params);
+      } else {
+        for (let k = 0, p = 0; k < ROWS_PER_INSERT; k++) {
+          const j = i + k;
+          pairs[p++] = timestamps[j];
+          pairs[p++] = nullable(values[j]);
+        }
+        (plain ??= this.unflaggedInsert(conn, seriesId, replacing)).run(pairs);
+      }
     }
     const rest = n - i;
     if (rest > 0) {
@@ -275,6 +300,19 @@ export class SqliteRecordsStore implements RecordsStore {
       for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
       this.stmt(sqlFor(rest), conn).run(tail);
     }
+  }
+
+  /** The statement inserting ROWS_PER_INSERT records without flags of one series (the last one asked for, per connection and kind). */
+  private unflaggedInsert(conn: SqliteDatabase, seriesId: number, replacing: boolean): Statement {
+    if (!Number.isSafeInteger(seriesId)) throw new Error(`not a series id: ${seriesId}`);
+    const cacheKey = `unflagged insert ${replacing}`;
+    let cache = this.unflagged.get(conn);
+    if (!cache) this.unflagged.set(conn, (cache = new Map()));
+    const cached = cache.get(cacheKey);
+    if (cached?.seriesId === seriesId) return cached.statement;
+    const statement = conn.prepare(insertSql(ROWS_PER_INSERT, replacing ? UPSERT : "", `(${seriesId}, ?, ?, '')`));
+    cache.set(cacheKey, { seriesId, statement });
+    return statement;
   }
 
   private mergeBlocks(seriesId: number, blocks: BatchBlocks, conn = this.conn): void {
@@ -309,7 +347,11 @@ export class SqliteRecordsStore implements RecordsStore {
 
   close(): void {
     this.readAheadWorker?.close();
-    this.chunkConn?.close();
+    if (this.chunkConn) {
+      this.statements.delete(this.chunkConn);
+      this.unflagged.delete(this.chunkConn);
+      this.chunkConn.close();
+    }
     this.chunkConn = null;
   }
 
@@ -382,17 +424,18 @@ function nullable(v: number): number | null {
 }
 
 const insertSqlCache = new Map<string, string>();
-function insertSql(rows: number, onConflict: string): string {
-  const key = `${rows}${onConflict}`;
+function insertSql(rows: number, onConflict: string, row = "(?, ?, ?, ?)"): string {
+  const key = `${rows}${onConflict}${row}`;
   let sql = insertSqlCache.get(key);
   if (!sql) {
-    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill("(?, ?, ?, ?)").join(", ")}${onConflict}`;
-    if (rows === ROWS_PER_INSERT) insertSqlCache.set(key, sql);
+    sql = `INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES ${new Array(rows).fill(row).join(", ")}${onConflict}`;
+    if (rows === ROWS_PER_INSERT && row === "(?, ?, ?, ?)") insertSqlCache.set(key, sql);
   }
   return sql;
 }
+const UPSERT = " ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags";
 const plainInsertSql = (rows: number) => insertSql(rows, "");
-const upsertSql = (rows: number) => insertSql(rows, " ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags");
+const upsertSql = (rows: number) => insertSql(rows, UPSERT);
 
 /** A chunk with a flag (usually "") for every record. */
 function denseChunk(c: SparseChunk): RecordChunk {

@@ -1,6 +1,6 @@
 /** The binary COPY parser of the PostgreSQL records store, on streams built by the format's rules. */
 import { describe, expect, it } from "vitest";
-import { RecordCopyParser } from "@/lib/records/pg-binary-copy";
+import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
 
 type Row = [number, number | null, string];
 
@@ -86,5 +86,54 @@ describe("RecordCopyParser", () => {
     short.push(stream.subarray(0, stream.length - 5));
     expect(() => short.chunk()).toThrow("ended early");
     expect(() => new RecordCopyParser().push(Buffer.from("2020-01-01,1,\n".repeat(3)))).toThrow("not a binary COPY stream");
+  });
+});
+
+/** The rows of a binary COPY stream of (integer, bigint, double precision, text), read by the format's rules. */
+function readRows(stream: Buffer): [number, number, number | null, string][] {
+  expect(stream.toString("latin1", 0, 11)).toBe("PGCOPY\n\xff\r\n\0");
+  let p = 19 + stream.readUInt32BE(15);
+  const rows: [number, number, number | null, string][] = [];
+  for (;;) {
+    const fields = stream.readInt16BE(p);
+    p += 2;
+    if (fields === -1) break;
+    expect(fields).toBe(4);
+    expect(stream.readInt32BE(p)).toBe(4);
+    const series = stream.readInt32BE(p + 4);
+    expect(stream.readInt32BE(p + 8)).toBe(8);
+    const t = Number(stream.readBigInt64BE(p + 12));
+    p += 20;
+    const valueLength = stream.readInt32BE(p);
+    p += 4;
+    const v = valueLength === -1 ? null : stream.readDoubleBE(p);
+    if (valueLength === 8) p += 8;
+    const flagsLength = stream.readInt32BE(p);
+    p += 4;
+    rows.push([series, t, v, stream.toString("utf8", p, p + flagsLength)]);
+    p += flagsLength;
+  }
+  expect(p).toBe(stream.length);
+  return rows;
+}
+
+describe("recordCopyPieces", () => {
+  it("writes the rows of the batches as binary COPY, in pieces, whatever the timestamp's sign, the value or the flags", async () => {
+    const n = 30_000;
+    const t = Float64Array.from({ length: n }, (_, i) => -4_102_444_800 + i * 600_000);
+    const v = Float64Array.from({ length: n }, (_, i) => (i % 7 === 0 ? NaN : i % 5 === 0 ? -0.1 * i : 1e300 / (i + 1)));
+    const f = Array.from({ length: n }, (_, i) => (i % 11 === 0 ? `F${i} Ä\\` : ""));
+    const half = n / 2;
+    const pieces: Buffer[] = [];
+    for await (const piece of recordCopyPieces(42, [
+      { timestamps: t.subarray(0, half), values: v.subarray(0, half), flags: f.slice(0, half) },
+      { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] },
+      { timestamps: t.subarray(half), values: v.subarray(half), flags: f.slice(half) },
+    ])) pieces.push(Buffer.from(piece));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(readRows(Buffer.concat(pieces))).toEqual(Array.from(t, (ti, i) => [42, ti, Number.isNaN(v[i]) ? null : v[i], f[i]]));
+    const empty: Buffer[] = [];
+    for await (const piece of recordCopyPieces(1, [])) empty.push(piece);
+    expect(readRows(Buffer.concat(empty))).toEqual([]);
   });
 });
