@@ -12,7 +12,7 @@ import { resolveTimeZone } from "@/lib/formats/timezone";
 import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
 import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
-import { records, ReplaceRefused, type RecordBatch } from "@/lib/records";
+import { records, ReplaceRefused, type RecordBatch, type StoredRecords } from "@/lib/records";
 import type { ProcessConfig } from "./config";
 import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
 import { planChecks, runChecks } from "./numerics/checks";
@@ -70,6 +70,13 @@ async function zoneOffsetOf(groupId: number): Promise<number> {
 interface Computed {
   plan: IncrementalPlan;
   target: RecordBatch;
+  /** The stored target from the plan's targetFrom on, read while the source was (null if that failed). */
+  stored: Promise<StoredRecords | null>;
+}
+
+/** The stored target records from `from` on, read now for the replacement's comparison; null on any failure (the replacement then reads them). */
+function storedTarget(target: SeriesInfo, from: number): Promise<StoredRecords | null> {
+  return records().stored(target.id, from === -Infinity ? MIN_INSTANT : from).catch(() => null);
 }
 
 /**
@@ -78,19 +85,21 @@ interface Computed {
  * earlier runs wrote (the caller then computes from scratch).
  */
 async function compute(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number, dirtyFrom: number): Promise<Computed> {
-  if (!source) return { plan: FROM_SCRATCH, target: EMPTY };
+  if (!source) return { plan: FROM_SCRATCH, target: EMPTY, stored: Promise.resolve(null) };
   switch (p.type) {
     case "checks": {
       const plan = planChecks(p.config, dirtyFrom);
+      const stored = storedTarget(target, plan.targetFrom);
       const [input, previous] = await Promise.all([
         readRecords(source.id, plan.sourceFrom, MAX_INSTANT),
         plan.targetFrom === -Infinity ? EMPTY : readRecords(target.id, plan.sourceFrom, plan.targetFrom - 1),
       ]);
-      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom) };
+      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom), stored };
     }
     case "curve_interpolation": {
       const plan = planCurveInterpolation(dirtyFrom);
-      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom) };
+      const stored = storedTarget(target, plan.targetFrom);
+      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom), stored };
     }
     case "aggregation": {
       const summary = await records().summary(source.id);
@@ -98,7 +107,8 @@ async function compute(p: ProcessConfig, source: SeriesInfo | null, target: Seri
       const before = aggregationLookback(p.config, dirtyFrom, whole);
       const lastValued = before === null ? null : await lastValuedBefore(target.id, before);
       const plan = planAggregation(p.config, dirtyFrom, whole, lastValued);
-      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan) };
+      const stored = storedTarget(target, plan.targetFrom);
+      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan), stored };
     }
   }
 }
@@ -159,6 +169,7 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   try {
     const written = await records().replace(target.id, from, batch, {
       onlyIf: heldJobSql(jobId, ctx.owner),
+      stored: await computed.stored,
       also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
     });
     notifyJobsQueued();
