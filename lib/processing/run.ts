@@ -19,7 +19,9 @@ import { planChecks, runChecks } from "./numerics/checks";
 import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-interpolation";
 import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
 import { EMPTY } from "./numerics/series";
-import { changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, type ProcessRow } from "./state";
+import {
+  changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
+} from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
 
 /** What a run reports (its job's result): where the target was replaced from (null: from scratch) and how many records it wrote. */
@@ -140,9 +142,21 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
 
+/**
+ * Takes the process's pending changes while `owner` holds the job: the process's row after it
+ * ([] when the process no longer exists), or null when the job is no longer the owner's.
+ */
+async function takeChanges(processId: number, job: Job, owner: string): Promise<Record<string, unknown>[] | null> {
+  const startedAt = job.startedAt ?? new Date();
+  if (db().dialect === "sqlite") return runWhileHeld(job.id, owner, [takeChangesStatement(processId, startedAt)]);
+  const [row] = await db().query<Record<string, unknown>>(takeChangesWhileHeldStatement(processId, startedAt, heldJobSql(job.id, owner)));
+  if (Number(row.held) === 0) return null;
+  return row.id === null ? [] : [row];
+}
+
 export async function runProcess(processId: number, job: Job, ctx: JobContext): Promise<RunResult> {
   const jobId = job.id;
-  const taken = await runWhileHeld(jobId, ctx.owner, [takeChangesStatement(processId, job.startedAt ?? new Date())]);
+  const taken = await takeChanges(processId, job, ctx.owner);
   if (taken === null) return { from: null, records_written: 0, note: "The job was taken over by another runner." };
   if (taken.length === 0) return { from: null, records_written: 0, note: "The process no longer exists." };
   const process = processFromRow(taken[0]);
@@ -150,8 +164,10 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   if (process.runningFrom === null) return { from: null, records_written: 0, note: "Nothing to do: no changes since the last run." };
   ctx.progress(0.05);
 
-  const { source, target } = await seriesFor(process);
-  const zoneOffset = process.definition.type === "aggregation" ? await zoneOffsetOf(process.groupId) : 0;
+  const [{ source, target }, zoneOffset] = await Promise.all([
+    seriesFor(process),
+    process.definition.type === "aggregation" ? zoneOffsetOf(process.groupId) : 0,
+  ]);
   const inputs = inputsOf(process.definition, source, target, zoneOffset);
   const scratch = process.runningFrom <= MIN_INSTANT || inputs !== process.inputs;
   let computed: Computed;
