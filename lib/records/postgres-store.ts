@@ -26,6 +26,7 @@ function q(text: string, values: unknown[] = []): pg.QueryConfig {
   let name = names.get(text);
   if (!name) {
     name = `r${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    if (names.size > 2000) names.clear();
     names.set(text, name);
   }
   return { name, text, values, types: TYPES };
@@ -77,7 +78,7 @@ export class PostgresRecordsStore implements RecordsStore {
     checkReplacement(from, batch);
     return this.transaction(async (client) => {
       const { onlyIf } = options;
-      if (onlyIf && (await client.query(onlyIf.text, onlyIf.values.map(postgresValue))).rows.length === 0) {
+      if (onlyIf && (await client.query(q(onlyIf.text, onlyIf.values.map(postgresValue)))).rows.length === 0) {
         throw new ReplaceRefused("replace: its condition does not hold");
       }
       const { n, deleted } = await this.replaceInTransaction(client, seriesId, from, batch, options);
@@ -149,9 +150,9 @@ export class PostgresRecordsStore implements RecordsStore {
     }
   }
 
-  /** The write's `also` statements, on its client, inside its transaction. */
+  /** The write's `also` statements, on its client, inside its transaction (named: each connection plans them once). */
   private async runAlso(client: pg.PoolClient, options: AlsoOptions): Promise<void> {
-    for (const sql of options.also ?? []) await client.query(sql.text, sql.values.map(postgresValue));
+    for (const sql of options.also ?? []) await client.query(q(sql.text, sql.values.map(postgresValue)));
   }
 
   private async writeInTransaction(client: pg.PoolClient, seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
