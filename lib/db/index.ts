@@ -75,14 +75,27 @@ const PG_TYPES = {
 const SQLITE_BOOLEAN = /^(is_|can_|hidden$|featured$|publicly_available$)/;
 const SQLITE_DATE = /(^|_)(last_modified|date_joined|last_login|created|at)$/;
 
-function sqliteRow(row: Record<string, unknown>): Record<string, unknown> {
-  for (const key in row) {
-    const v = row[key];
-    if (v === null) continue;
-    if (SQLITE_BOOLEAN.test(key)) row[key] = v === 1 || v === true;
-    else if (SQLITE_DATE.test(key) && typeof v === "number") row[key] = new Date(v);
+/** The columns of a statement's rows that need converting (booleans and dates, by name), found once per statement. */
+type Conversions = { booleans: string[]; dates: string[] };
+
+function conversionsOf(stmt: ReturnType<SqliteDatabase["prepare"]>): Conversions {
+  const names = stmt.columns().map((c) => c.name);
+  return { booleans: names.filter((n) => SQLITE_BOOLEAN.test(n)), dates: names.filter((n) => !SQLITE_BOOLEAN.test(n) && SQLITE_DATE.test(n)) };
+}
+
+function sqliteRows(rows: Record<string, unknown>[], { booleans, dates }: Conversions): Record<string, unknown>[] {
+  if (booleans.length === 0 && dates.length === 0) return rows;
+  for (const row of rows) {
+    for (const key of booleans) {
+      const v = row[key];
+      if (v !== null) row[key] = v === 1 || v === true;
+    }
+    for (const key of dates) {
+      const v = row[key];
+      if (typeof v === "number") row[key] = new Date(v);
+    }
   }
-  return row;
+  return rows;
 }
 
 /**
@@ -146,7 +159,7 @@ function createSqliteDb(path: string): Db {
     writer.$queryRawUnsafe(`PRAGMA busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`),
   ]);
   const native = openSqlite(path);
-  const statements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
+  const statements = new Map<string, { stmt: ReturnType<SqliteDatabase["prepare"]>; conversions: Conversions }>();
   /** A native write (fn begins and ends its own transaction, synchronously): a busy lock is waited for asynchronously. */
   const nativeWrite = <T>(fn: () => Promise<T> | T) => withSqliteWriteLock(() => {
     native.pragma(`busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`);
@@ -179,13 +192,14 @@ function createSqliteDb(path: string): Db {
     reads: null,
     replicas: null,
     async query<T>(sql: Prisma.Sql): Promise<T[]> {
-      let stmt = statements.get(sql.sql);
-      if (!stmt) {
-        stmt = native.prepare(sql.sql);
+      let prepared = statements.get(sql.sql);
+      if (!prepared) {
+        const stmt = native.prepare(sql.sql);
+        prepared = { stmt, conversions: stmt.reader ? conversionsOf(stmt) : { booleans: [], dates: [] } };
         if (statements.size > 500) statements.clear();
-        statements.set(sql.sql, stmt);
+        statements.set(sql.sql, prepared);
       }
-      return (stmt.all(sql.values.map(sqliteValue)) as Record<string, unknown>[]).map(sqliteRow) as T[];
+      return sqliteRows(prepared.stmt.all(sql.values.map(sqliteValue)) as Record<string, unknown>[], prepared.conversions) as T[];
     },
     poolUse() {
       const { held, waiting } = lock.use;

@@ -12,14 +12,16 @@ import { resolveTimeZone } from "@/lib/formats/timezone";
 import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
 import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
-import { records, ReplaceRefused, type RecordBatch } from "@/lib/records";
+import { records, ReplaceRefused, type RecordBatch, type StoredRecords } from "@/lib/records";
 import type { ProcessConfig } from "./config";
 import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
 import { planChecks, runChecks } from "./numerics/checks";
 import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-interpolation";
 import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
 import { EMPTY } from "./numerics/series";
-import { changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, type ProcessRow } from "./state";
+import {
+  changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
+} from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
 
 /** What a run reports (its job's result): where the target was replaced from (null: from scratch) and how many records it wrote. */
@@ -70,6 +72,13 @@ async function zoneOffsetOf(groupId: number): Promise<number> {
 interface Computed {
   plan: IncrementalPlan;
   target: RecordBatch;
+  /** The stored target from the plan's targetFrom on, read while the source was (null if that failed). */
+  stored: Promise<StoredRecords | null>;
+}
+
+/** The stored target records from `from` on, read now for the replacement's comparison; null on any failure (the replacement then reads them). */
+function storedTarget(target: SeriesInfo, from: number): Promise<StoredRecords | null> {
+  return records().stored(target.id, from === -Infinity ? MIN_INSTANT : from).catch(() => null);
 }
 
 /**
@@ -78,19 +87,21 @@ interface Computed {
  * earlier runs wrote (the caller then computes from scratch).
  */
 async function compute(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number, dirtyFrom: number): Promise<Computed> {
-  if (!source) return { plan: FROM_SCRATCH, target: EMPTY };
+  if (!source) return { plan: FROM_SCRATCH, target: EMPTY, stored: Promise.resolve(null) };
   switch (p.type) {
     case "checks": {
       const plan = planChecks(p.config, dirtyFrom);
+      const stored = storedTarget(target, plan.targetFrom);
       const [input, previous] = await Promise.all([
         readRecords(source.id, plan.sourceFrom, MAX_INSTANT),
         plan.targetFrom === -Infinity ? EMPTY : readRecords(target.id, plan.sourceFrom, plan.targetFrom - 1),
       ]);
-      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom) };
+      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom), stored };
     }
     case "curve_interpolation": {
       const plan = planCurveInterpolation(dirtyFrom);
-      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom) };
+      const stored = storedTarget(target, plan.targetFrom);
+      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom), stored };
     }
     case "aggregation": {
       const summary = await records().summary(source.id);
@@ -98,7 +109,8 @@ async function compute(p: ProcessConfig, source: SeriesInfo | null, target: Seri
       const before = aggregationLookback(p.config, dirtyFrom, whole);
       const lastValued = before === null ? null : await lastValuedBefore(target.id, before);
       const plan = planAggregation(p.config, dirtyFrom, whole, lastValued);
-      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan) };
+      const stored = storedTarget(target, plan.targetFrom);
+      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan), stored };
     }
   }
 }
@@ -130,9 +142,21 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
 
+/**
+ * Takes the process's pending changes while `owner` holds the job: the process's row after it
+ * ([] when the process no longer exists), or null when the job is no longer the owner's.
+ */
+async function takeChanges(processId: number, job: Job, owner: string): Promise<Record<string, unknown>[] | null> {
+  const startedAt = job.startedAt ?? new Date();
+  if (db().dialect === "sqlite") return runWhileHeld(job.id, owner, [takeChangesStatement(processId, startedAt)]);
+  const [row] = await db().query<Record<string, unknown>>(takeChangesWhileHeldStatement(processId, startedAt, heldJobSql(job.id, owner)));
+  if (Number(row.held) === 0) return null;
+  return row.id === null ? [] : [row];
+}
+
 export async function runProcess(processId: number, job: Job, ctx: JobContext): Promise<RunResult> {
   const jobId = job.id;
-  const taken = await runWhileHeld(jobId, ctx.owner, [takeChangesStatement(processId, job.startedAt ?? new Date())]);
+  const taken = await takeChanges(processId, job, ctx.owner);
   if (taken === null) return { from: null, records_written: 0, note: "The job was taken over by another runner." };
   if (taken.length === 0) return { from: null, records_written: 0, note: "The process no longer exists." };
   const process = processFromRow(taken[0]);
@@ -140,8 +164,10 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   if (process.runningFrom === null) return { from: null, records_written: 0, note: "Nothing to do: no changes since the last run." };
   ctx.progress(0.05);
 
-  const { source, target } = await seriesFor(process);
-  const zoneOffset = process.definition.type === "aggregation" ? await zoneOffsetOf(process.groupId) : 0;
+  const [{ source, target }, zoneOffset] = await Promise.all([
+    seriesFor(process),
+    process.definition.type === "aggregation" ? zoneOffsetOf(process.groupId) : 0,
+  ]);
   const inputs = inputsOf(process.definition, source, target, zoneOffset);
   const scratch = process.runningFrom <= MIN_INSTANT || inputs !== process.inputs;
   let computed: Computed;
@@ -159,6 +185,7 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   try {
     const written = await records().replace(target.id, from, batch, {
       onlyIf: heldJobSql(jobId, ctx.owner),
+      stored: await computed.stored,
       also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
     });
     notifyJobsQueued();

@@ -44,6 +44,7 @@ class CountedStore implements RecordsStore {
     return written;
   }
 
+  stored: RecordsStore["stored"] = (seriesId, from) => this.store.stored(seriesId, from);
   summary: RecordsStore["summary"] = (seriesId) => this.store.summary(seriesId);
   count: RecordsStore["count"] = (seriesId, from, to) => this.store.count(seriesId, from, to);
   aggregate: RecordsStore["aggregate"] = (seriesId, S, E, N) => this.store.aggregate(seriesId, S, E, N);

@@ -54,8 +54,8 @@ export class RecordCopyParser {
   /** Reads the row whose fields start at `q`; its end, or −1 when the buffer holds only part of it. */
   private row(buf: Buffer, q: number): number {
     if (q + 16 > buf.length) return -1;
-    // timestamp: int32 length 8, int64 (epoch seconds, far below 2^53).
-    const timestamp = Number(buf.readBigInt64BE(q + 4));
+    // timestamp: int32 length 8, int64 (epoch seconds, far below 2^53): its two halves, without a BigInt per row.
+    const timestamp = buf.readInt32BE(q + 4) * 4294967296 + buf.readUInt32BE(q + 8);
     q += 12;
     const valueLength = buf.readInt32BE(q);
     q += 4;

@@ -9,7 +9,8 @@ import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
+  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
+  type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
@@ -25,6 +26,7 @@ function q(text: string, values: unknown[] = []): pg.QueryConfig {
   let name = names.get(text);
   if (!name) {
     name = `r${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    if (names.size > 2000) names.clear();
     names.set(text, name);
   }
   return { name, text, values, types: TYPES };
@@ -76,7 +78,7 @@ export class PostgresRecordsStore implements RecordsStore {
     checkReplacement(from, batch);
     return this.transaction(async (client) => {
       const { onlyIf } = options;
-      if (onlyIf && (await client.query(onlyIf.text, onlyIf.values.map(postgresValue))).rows.length === 0) {
+      if (onlyIf && (await client.query(q(onlyIf.text, onlyIf.values.map(postgresValue)))).rows.length === 0) {
         throw new ReplaceRefused("replace: its condition does not hold");
       }
       const { n, deleted } = await this.replaceInTransaction(client, seriesId, from, batch, options);
@@ -148,9 +150,9 @@ export class PostgresRecordsStore implements RecordsStore {
     }
   }
 
-  /** The write's `also` statements, on its client, inside its transaction. */
+  /** The write's `also` statements, on its client, inside its transaction (named: each connection plans them once). */
   private async runAlso(client: pg.PoolClient, options: AlsoOptions): Promise<void> {
-    for (const sql of options.also ?? []) await client.query(sql.text, sql.values.map(postgresValue));
+    for (const sql of options.also ?? []) await client.query(q(sql.text, sql.values.map(postgresValue)));
   }
 
   private async writeInTransaction(client: pg.PoolClient, seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
@@ -177,11 +179,24 @@ export class PostgresRecordsStore implements RecordsStore {
     return { ok: true, stored: n };
   }
 
-  private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions) {
-    const { rows } = await client.query(q("SELECT 1 FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
+  async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
+    // On the primary: the replacement compares with the primary's records.
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query(q("SELECT version FROM timeseries WHERE id = $1", [seriesId]));
+      if (rows.length === 0) return null;
+      const chunk = await copyChunkOn(client, seriesId, Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+      return { seriesId, from, version: rows[0].version as number, chunks: [chunk] };
+    } finally {
+      client.release();
+    }
+  }
+
+  private async replaceInTransaction(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions) {
+    const { rows } = await client.query(q("SELECT version FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
     if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
     const n = batch.timestamps.length;
-    const written = await this.writeDifferences(client, seriesId, from, batch);
+    const written = await this.writeDifferences(client, seriesId, from, batch, storedFrom(options.stored, seriesId, from, rows[0].version as number));
     let deleted: number;
     if (written) {
       deleted = written.stored;
@@ -205,13 +220,19 @@ export class PostgresRecordsStore implements RecordsStore {
    * (RecordDifferences), read on the transaction's client; null, having written nothing, when
    * most differ. Returns how many records were stored ≥ from.
    */
-  private async writeDifferences(client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch): Promise<{ stored: number } | null> {
+  private async writeDifferences(
+    client: pg.PoolClient, seriesId: number, from: number, batch: RecordBatch, known: RecordChunk[] | null,
+  ): Promise<{ stored: number } | null> {
     const differences = new RecordDifferences(batch);
-    for (let next = Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER); ;) {
-      const chunk = await copyChunkOn(client, seriesId, next, Number.MAX_SAFE_INTEGER, DIFF_CHUNK);
-      if (!differences.add(chunk)) return null;
-      if (chunk.length < DIFF_CHUNK) break;
-      next = chunk.timestamps[chunk.length - 1] + 1;
+    if (known) {
+      for (const chunk of known) if (!differences.add(chunk)) return null;
+    } else {
+      for (let next = Math.max(Math.ceil(from), Number.MIN_SAFE_INTEGER); ;) {
+        const chunk = await copyChunkOn(client, seriesId, next, Number.MAX_SAFE_INTEGER, DIFF_CHUNK);
+        if (!differences.add(chunk)) return null;
+        if (chunk.length < DIFF_CHUNK) break;
+        next = chunk.timestamps[chunk.length - 1] + 1;
+      }
     }
     if (!differences.finish()) return null;
     if (differences.gone.length) {

@@ -6,6 +6,9 @@ import Database from "better-sqlite3";
 import { chunkReader } from "./sqlite-chunks.mjs";
 
 const conn = new Database(workerData.path, { readonly: true, fileMustExist: true, timeout: 15_000 });
+// Long reads: pages through a memory map of the file (the OS's page cache), not copied into a
+// cache of this connection's own one by one.
+conn.pragma("mmap_size = 1073741824");
 const readChunk = chunkReader(conn);
 
 parentPort.on("message", ({ id, seriesId, from, to, limit }) => {

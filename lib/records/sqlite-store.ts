@@ -8,7 +8,8 @@ import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, type WriteOptions, type WriteResult,
+  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
+  type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -26,6 +27,8 @@ export class SqliteRecordsStore implements RecordsStore {
   private readonly unflagged = new Map<SqliteDatabase, Map<string, { seriesId: number; statement: Statement }>>();
   private readChunk: ReturnType<typeof chunkReader> | null = null;
   private readAheadWorker: SqliteReadAhead | null = null;
+  /** The reader of stored(): another thread, so that a run reads its target while its source is read. */
+  private storedWorker: SqliteReadAhead | null = null;
   /**
    * The connection of chunked writes, whose transaction stays open while their chunks arrive:
    * readers on the process's connection go on seeing the last commit meanwhile.
@@ -161,10 +164,25 @@ export class SqliteRecordsStore implements RecordsStore {
     return { ok: true, stored: n };
   }
 
-  private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: AlsoOptions): number {
-    if (!this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId)) throw new Error(`time series ${seriesId} does not exist`);
+  async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
+    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    if (version === undefined) return null;
+    const reader = (this.storedWorker ??= new SqliteReadAhead(this.conn.name));
+    const chunks: RecordChunk[] = [];
+    for (let next = Math.max(from, Number.MIN_SAFE_INTEGER); ;) {
+      const chunk = denseChunk(await reader.read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK));
+      if (chunk.length) chunks.push(chunk);
+      if (chunk.length < DIFF_CHUNK) break;
+      next = chunk.timestamps[chunk.length - 1] + 1;
+    }
+    return { seriesId, from, version, chunks };
+  }
+
+  private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions): number {
+    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    if (version === undefined) throw new Error(`time series ${seriesId} does not exist`);
     const n = batch.timestamps.length;
-    const written = this.writeDifferences(seriesId, from, batch);
+    const written = this.writeDifferences(seriesId, from, batch, storedFrom(options.stored, seriesId, from, version));
     let deleted: number;
     if (written) {
       deleted = written.stored;
@@ -209,14 +227,18 @@ export class SqliteRecordsStore implements RecordsStore {
    * (RecordDifferences); null, having written nothing, when most differ. Returns how many
    * records were stored ≥ from.
    */
-  private writeDifferences(seriesId: number, from: number, batch: RecordBatch): { stored: number } | null {
-    const read = (this.readChunk ??= chunkReader(this.conn));
+  private writeDifferences(seriesId: number, from: number, batch: RecordBatch, known: RecordChunk[] | null): { stored: number } | null {
     const differences = new RecordDifferences(batch);
-    for (let next = from; ;) {
-      const chunk = denseChunk(read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK));
-      if (!differences.add(chunk)) return null;
-      if (chunk.length < DIFF_CHUNK) break;
-      next = chunk.timestamps[chunk.length - 1] + 1;
+    if (known) {
+      for (const chunk of known) if (!differences.add(chunk)) return null;
+    } else {
+      const read = (this.readChunk ??= chunkReader(this.conn));
+      for (let next = from; ;) {
+        const chunk = denseChunk(read(seriesId, next, MAX_TIMESTAMP, DIFF_CHUNK));
+        if (!differences.add(chunk)) return null;
+        if (chunk.length < DIFF_CHUNK) break;
+        next = chunk.timestamps[chunk.length - 1] + 1;
+      }
     }
     if (!differences.finish()) return null;
     const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
@@ -347,6 +369,7 @@ export class SqliteRecordsStore implements RecordsStore {
 
   close(): void {
     this.readAheadWorker?.close();
+    this.storedWorker?.close();
     if (this.chunkConn) {
       this.statements.delete(this.chunkConn);
       this.unflagged.delete(this.chunkConn);

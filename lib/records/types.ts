@@ -45,6 +45,42 @@ export interface AlsoOptions {
  */
 export interface ReplaceOptions extends AlsoOptions {
   readonly onlyIf?: Prisma.Sql;
+  /**
+   * The series' records from a timestamp ≤ from on, as `stored()` read them before: the
+   * replacement compares its batch with these instead of reading the records in its transaction,
+   * when the series' version is still the one read before them.
+   */
+  readonly stored?: StoredRecords | null;
+}
+
+/**
+ * A series' records from `from` on (stored()), with its version as it was before they were read.
+ * Every write of records raises the version in its transaction, so while the version is the
+ * same the records are still these. A process run reads its target so while it reads its source
+ * and computes, and its replacement then only compares (docs/decisions/0011).
+ */
+export interface StoredRecords {
+  readonly seriesId: number;
+  readonly from: number;
+  readonly version: number;
+  readonly chunks: readonly RecordChunk[];
+}
+
+/** The chunks of `stored` from `from` on, if they are the series' records now (`version`); else null. */
+export function storedFrom(stored: StoredRecords | null | undefined, seriesId: number, from: number, version: number): RecordChunk[] | null {
+  if (!stored || stored.seriesId !== seriesId || stored.version !== version || stored.from > from) return null;
+  const out: RecordChunk[] = [];
+  for (const chunk of stored.chunks) {
+    if (chunk.length === 0 || chunk.timestamps[chunk.length - 1] < from) continue;
+    if (chunk.timestamps[0] >= from) {
+      out.push(chunk);
+      continue;
+    }
+    let k = 0;
+    while (chunk.timestamps[k] < from) k++;
+    out.push({ timestamps: chunk.timestamps.subarray(k), values: chunk.values.subarray(k), flags: chunk.flags.slice(k), length: chunk.length - k });
+  }
+  return out;
 }
 
 /** replace's `onlyIf` returned no row: nothing was changed. */
@@ -111,6 +147,12 @@ export interface RecordsStore {
    * number of records written. An append that overlaps the stored records throws RecordsOverlap.
    */
   writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options?: ChunkedWriteOptions): Promise<number>;
+  /**
+   * The series' records from `from` on, read after its version, for a later `replace` from a
+   * timestamp ≥ from (ReplaceOptions.stored); read on the primary, by a worker thread on SQLite.
+   * Null when the series does not exist.
+   */
+  stored(seriesId: number, from: number): Promise<StoredRecords | null>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;

@@ -6,8 +6,8 @@ import { enqueueSql, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { sendMail } from "@/lib/mail";
 import { records } from "@/lib/records";
 import { NotFound } from "@/lib/services/errors";
-import { editableSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
-import { readableStations, synopticStations, synopticStationsForEvaluation, type SynopticEntry, type SynopticStation } from "@/lib/services/synoptic-latest";
+import { editableSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
+import { readableStations, synopticEvaluationState, synopticStations, type SynopticEntry, type SynopticStation } from "@/lib/services/synoptic-latest";
 import { rateOfChangeReach } from "@/lib/processing/numerics/rate-of-change";
 import { stepSeconds } from "@/lib/processing/numerics/steps";
 import { rateOfChangeFailureAt } from "@/lib/synoptic/status";
@@ -112,14 +112,10 @@ const alarmKey = (entry: number, kind: string) => `${entry}:${kind}`;
  * Idempotent: a second run over the same data changes nothing.
  */
 export async function evaluateSynopticGroup(groupId: number): Promise<EvaluationResult> {
-  const group = await findSynopticGroup(groupId);
-  if (!group) return { raised: 0, cleared: 0, warning: null };
-  const inForce = await db().query<{ synoptic_timeseries_group_id: number; kind: string }>(Prisma.sql`
-    SELECT a.synoptic_timeseries_group_id, a.kind FROM synoptic_alarm a
-      JOIN synoptic_timeseries_group e ON e.id = a.synoptic_timeseries_group_id
-      JOIN synoptic_group_station gs ON gs.id = e.synoptic_group_station_id
-    WHERE gs.synoptic_group_id = ${group.id}`);
-  const current = new Set(inForce.map((a) => alarmKey(a.synoptic_timeseries_group_id, a.kind)));
+  const state = await synopticEvaluationState(groupId);
+  if (!state) return { raised: 0, cleared: 0, warning: null };
+  const { group } = state;
+  const current = new Set(state.alarms);
   const changes = (observations: Observation[]) => ({
     observations,
     raise: observations.filter((o) => o.item && !current.has(alarmKey(o.entry, o.kind))),
@@ -127,7 +123,7 @@ export async function evaluateSynopticGroup(groupId: number): Promise<Evaluation
   });
   // Most evaluations change nothing: they decide on the cached definition, and only a change is
   // decided again on everything read afresh (the warning's names and units are then current).
-  let decided = changes(await observe(group, await synopticStationsForEvaluation(group.id)));
+  let decided = changes(await observe(group, state.stations));
   if (!decided.raise.length && !decided.clear.length) return { raised: 0, cleared: 0, warning: null };
   decided = changes(await observe(group, await synopticStations(group.id)));
   const { observations, raise, clear } = decided;

@@ -3,7 +3,8 @@ import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
 import { isoSeconds } from "@/lib/services/serialize";
 import { stationAccesses, type StationAccess } from "@/lib/services/stations";
-import type { SynopticGroupRow } from "@/lib/services/synoptic-groups";
+import { isDatabaseId } from "@/lib/services/refs";
+import { rowOf, SYNOPTIC_GROUP_COLUMNS, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
 import type { SynopticRateOfChange } from "@/lib/synoptic/config";
 import { freshness, lastCommonDate, roundedValue, valueStatus, type Freshness, type ValueStatus } from "@/lib/synoptic/status";
 
@@ -133,32 +134,52 @@ async function fillValues(stations: SynopticStation[], lastValues: Map<number, n
  */
 const definitions = new Map<number, { version: string; stations: SynopticStation[] }>();
 
+/** What an alarm evaluation starts from (synopticEvaluationState). */
+export interface EvaluationState {
+  group: SynopticGroupRow;
+  /** The alarms in force, as "entry:kind" (entry: the synoptic series' id). */
+  alarms: string[];
+  stations: SynopticStation[];
+}
+
 /**
- * synopticStations for the alarm evaluation, which runs after every upload: the definition
- * (stations, series, limits, names) from a cache checked against the group's version, and only
- * the default series and their summaries read each time (one query, and one for values not at
- * the summaries' last records). Names, units and precisions may be older than the database's
- * (the evaluation decides without them and reads synopticStations afresh before it writes).
+ * synopticStations for the alarm evaluation, which runs after every upload, with the group's
+ * row and its alarms in force. One query for these and the definition's version; the
+ * definition (stations, series, limits, names) from a cache checked against that version; and
+ * only the default series and their summaries read each time (one query, and one for values not
+ * at the summaries' last records). Names, units and precisions may be older than the
+ * database's (the evaluation decides without them and reads synopticStations afresh before it
+ * writes). Null when the group does not exist.
  */
-export async function synopticStationsForEvaluation(groupId: number): Promise<SynopticStation[]> {
-  const [row] = await db().query<{ last_modified: unknown; stations: number; entries: number; last_entry: number | null }>(Prisma.sql`
-    SELECT g.last_modified,
+export async function synopticEvaluationState(groupId: number): Promise<EvaluationState | null> {
+  if (!isDatabaseId(groupId)) return null;
+  const alarmKeys = db().dialect === "sqlite"
+    ? Prisma.sql`group_concat(a.synoptic_timeseries_group_id || ':' || a.kind, ',')`
+    : Prisma.sql`string_agg(a.synoptic_timeseries_group_id || ':' || a.kind, ',')`;
+  const [row] = await db().query<Parameters<typeof rowOf>[0] & { stations: number; entries: number; last_entry: number | null; alarms: string | null }>(Prisma.sql`
+    SELECT ${SYNOPTIC_GROUP_COLUMNS},
       (SELECT COUNT(*) FROM synoptic_group_station gs WHERE gs.synoptic_group_id = g.id) AS stations,
       (SELECT COUNT(*) FROM synoptic_group_station gs JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
         WHERE gs.synoptic_group_id = g.id) AS entries,
       (SELECT MAX(e.id) FROM synoptic_group_station gs JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
-        WHERE gs.synoptic_group_id = g.id) AS last_entry
+        WHERE gs.synoptic_group_id = g.id) AS last_entry,
+      (SELECT ${alarmKeys} FROM synoptic_alarm a
+        JOIN synoptic_timeseries_group e ON e.id = a.synoptic_timeseries_group_id
+        JOIN synoptic_group_station gs ON gs.id = e.synoptic_group_station_id
+        WHERE gs.synoptic_group_id = g.id) AS alarms
     FROM synoptic_group g WHERE g.id = ${groupId}`);
   if (!row) {
     definitions.delete(groupId);
-    return [];
+    return null;
   }
-  const version = `${row.last_modified instanceof Date ? row.last_modified.getTime() : String(row.last_modified)}:${row.stations}:${row.entries}:${row.last_entry}`;
+  const group = rowOf(row);
+  const alarms = row.alarms ? row.alarms.split(",") : [];
+  const version = `${group.lastModified?.getTime() ?? ""}:${row.stations}:${row.entries}:${row.last_entry}`;
   const cached = definitions.get(groupId);
   if (cached?.version !== version) {
     const stations = await synopticStations(groupId);
     definitions.set(groupId, { version, stations });
-    return stations;
+    return { group, alarms, stations };
   }
   // The default series now (Checked, else Initial) of each series of the group, with its summary.
   const series = await db().query<{ entry_id: number; type: number; id: number; publicly_available: boolean; last_timestamp: number | null; last_value: number | null }>(Prisma.sql`
@@ -187,7 +208,7 @@ export async function synopticStationsForEvaluation(groupId: number): Promise<Sy
     }),
   }));
   await fillValues(stations, new Map([...byEntry].map(([entry, s]) => [entry, s.last_value])));
-  return stations;
+  return { group, alarms, stations };
 }
 
 /** The stored values of (series, timestamp) pairs, keyed "series:timestamp"; empty values and missing records are absent. */

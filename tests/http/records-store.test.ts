@@ -183,6 +183,34 @@ describe(`records store replace (${DIALECT})`, () => {
     }
   }, 120_000);
 
+  it("compares with the records stored() read beforehand, and reads them itself when a write came in between or they start later", async () => {
+    const gid = await f.group(await f.station());
+    for (let seed = 1; seed <= 16; seed++) {
+      const rand = random(seed * 31);
+      let current = recordsFrom(rand, BASE, 200 + Math.floor(rand() * 2000));
+      const replaced = await f.series(gid, { type: "Aggregated", name: `stored ${seed}` });
+      await append(replaced, current);
+      const from = current[Math.floor(rand() * current.length)][0];
+      // Read from `from` or earlier (usable), or from later (not usable: the replacement reads).
+      const readFrom = seed % 4 === 3 ? from + 600 : from - 600 * Math.floor(rand() * 50);
+      const stored = await records().stored(replaced, readFrom);
+      expect(stored!.chunks.reduce((n, c) => n + c.length, 0)).toBe(current.filter((r) => r[0] >= readFrom).length);
+      if (seed % 2 === 0) {
+        // A write after the read: the stored records are no longer the series' own.
+        const more = recordsFrom(rand, current.at(-1)![0], 1 + Math.floor(rand() * 50));
+        await append(replaced, more);
+        current = [...current, ...more];
+      }
+      const batch = recomputed(rand, current.filter((r) => r[0] >= from), from);
+      expect(await records().replace(replaced, from, batchOf(batch), { stored })).toBe(batch.length);
+      current = [...current.filter((r) => r[0] < from), ...batch];
+      const once = await f.series(gid, { type: "Aggregated", name: `stored once ${seed}` });
+      if (current.length) await append(once, current);
+      expect(await observed(replaced, random(seed)), `seed ${seed}`).toEqual(await observed(once, random(seed)));
+    }
+    expect(await records().stored(999_999, BASE)).toBeNull();
+  }, 120_000);
+
   /** The rows as chunks of random sizes (some empty). */
   async function* chunked(rand: () => number, rows: Rec[]) {
     for (let i = 0; i < rows.length;) {
