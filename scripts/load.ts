@@ -6,6 +6,9 @@
 //   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them;
 //   LOAD_MIX=each: the mix, then every kind alone, each with its server CPU time per request)
 //   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node options of the server processes)
+//   LOAD_PROFILE_DIR=/tmp/prof: every run (with LOAD_MIX=each: the mix, then each kind) on a server
+//   of its own, profiled into DIR/<run> (node scripts/profile-summary.mjs DIR/<run>), so that each
+//   kind's profile holds only its own requests
 // Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
 // its memory is that of the primary and its workers together.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +19,7 @@ import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
 import { insertSeries } from "@/lib/services/series-writes";
-import { isPostgresUrl, prepareDatabase, startServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres } from "./support";
+import { isPostgresUrl, prepareDatabase, startServer, stopServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres } from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
@@ -151,11 +154,23 @@ async function main(): Promise<void> {
     const sqlite = `file:${join(dir, "load.db")}`;
     console.error("[SQLite] preparing data…");
     const setup = await prepare(sqlite);
-    const server = await startServer(sqlite, dir);
-    try {
-      for (const only of RUNS) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
-    } finally {
-      server.child.kill("SIGTERM");
+    const profileDir = process.env.LOAD_PROFILE_DIR;
+    if (profileDir) {
+      for (const only of RUNS) {
+        const server = await startServer(sqlite, dir, {}, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, only.join("+") || "mix")}`]);
+        try {
+          rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
+        } finally {
+          await stopServer(server.child);
+        }
+      }
+    } else {
+      const server = await startServer(sqlite, dir);
+      try {
+        for (const only of RUNS) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
+      } finally {
+        server.child.kill("SIGTERM");
+      }
     }
     if (isPostgresUrl(given)) {
       await withScratchPostgres(given, "enhydris_load", async (url) => {

@@ -118,10 +118,10 @@ export async function generateStations(): Promise<void> {
 
 
 
-export async function startServer(databaseUrl: string, dir: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(databaseUrl: string, dir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   // LOAD_NODE_ARGS passes Node options to the server (e.g. --cpu-prof for profiling).
-  const child = spawn(process.execPath, [...(process.env.LOAD_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "server.mjs"], {
+  const child = spawn(process.execPath, [...(process.env.LOAD_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...nodeArgs, "server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: databaseUrl,
       ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: join(dir, "media"), ENHYDRIS_SECRET_KEY: "bench", ENHYDRIS_MAX_PAGE_SIZE: "1000",
@@ -137,6 +137,14 @@ export async function startServer(databaseUrl: string, dir: string, env: Record<
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("server did not start");
+}
+
+/** Stops a server of startServer and waits for it to exit (its profiles written, its port free). */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { settings } from "@/lib/config";
-import { db, fromPrimary } from "@/lib/db";
+import { db, fromPrimary, Prisma } from "@/lib/db";
 
 /** API tokens (api.md §2): 40 hex characters; only their SHA-256 is stored. */
 export function hashKey(key: string): string {
@@ -18,11 +18,13 @@ export async function issueToken(userId: number): Promise<string> {
  * On the primary: a deleted token (logout) must stop working at once.
  */
 export async function findToken(key: string): Promise<{ id: number; userId: number } | null> {
-  const token = await fromPrimary(() => db().prisma.authToken.findUnique({ where: { keyHash: hashKey(key) }, select: { id: true, userId: true, created: true } }));
+  // Every request with a token asks: a native query, not Prisma's (docs/decisions/0003-native-hot-reads.md).
+  const [token] = await fromPrimary(() => db().query<{ id: number; user_id: number; created: Date }>(Prisma.sql`
+    SELECT id, user_id, created FROM auth_token WHERE key_hash = ${hashKey(key)}`));
   if (!token) return null;
   const lifetime = settings().tokenLifetime;
   if (lifetime > 0 && Date.now() - token.created.getTime() > lifetime * 1000) return null;
-  return { id: token.id, userId: token.userId };
+  return { id: token.id, userId: token.user_id };
 }
 
 export async function revokeToken(id: number): Promise<void> {

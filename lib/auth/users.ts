@@ -1,4 +1,4 @@
-import { db, fromPrimary } from "@/lib/db";
+import { db, fromPrimary, Prisma } from "@/lib/db";
 import { verifyPassword } from "@/lib/auth/passwords";
 
 /** The user fields that authentication and permissions need. */
@@ -15,8 +15,13 @@ const AUTH_USER_SELECT = { id: true, username: true, email: true, isSuperuser: t
 
 /** On the primary (as every read of authentication): a deactivated user or a withdrawn permission counts at once. */
 export async function findAuthUser(id: number): Promise<AuthUser | null> {
-  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: AUTH_USER_SELECT }));
+  // Every authenticated request asks: a native query, not Prisma's (docs/decisions/0003-native-hot-reads.md).
+  const [r] = await fromPrimary(() => db().query<AuthUserRow>(Prisma.sql`
+    SELECT id, username, email, is_superuser, is_active, can_add_stations FROM users WHERE id = ${id}`));
+  return r ? { id: r.id, username: r.username, email: r.email, isSuperuser: r.is_superuser, isActive: r.is_active, canAddStations: r.can_add_stations } : null;
 }
+
+interface AuthUserRow { id: number; username: string; email: string; is_superuser: boolean; is_active: boolean; can_add_stations: boolean }
 
 /** A user with the names of the profile (api.md §12.3). */
 export interface UserProfile extends AuthUser {

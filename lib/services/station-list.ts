@@ -11,6 +11,8 @@ export type Bbox = [number, number, number, number];
 
 export interface StationFilter {
   readonly where: Prisma.Sql;
+  /** The condition reads records (`ts_has_years`), not only metadata: its results are never cached. */
+  readonly readsRecords?: boolean;
 }
 
 export const ALL_STATIONS: StationFilter = { where: Prisma.sql`1 = 1` };

@@ -1,10 +1,11 @@
 import { db, Prisma } from "@/lib/db";
+import { cachedByMetadata } from "@/lib/services/metadata-version";
 import { parseBbox } from "@/lib/geo/wkt";
 import { ErrorCollector } from "@/lib/services/errors";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
 import { isoSeconds, toNumber } from "@/lib/services/serialize";
-import { LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
+import { LAST_UPDATE_SQL, lastUpdates, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
 import {
   ALL_STATIONS, boundingBox, DEFAULT_SORT, orderBySql, searchPage, type Bbox, type SortKey, type StationFilter,
 } from "@/lib/services/station-list";
@@ -110,9 +111,11 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
   if (terms.gentityId !== undefined && terms.gentityId !== null) return { filter: { where: Prisma.sql`s.id = ${terms.gentityId}` }, sort };
   const errors = new ErrorCollector();
   const conditions: Prisma.Sql[] = [];
+  let readsRecords = false;
   for (const term of (terms.q ?? "").split(/\s+/).filter(Boolean)) {
     const condition = termCondition(term, errors);
     if (condition) conditions.push(condition);
+    if (condition && term.startsWith("ts_has_years:")) readsRecords = true;
   }
   const bbox = terms.bbox;
   if (bbox !== null && bbox !== undefined && bbox !== "") {
@@ -121,7 +124,7 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
     else errors.add("bbox", bboxMessage(bbox));
   }
   errors.throwIfAny();
-  return { filter: conditions.length ? { where: Prisma.join(conditions, " AND ") } : ALL_STATIONS, sort };
+  return { filter: conditions.length ? { where: Prisma.join(conditions, " AND "), readsRecords } : ALL_STATIONS, sort };
 }
 
 export interface StationSearchResult {
@@ -130,8 +133,28 @@ export interface StationSearchResult {
   stations: StationJson[];
 }
 
-/** A page of the list with the count and bounding box of every match (the list, the site's search). */
+const SEARCH_CACHE = {
+  name: "station-search",
+  maxSize: 16 * 1024 * 1024,
+  /** About the length of the JSON. */
+  sizeOf: (result: StationSearchResult) => 200 + 400 * result.stations.length,
+};
+
+/**
+ * A page of the list with the count and bounding box of every match (the list, the site's search).
+ * Cached by the metadata version, except `last_update`, which records change: it is read afresh.
+ */
 export async function stationSearch(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {
+  if (query.filter.readsRecords) return stationSearchNow(query, page);
+  const { where } = query.filter;
+  const key = JSON.stringify([where.sql, where.values, query.sort, page.offset, page.limit]);
+  const { value, cached } = await cachedByMetadata(SEARCH_CACHE, key, () => stationSearchNow(query, page));
+  if (!cached) return value;
+  const updates = await lastUpdates(value.stations.map((s) => s.id));
+  return { ...value, stations: value.stations.map((s) => ({ ...s, last_update: isoSeconds(updates.get(s.id)) })) };
+}
+
+async function stationSearchNow(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {
   const { count, extent, ids } = await searchPage(query.filter, query.sort, page.offset, page.limit);
   return { count, boundingBox: boundingBox(extent), stations: await stationsJson(ids) };
 }
