@@ -212,10 +212,25 @@ export async function runPrimary({ workers, port, hostname, log }) {
   };
   for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => stopAll(signal));
 
-  log.info(`Starting ${workers} worker processes (ENHYDRIS_WORKERS)`);
+  // The port is taken first: a port in use stops the server before anything starts, and no
+  // listener of a worker (each has private ones) can be given the same port meanwhile.
+  // Connections wait (accepted, unread) until the lead has migrated the database and serves.
+  await new Promise((resolve) => {
+    const failed = (error) => {
+      log.fatal(`cannot listen on ${hostname}:${port}: ${error.message}`);
+      process.exit(1);
+    };
+    listener.once("error", failed);
+    listener.listen(port, hostname, () => {
+      listener.off("error", failed);
+      resolve(undefined);
+    });
+  });
+  listener.on("error", (error) => log.error(`the listener on ${hostname}:${port}: ${error.message}`));
+  log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${workers} worker processes, ENHYDRIS_WORKERS)`);
   fork("lead");
-  // The port opens, and the followers start, once the lead has migrated the database and serves
-  // (or at once if the lead died first: the restart takes the lead's role).
+  // The followers start once the lead serves (or at once if the lead died first: the restart
+  // takes the lead's role), so none serves an older schema.
   await new Promise((resolve) => {
     const ready = (worker, message) => {
       if (message?.type !== MESSAGE.ready || roles.get(worker.id)?.role !== "lead") return;
@@ -225,14 +240,6 @@ export async function runPrimary({ workers, port, hostname, log }) {
     cluster.on("message", ready);
   });
   if (stopping) return;
-  await new Promise((resolve) => {
-    listener.once("error", (error) => {
-      log.fatal(`cannot listen on ${hostname}:${port}: ${error.message}`);
-      stopAll("SIGTERM");
-    });
-    listener.listen(port, hostname, () => resolve(undefined));
-  });
-  log.info(`Enhydris listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/ (${workers} workers)`);
   for (let i = 1; i < workers; i++) fork("follower");
 }
 

@@ -221,6 +221,8 @@ test("a station's page: latest values and 24-hour charts with the limits drawn",
 });
 
 test("a user creates a synoptic group on the map and in the list; a crossing turns it red and sends one e-mail", async ({ page, request, browser }) => {
+  // The whole story (two users, five uploads and their evaluations, three e-mails) in one test.
+  test.setTimeout(120_000);
   const admin = unique("synadmin");
   createUser(admin, PASSWORD, { superuser: true });
   const token = await tokenOf(request, admin);
