@@ -10,10 +10,11 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
 import { evaluateSynopticGroup } from "@/lib/services/synoptic-alarms";
-import { createSynopticGroup } from "@/lib/services/synoptic-groups";
+import { createSynopticGroup, findSynopticGroup } from "@/lib/services/synoptic-groups";
+import { latestJson } from "@/lib/services/synoptic-latest";
 import { group, series, station, unit, user, variable } from "../tests/support/fixtures";
 
-/** With PROFILE_OUT=file.cpuprofile: a CPU profile of the evaluations only (not of the set-up). */
+/** With PROFILE_OUT=file.cpuprofile: a CPU profile of the evaluations and latest/ (not of the set-up). */
 async function startProfiler(): Promise<{ stop(): Promise<void> } | null> {
   const out = process.env.PROFILE_OUT;
   if (!out) return null;
@@ -74,7 +75,24 @@ async function main() {
       cpus.push((cpu.user + cpu.system) / 1000);
     }
   }
+  // latest/ of the group as an anonymous user sees it (the service, without HTTP).
+  const synopticGroup = (await findSynopticGroup(id))!;
+  const latest: number[] = [];
+  const latestCpu: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    JSON.stringify(await latestJson(synopticGroup, null));
+    const cpu = process.cpuUsage(c);
+    if (i >= 5) {
+      latest.push(performance.now() - t);
+      latestCpu.push((cpu.user + cpu.system) / 1000);
+    }
+  }
   await profiler?.stop();
+  latest.sort((a, b) => a - b);
+  latestCpu.sort((a, b) => a - b);
+  console.log(`latest/ of the group (service and JSON.stringify): median ${latest[latest.length >> 1].toFixed(1)} ms, min ${latest[0].toFixed(1)} ms; CPU median ${latestCpu[latestCpu.length >> 1].toFixed(1)} ms`);
   times.sort((a, b) => a - b);
   cpus.sort((a, b) => a - b);
   console.log(`evaluation of a group of 1,200 series after a one-record upload: median ${times[times.length >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms (${times.length} runs); CPU median ${cpus[cpus.length >> 1].toFixed(1)} ms`);

@@ -46,24 +46,30 @@ export interface SynopticStation {
   entries: SynopticEntry[];
 }
 
-interface Row {
-  station_id: number; station_row: number; name: string; lon: number; lat: number;
-  entry_id: number | null; timeseries_group_id: number | null; title: string | null; subtitle: string | null;
-  low_limit: number | null; high_limit: number | null; default_chart_min: number | null; default_chart_max: number | null; rate_of_change: string | null;
-  group_name: string | null; precision: number | null; variable: string | null; unit: string | null;
-  series_id: number | null; publicly_available: boolean | null; last_timestamp: number | null; last_value: number | null;
+/** A row of synopticStations' query, as an array (many rows: objects would cost more than the query). */
+type Row = [
+  stationId: number, stationRow: number, stationOrder: number, name: string, lon: number, lat: number,
+  entryId: number | null, entryOrder: number | null, timeseriesGroupId: number | null, title: string | null, subtitle: string | null,
+  lowLimit: number | null, highLimit: number | null, defaultChartMin: number | null, defaultChartMax: number | null, rateOfChange: string | null,
+  groupName: string | null, precision: number | null, variable: string | null, unit: string | null,
+  seriesId: number | null, publiclyAvailable: boolean | number | null, lastTimestamp: number | null, lastValue: number | null,
+];
+
+/** The order of synopticStations' rows: the stations', then their series' (sorted here: an ORDER BY of these wide rows costs more). */
+function byDisplayOrder(a: Row, b: Row): number {
+  return a[2] - b[2] || a[1] - b[1] || (a[7] ?? 0) - (b[7] ?? 0) || (a[6] ?? 0) - (b[6] ?? 0);
 }
 
 /** The stations of a synoptic group, in order, with their values at their last common dates. */
 export async function synopticStations(groupId: number): Promise<SynopticStation[]> {
-  const rows = await db().query<Row>(Prisma.sql`
-    SELECT gs.station_id, gs.id AS station_row, s.name, s.lon, s.lat,
-      e.id AS entry_id, e.timeseries_group_id, e.title, e.subtitle, e.low_limit, e.high_limit, e.default_chart_min, e.default_chart_max, e.rate_of_change,
-      g.name AS group_name, g.precision, v.descr AS variable, u.symbol AS unit,
-      COALESCE(tc.id, ti.id) AS series_id,
-      CASE WHEN tc.id IS NULL THEN ti.publicly_available ELSE tc.publicly_available END AS publicly_available,
-      CASE WHEN tc.id IS NULL THEN ti.last_timestamp ELSE tc.last_timestamp END AS last_timestamp,
-      CASE WHEN tc.id IS NULL THEN ti.last_value ELSE tc.last_value END AS last_value
+  const rows = await db().queryArrays<Row>(Prisma.sql`
+    SELECT gs.station_id, gs.id, gs."order", s.name, s.lon, s.lat,
+      e.id, e."order", e.timeseries_group_id, e.title, e.subtitle, e.low_limit, e.high_limit, e.default_chart_min, e.default_chart_max, e.rate_of_change,
+      g.name, g.precision, v.descr, u.symbol,
+      COALESCE(tc.id, ti.id),
+      CASE WHEN tc.id IS NULL THEN ti.publicly_available ELSE tc.publicly_available END,
+      CASE WHEN tc.id IS NULL THEN ti.last_timestamp ELSE tc.last_timestamp END,
+      CASE WHEN tc.id IS NULL THEN ti.last_value ELSE tc.last_value END
     FROM synoptic_group_station gs
       JOIN station s ON s.id = gs.station_id
       LEFT JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
@@ -73,37 +79,41 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
       -- The default series: Checked (2), else Initial (1); one of each per group (an index).
       LEFT JOIN timeseries tc ON tc.timeseries_group_id = g.id AND tc.type = 2
       LEFT JOIN timeseries ti ON ti.timeseries_group_id = g.id AND ti.type = 1
-    WHERE gs.synoptic_group_id = ${groupId}
-    ORDER BY gs."order", gs.id, e."order", e.id`);
+    WHERE gs.synoptic_group_id = ${groupId}`);
+  rows.sort(byDisplayOrder);
   const stations: SynopticStation[] = [];
+  const lastValues = new Map<number, number | null>();
   let stationRow: number | null = null;
   for (const r of rows) {
-    if (stationRow !== r.station_row) {
-      stationRow = r.station_row;
-      stations.push({ id: r.station_id, name: r.name, lon: r.lon, lat: r.lat, lastCommonDate: null, entries: [] });
+    const [stationId, rowId, , name, lon, lat, entryId, , timeseriesGroupId, title, subtitle, lowLimit, highLimit, defaultChartMin, defaultChartMax, rateOfChange,
+      groupName, precision, variable, unit, seriesId, publiclyAvailable, lastTimestamp, lastValue] = r;
+    if (stationRow !== rowId) {
+      stationRow = rowId;
+      stations.push({ id: stationId, name, lon, lat, lastCommonDate: null, entries: [] });
     }
     const station = stations[stations.length - 1];
-    if (r.entry_id === null) continue;
+    if (entryId === null) continue;
     station.entries.push({
-      id: r.entry_id,
-      timeseriesGroupId: r.timeseries_group_id!,
-      title: r.title || r.group_name || r.variable || "",
-      subtitle: r.subtitle ?? "",
-      variable: r.variable ?? "",
-      unit: r.unit ?? "",
-      precision: r.precision ?? 0,
-      lowLimit: r.low_limit,
-      highLimit: r.high_limit,
-      defaultChartMin: r.default_chart_min,
-      defaultChartMax: r.default_chart_max,
-      rateOfChange: r.rate_of_change === null ? null : (JSON.parse(r.rate_of_change) as SynopticRateOfChange),
-      seriesId: r.series_id,
-      publiclyAvailable: r.publicly_available ?? true,
-      lastTimestamp: r.last_timestamp === null ? null : Number(r.last_timestamp),
+      id: entryId,
+      timeseriesGroupId: timeseriesGroupId!,
+      title: title || groupName || variable || "",
+      subtitle: subtitle ?? "",
+      variable: variable ?? "",
+      unit: unit ?? "",
+      precision: precision ?? 0,
+      lowLimit,
+      highLimit,
+      defaultChartMin,
+      defaultChartMax,
+      rateOfChange: rateOfChange === null ? null : (JSON.parse(rateOfChange) as SynopticRateOfChange),
+      seriesId,
+      publiclyAvailable: publiclyAvailable === null ? true : Boolean(publiclyAvailable),
+      lastTimestamp: lastTimestamp === null ? null : Number(lastTimestamp),
       value: null,
     });
+    lastValues.set(entryId, lastValue);
   }
-  await fillValues(stations, new Map(rows.filter((r) => r.entry_id !== null).map((r) => [r.entry_id!, r.last_value])));
+  await fillValues(stations, lastValues);
   return stations;
 }
 
@@ -182,32 +192,35 @@ export async function synopticEvaluationState(groupId: number): Promise<Evaluati
     return { group, alarms, stations };
   }
   // The default series now (Checked, else Initial) of each series of the group, with its summary.
-  const series = await db().query<{ entry_id: number; type: number; id: number; publicly_available: boolean; last_timestamp: number | null; last_value: number | null }>(Prisma.sql`
-    SELECT e.id AS entry_id, t.type, t.id, t.publicly_available, t.last_timestamp, t.last_value
+  type SeriesRow = [entryId: number, type: number, id: number, publiclyAvailable: boolean | number, lastTimestamp: number | null, lastValue: number | null];
+  const series = await db().queryArrays<SeriesRow>(Prisma.sql`
+    SELECT e.id, t.type, t.id, t.publicly_available, t.last_timestamp, t.last_value
     FROM synoptic_group_station gs
       JOIN synoptic_timeseries_group e ON e.synoptic_group_station_id = gs.id
       JOIN timeseries t ON t.timeseries_group_id = e.timeseries_group_id AND t.type IN (1, 2)
     WHERE gs.synoptic_group_id = ${groupId}`);
-  const byEntry = new Map<number, (typeof series)[number]>();
+  const byEntry = new Map<number, SeriesRow>();
   for (const s of series) {
-    const other = byEntry.get(s.entry_id);
-    if (!other || s.type > other.type) byEntry.set(s.entry_id, s);
+    const other = byEntry.get(s[0]);
+    if (!other || s[1] > other[1]) byEntry.set(s[0], s);
   }
+  const lastValues = new Map<number, number | null>();
   const stations = cached.stations.map((station) => ({
     ...station,
     lastCommonDate: null,
     entries: station.entries.map((entry): SynopticEntry => {
       const s = byEntry.get(entry.id);
+      lastValues.set(entry.id, s ? s[5] : null);
       return {
         ...entry,
-        seriesId: s?.id ?? null,
-        publiclyAvailable: s ? Boolean(s.publicly_available) : true,
-        lastTimestamp: s?.last_timestamp == null ? null : Number(s.last_timestamp),
+        seriesId: s ? s[2] : null,
+        publiclyAvailable: s ? Boolean(s[3]) : true,
+        lastTimestamp: s?.[4] == null ? null : Number(s[4]),
         value: null,
       };
     }),
   }));
-  await fillValues(stations, new Map([...byEntry].map(([entry, s]) => [entry, s.last_value])));
+  await fillValues(stations, lastValues);
   return { group, alarms, stations };
 }
 
