@@ -5,6 +5,7 @@ import HydrationMark from "@/components/site/HydrationMark";
 import { settings } from "@/lib/config";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
+import { siteStylesheet } from "@/lib/site/stylesheet";
 
 export const dynamic = "force-dynamic";
 
@@ -41,9 +42,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <head>
-        {/* One stylesheet for the React pages and the API's HTML pages (lib/site/chrome.ts). */}
-        {/* eslint-disable-next-line @next/next/no-css-tags */}
-        <link rel="stylesheet" href="/site.css" />
+        {/* The stylesheet the API's HTML pages link (public/site.css), inline: nothing blocks the first paint. */}
+        <style dangerouslySetInnerHTML={{ __html: siteStylesheet() }} />
       </head>
       <body>
         <div className="chrome" dangerouslySetInnerHTML={{ __html: siteHeaderHtml(user ? { username: user.username } : null, q, siteName()) }} />

@@ -234,13 +234,17 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
         await medianOf(async () => (await ok(await fetch(`${legacy}&last=year&start_offset=${++offset}`))).arrayBuffer()), "ms", 30);
     }
 
-    const page = wanted("page") ? await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`) : null;
-    if (page) {
-      // No issue sets a target here: the time is mostly Chromium's own work on this machine.
-      info("group page to the chart drawn (server's SVG; 1,051,200 records; browser, first load)", `${page.drawnFirst.toFixed(1)} ms`);
-      info("group page to the chart drawn (server's SVG; browser, median of later loads)", `${page.drawnMedian.toFixed(1)} ms`);
-      info("group page to the interactive chart (browser, first load)", `${page.first.toFixed(1)} ms`);
-      info("group page to the interactive chart (browser, median of later loads)", `${page.median.toFixed(1)} ms`);
+    const loads = wanted("page") ? await chartPageTimes(`${url}/stations/1/timeseriesgroups/${group}/?series=${series}`) : null;
+    if (loads) {
+      // The first load also warms the server (its first render of the page, the chart cache);
+      // the target is for the later ones, as a person sees the page again or another of its kind.
+      const later = loads.slice(1);
+      const of = (pick: (l: PageLoad) => number) => `${pick(loads[0]).toFixed(1)} ms first, ${median(later.map(pick)).toFixed(1)} ms median of ${later.length}`;
+      add("group page (1,051,200 records): navigation to the server's chart painted (Chromium, median of later loads)",
+        median(later.map((l) => l.chartPainted)), "ms", 150);
+      info("group page: navigation to the chart painted / first contentful paint / response's first byte",
+        `${of((l) => l.chartPainted)} / ${median(later.map((l) => l.firstContentfulPaint)).toFixed(1)} / ${median(later.map((l) => l.firstByte)).toFixed(1)} ms`);
+      info("group page: Playwright's clock to the SVG seen / to the interactive chart", `${of((l) => l.seenByPlaywright)} / ${of((l) => l.interactive)}`);
     }
 
     if (wanted("stations")) {
@@ -532,10 +536,40 @@ async function synopticBench(url: string, auth: Record<string, string>, sqlite: 
 }
 
 /**
- * The time from navigating to the group page until its chart is drawn, in Debian's Chromium
- * (skipped when it is not installed).
+ * Marks, in the page's own clock, when the server's SVG chart entered the document and when the
+ * second animation frame after that began: the first frame after the insertion is the first that
+ * can paint it, and the second begins only once that one has been produced.
  */
-async function chartPageTimes(pageUrl: string): Promise<{ first: number; median: number; drawnFirst: number; drawnMedian: number } | null> {
+const CHART_MARKS = `(() => {
+  const marks = (window.__chartMarks = {});
+  const seen = () => document.querySelector('[data-testid="static-chart"] path[stroke="#0b4f85"]');
+  new MutationObserver((records, observer) => {
+    if (!seen()) return;
+    observer.disconnect();
+    marks.inserted = performance.now();
+    requestAnimationFrame(() => requestAnimationFrame(() => { marks.framed = performance.now(); }));
+  }).observe(document, { childList: true, subtree: true });
+})();`;
+
+interface PageLoad {
+  /** Navigation start to the response's first byte (PerformanceNavigationTiming.responseStart). */
+  firstByte: number;
+  /** Navigation start to the chart on screen, counted late: the later of first-contentful-paint and the end of the frame after the SVG's insertion. */
+  chartPainted: number;
+  /** Navigation start to the first contentful paint. */
+  firstContentfulPaint: number;
+  /** Playwright's own clock, from page.goto to its seeing the SVG's marks (includes its protocol round trips and polling). */
+  seenByPlaywright: number;
+  /** Playwright's clock to the interactive chart drawn after hydration. */
+  interactive: number;
+}
+
+/**
+ * Loads of the group page in Debian's Chromium (skipped when it is not installed), each in a new
+ * browser context (an empty cache, as a first visit): where the time from navigation to the
+ * server's chart on screen goes (issue 17, item 3: ≤ 150 ms).
+ */
+async function chartPageTimes(pageUrl: string): Promise<PageLoad[] | null> {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (!existsSync(executablePath)) return null;
   const { chromium } = await import("@playwright/test");
@@ -544,21 +578,34 @@ async function chartPageTimes(pageUrl: string): Promise<{ first: number; median:
     args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
   });
   try {
-    const times: number[] = [];
-    const drawn: number[] = [];
-    for (let i = 0; i < 6; i++) {
+    const loads: PageLoad[] = [];
+    for (let i = 0; i < 8; i++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
+      await page.addInitScript(CHART_MARKS);
       const started = performance.now();
       await page.goto(pageUrl, { waitUntil: "commit" });
-      // The server's SVG chart (issue 17), or the interactive one if it came first.
-      await page.locator('[data-testid="static-chart"] path[stroke="#0b4f85"], .chart-box[data-state="ready"] .recharts-line-curve').first().waitFor({ timeout: 30_000 });
-      drawn.push(performance.now() - started);
+      // Seen in the page: hydration may replace the server's SVG before a locator polls for it.
+      await page.waitForFunction(() => (window as unknown as { __chartMarks: { framed?: number } }).__chartMarks.framed !== undefined, null, { timeout: 30_000 });
+      const seenByPlaywright = performance.now() - started;
       await page.locator('.chart-box[data-state="ready"] .recharts-line-curve').waitFor({ timeout: 30_000 });
-      times.push(performance.now() - started);
+      const interactive = performance.now() - started;
+      const m = await page.evaluate(() => {
+        const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+        const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity;
+        return { firstByte: nav.responseStart, fcp, marks: (window as unknown as { __chartMarks: { inserted?: number; framed?: number } }).__chartMarks };
+      });
+      if (m.marks.inserted === undefined || m.marks.framed === undefined || !Number.isFinite(m.fcp)) throw new Error("group page: the chart's paint was not observed");
+      loads.push({
+        firstByte: m.firstByte,
+        chartPainted: Math.max(m.fcp, m.marks.framed),
+        firstContentfulPaint: m.fcp,
+        seenByPlaywright,
+        interactive,
+      });
       await context.close();
     }
-    return { first: times[0], median: median(times.slice(1)), drawnFirst: drawn[0], drawnMedian: median(drawn.slice(1)) };
+    return loads;
   } finally {
     await browser.close();
   }

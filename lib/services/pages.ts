@@ -7,9 +7,9 @@ import { db, Prisma } from "@/lib/db";
 import { attachmentsPage } from "@/lib/services/attachments";
 import { eventsPage } from "@/lib/services/events";
 import { findGroup } from "@/lib/services/groups";
+import { cachedByMetadata } from "@/lib/services/metadata-version";
 import { toNumber } from "@/lib/services/serialize";
 import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationAccess, type StationJson } from "@/lib/services/stations";
-import { seriesPage } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 
 /** What the site's station, group and search pages show (api.md §16), as plain data. */
@@ -140,21 +140,73 @@ async function groupProcesses(groupId: number, unit: string, user: Actor, access
   });
 }
 
-/** The group page: the group of this station (else null), its series and which of them the user may read, its processes. */
-export async function groupDetails(stationId: number, groupId: number, user: Actor) {
-  const [group, access] = await Promise.all([findGroup(stationId, groupId), stationAccess(stationId)]);
-  if (!group || !access) return null;
-  const [variable, unit, series] = await Promise.all([
-    db().prisma.variable.findUnique({ where: { id: group.variableId } }),
-    db().prisma.unitOfMeasurement.findUnique({ where: { id: group.unitId } }),
-    seriesPage(groupId, 0, 1000),
-  ]);
+/**
+ * What the group page shows of the station, the group and its variable, and who may read and edit
+ * what: rows whose every write bumps the metadata version (migration 0009), so the group page
+ * caches it per process under that version (issue 17, item 3), as the station list does. The
+ * unit, the series (their records change with every upload, their other columns do not bump the
+ * version) and the processes are read afresh for every page.
+ */
+export interface GroupHead {
+  station: { id: number; name: string; display_timezone: string };
+  access: StationAccess;
+  group: { id: number; name: string; remarks: string; hidden: boolean; precision: number; variable: string; unitId: number };
+}
+
+const GROUP_HEAD_CACHE = {
+  name: "group-page-head",
+  maxSize: 4 * 1024 * 1024,
+  sizeOf: (head: GroupHead | null) => (head ? 300 + head.station.name.length + head.group.name.length + head.group.remarks.length + head.group.variable.length : 50),
+};
+
+async function readGroupHead(stationId: number, groupId: number): Promise<GroupHead | null> {
+  const [station, group, access] = await Promise.all([stationJsonById(stationId), findGroup(stationId, groupId), stationAccess(stationId)]);
+  if (!station || !group || !access) return null;
+  const variable = await db().prisma.variable.findUnique({ where: { id: group.variableId } });
   return {
+    station: { id: station.id, name: station.name, display_timezone: station.display_timezone },
+    access,
     group: {
       id: group.id, name: group.name, remarks: group.remarks, hidden: group.hidden, precision: group.precision,
-      variable: variable?.descr ?? "", unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
+      variable: variable?.descr ?? "", unitId: group.unitId,
     },
-    series: series.map((t): SeriesForUser => ({ ...seriesSummary(t), canRead: canReadData(user, access, t.publiclyAvailable) })),
+  };
+}
+
+/** The group's series (at most 1,000, as the API's pages) with their records' extent, in one native query. */
+async function groupSeries(groupId: number): Promise<SeriesSummary[]> {
+  const rows = await db().query<{
+    id: number; type: number; time_step: string; name: string; publicly_available: boolean;
+    first_timestamp: number | null; last_timestamp: number | null; record_count: number;
+  }>(Prisma.sql`SELECT id, type, time_step, name, publicly_available, first_timestamp, last_timestamp, record_count
+    FROM timeseries WHERE timeseries_group_id = ${groupId} ORDER BY type, id LIMIT 1000`);
+  return rows.map((t) => ({
+    id: t.id, type: typeName(t.type), timeStep: t.time_step, name: t.name, publiclyAvailable: t.publicly_available,
+    first: num(t.first_timestamp), last: num(t.last_timestamp), count: Number(t.record_count),
+  }));
+}
+
+/** The station and group of the group page (null: no such group at this station), from the cache while the metadata is unchanged. */
+export async function groupHead(stationId: number, groupId: number): Promise<GroupHead | null> {
+  return (await cachedByMetadata(GROUP_HEAD_CACHE, `${stationId}/${groupId}`, () => readGroupHead(stationId, groupId))).value;
+}
+
+/** The group page: the station, the group of it (else null), its series and which of them the user may read, its processes. */
+export async function groupDetails(stationId: number, groupId: number, user: Actor) {
+  const head = await groupHead(stationId, groupId);
+  if (!head) return null;
+  const { station, access, group } = head;
+  const [[unit], series] = await Promise.all([
+    db().query<{ symbol: string; descr: string }>(Prisma.sql`SELECT symbol, descr FROM unit_of_measurement WHERE id = ${group.unitId}`),
+    groupSeries(groupId),
+  ]);
+  return {
+    station,
+    group: {
+      id: group.id, name: group.name, remarks: group.remarks, hidden: group.hidden, precision: group.precision,
+      variable: group.variable, unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
+    },
+    series: series.map((t): SeriesForUser => ({ ...t, canRead: canReadData(user, access, t.publiclyAvailable) })),
     /** The user may edit the group (its page shows "Edit"). */
     editable: isEditor(user, access),
     processes: await groupProcesses(group.id, unit?.symbol ?? "", user, access),

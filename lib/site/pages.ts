@@ -26,10 +26,8 @@ export async function stationPageData(id: number) {
 }
 
 /** The group page: the group of this station (else null), its series and what the user may read. */
-export async function groupPageData(stationId: number, groupId: number, user: Actor) {
-  const [head, details] = await Promise.all([stationWithOwner(stationId), groupDetails(stationId, groupId, user)]);
-  if (!head || !details) return null;
-  return { ...head, ...details };
+export function groupPageData(stationId: number, groupId: number, user: Actor) {
+  return groupDetails(stationId, groupId, user);
 }
 
 /** "Initial", "Aggregated (Daily mean)", … */

@@ -176,6 +176,10 @@ test.describe("without JavaScript", () => {
     const mean = (await chart.locator("path[stroke='#0b4f85']").getAttribute("d")) ?? "";
     expect(mean.split(/[ML]/).filter((v) => v.trim()).length).toBeGreaterThan(270);
     expect(((await chart.locator("path[fill='#7fb7dd']").getAttribute("d")) ?? "").length).toBeGreaterThan(1000);
+    // Styled by the stylesheet in the HTML itself: no second request before the first paint.
+    await expect(page.locator('link[rel="stylesheet"]')).toHaveCount(0);
+    await expect(page.locator(".site-header")).toHaveCSS("background-color", "rgb(11, 57, 84)");
+    await expect(page.locator(".card").first()).toHaveCSS("background-color", "rgb(255, 255, 255)");
   });
 });
 
