@@ -9,6 +9,7 @@
 //   LOAD_PROFILE_DIR=/tmp/prof: every run (with LOAD_MIX=each: the mix, then each kind) on a server
 //   of its own, profiled into DIR/<run> (node scripts/profile-summary.mjs DIR/<run>), so that each
 //   kind's profile holds only its own requests
+//   LOAD_WARMUP=5: a new server first gets this many seconds of the run's requests, not measured
 //   LOAD_SQLITE=0: only the PostgreSQL runs. Their table also gives the CPU per request of the
 //   database's backends on this machine (read from /proc, like the server's).
 // Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
@@ -38,6 +39,8 @@ const ONLY_KINDS = EACH ? [] : (process.env.LOAD_MIX ?? "").split(",").map((s) =
 for (const kind of ONLY_KINDS) if (!KINDS.includes(kind)) throw new Error(`LOAD_MIX: unknown kind "${kind}" (${KINDS.join(", ")}, or each)`);
 /** The runs of one server: the mix (or LOAD_MIX's kinds), then with LOAD_MIX=each every kind alone. */
 const RUNS: Kind[][] = [ONLY_KINDS, ...(EACH ? KINDS.map((kind) => [kind]) : [])];
+/** LOAD_WARMUP=5: seconds of requests, not measured, that a new server gets before its first run. */
+const WARM_UP = Number(process.env.LOAD_WARMUP ?? 5);
 /** LOAD_INSTANCES=1: the PostgreSQL runs with one instance only (default: with one, then with two). */
 const INSTANCES = (process.env.LOAD_INSTANCES ?? "1,2").split(",").map(Number);
 const READ_SERIES = 50;
@@ -66,6 +69,9 @@ async function prepare(databaseUrl: string): Promise<Setup> {
       uploadSeries.push([g.stationId, id]);
     }
   }
+  // The measured runs start from a settled database: without this, autovacuum (new tables, no
+  // statistics yet) ran during the first run on PostgreSQL, with plans made without statistics.
+  if (db().dialect === "postgres") await db().pool!.query("VACUUM (ANALYZE)");
   await closeDb();
   return { token, readSeries, uploadSeries };
 }
@@ -83,8 +89,11 @@ function localDate(epoch: number): string {
 /** Uploads made so far: each gets instants no earlier upload used, across runs on one database. */
 let uploads = 0;
 
-/** `database`: the PostgreSQL database whose backends' CPU is counted too. */
-async function runLoad(label: string, urls: string[], pids: number[], setup: Setup, only: Kind[] = [], database?: string) {
+/**
+ * `database`: the PostgreSQL database whose backends' CPU is counted too; `warmUp`: a new server,
+ * first given WARM_UP seconds of the same requests that are not counted.
+ */
+async function runLoad(label: string, urls: string[], pids: number[], setup: Setup, only: Kind[] = [], database?: string, warmUp = false) {
   const list = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?page=${1 + Math.floor(Math.random() * (STATIONS / 20))}` }) });
   const search = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?q=${pick(WORDS)}` }) });
   const chart = () => ({
@@ -122,6 +131,11 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   const mix = only.length
     ? only.map((kind) => kinds[kind]())
     : [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
+  if (warmUp && WARM_UP > 0) {
+    // Not measured: the server's first seconds (code loaded and compiled, caches and prepared
+    // statements filled) would weigh on the figures of a short run.
+    await Promise.all(urls.map((url) => autocannon({ url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: WARM_UP, requests: mix, timeout: 20 })));
+  }
   let peak = 0;
   const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + treeRssMb(pid), 0))), 200);
   const cpuBefore = pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
@@ -170,7 +184,7 @@ async function main(): Promise<void> {
         for (const only of RUNS) {
           const server = await startServer(sqlite, dir, {}, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, only.join("+") || "mix")}`]);
           try {
-            rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
+            rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only, undefined, true));
           } finally {
             await stopServer(server.child);
           }
@@ -178,7 +192,7 @@ async function main(): Promise<void> {
       } else {
         const server = await startServer(sqlite, dir);
         try {
-          for (const only of RUNS) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
+          for (const [k, only] of RUNS.entries()) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only, undefined, k === 0));
         } finally {
           server.child.kill("SIGTERM");
         }
@@ -189,10 +203,11 @@ async function main(): Promise<void> {
         console.error("[PostgreSQL] preparing data…");
         const pgSetup = await prepare(url);
         for (const instances of INSTANCES) {
-          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
+          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir)));
           try {
-            for (const only of RUNS) {
-              rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup, only, new URL(url).pathname.slice(1)));
+            for (const [k, only] of RUNS.entries()) {
+              rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup, only,
+                new URL(url).pathname.slice(1), k === 0));
             }
           } finally {
             for (const s of servers) s.child.kill("SIGTERM");
