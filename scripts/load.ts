@@ -1,14 +1,17 @@
 // npm run load — the mixed load of issue 8 against the built server: 32 connections for 60 s,
 // 40% station list pages, 10% station searches, 20% one-month charts, 20% bottom, 10% uploads of
 // 10 records to different series. Reports requests/s, latency percentiles, errors and the
-// server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with
-// LOAD_INSTANCES=2 the PostgreSQL run uses two app instances on one database).
+// server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with one
+// app instance, then two on one database; LOAD_INSTANCES=1 or 2 for only one of them).
 //   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them;
 //   LOAD_MIX=each: the mix, then every kind alone, each with its server CPU time per request)
 //   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node options of the server processes)
 //   LOAD_PROFILE_DIR=/tmp/prof: every run (with LOAD_MIX=each: the mix, then each kind) on a server
 //   of its own, profiled into DIR/<run> (node scripts/profile-summary.mjs DIR/<run>), so that each
 //   kind's profile holds only its own requests
+//   LOAD_WARMUP=5: a new server first gets this many seconds of the run's requests, not measured
+//   LOAD_SQLITE=0: only the PostgreSQL runs. Their table also gives the CPU per request of the
+//   database's backends on this machine (read from /proc, like the server's).
 // Each instance is the multi-process server with ENHYDRIS_WORKERS workers (default: the cores);
 // its memory is that of the primary and its workers together.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,7 +22,9 @@ import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
 import { insertSeries } from "@/lib/services/series-writes";
-import { isPostgresUrl, prepareDatabase, startServer, stopServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres } from "./support";
+import {
+  isPostgresUrl, postgresBackendsCpuMs, postgresCpuBetween, prepareDatabase, startServer, stopServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres,
+} from "./support";
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
@@ -34,6 +39,10 @@ const ONLY_KINDS = EACH ? [] : (process.env.LOAD_MIX ?? "").split(",").map((s) =
 for (const kind of ONLY_KINDS) if (!KINDS.includes(kind)) throw new Error(`LOAD_MIX: unknown kind "${kind}" (${KINDS.join(", ")}, or each)`);
 /** The runs of one server: the mix (or LOAD_MIX's kinds), then with LOAD_MIX=each every kind alone. */
 const RUNS: Kind[][] = [ONLY_KINDS, ...(EACH ? KINDS.map((kind) => [kind]) : [])];
+/** LOAD_WARMUP=5: seconds of requests, not measured, that a new server gets before its first run. */
+const WARM_UP = Number(process.env.LOAD_WARMUP ?? 5);
+/** LOAD_INSTANCES=1: the PostgreSQL runs with one instance only (default: with one, then with two). */
+const INSTANCES = (process.env.LOAD_INSTANCES ?? "1,2").split(",").map(Number);
 const READ_SERIES = 50;
 const UPLOAD_SERIES = 400;
 const START = Date.UTC(2025, 5, 1) / 1000;
@@ -60,6 +69,9 @@ async function prepare(databaseUrl: string): Promise<Setup> {
       uploadSeries.push([g.stationId, id]);
     }
   }
+  // The measured runs start from a settled database: without this, autovacuum (new tables, no
+  // statistics yet) ran during the first run on PostgreSQL, with plans made without statistics.
+  if (db().dialect === "postgres") await db().pool!.query("VACUUM (ANALYZE)");
   await closeDb();
   return { token, readSeries, uploadSeries };
 }
@@ -77,7 +89,11 @@ function localDate(epoch: number): string {
 /** Uploads made so far: each gets instants no earlier upload used, across runs on one database. */
 let uploads = 0;
 
-async function runLoad(label: string, urls: string[], pids: number[], setup: Setup, only: Kind[] = []) {
+/**
+ * `database`: the PostgreSQL database whose backends' CPU is counted too; `warmUp`: a new server,
+ * first given WARM_UP seconds of the same requests that are not counted.
+ */
+async function runLoad(label: string, urls: string[], pids: number[], setup: Setup, only: Kind[] = [], database?: string, warmUp = false) {
   const list = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?page=${1 + Math.floor(Math.random() * (STATIONS / 20))}` }) });
   const search = () => ({ method: "GET" as const, setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/stations/?q=${pick(WORDS)}` }) });
   const chart = () => ({
@@ -115,15 +131,22 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   const mix = only.length
     ? only.map((kind) => kinds[kind]())
     : [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
+  if (warmUp && WARM_UP > 0) {
+    // Not measured: the server's first seconds (code loaded and compiled, caches and prepared
+    // statements filled) would weigh on the figures of a short run.
+    await Promise.all(urls.map((url) => autocannon({ url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: WARM_UP, requests: mix, timeout: 20 })));
+  }
   let peak = 0;
   const timer = setInterval(() => (peak = Math.max(peak, pids.reduce((sum, pid) => sum + treeRssMb(pid), 0))), 200);
   const cpuBefore = pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
+  const backendsBefore = database ? postgresBackendsCpuMs(database) : null;
   console.error(`[${label}] ${CONNECTIONS} connections for ${DURATION} s on ${urls.length} instance(s)…`);
   const results = await Promise.all(urls.map((url) => autocannon({
     url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: DURATION, requests: mix, timeout: 20,
   })));
   clearInterval(timer);
   const cpu = pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0) - cpuBefore;
+  const backendsCpu = backendsBefore && database ? postgresCpuBetween(backendsBefore, postgresBackendsCpuMs(database)) : null;
   const total = results.reduce((s, r) => s + r.requests.total, 0);
   const errors = results.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0);
   const classes = (["1xx", "3xx", "4xx", "5xx"] as const).map((k) => [k, results.reduce((s, r) => s + (r as unknown as Record<string, number>)[k], 0)] as const)
@@ -135,6 +158,7 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
   return {
     label: only.length ? `${label}: ${only.join(", ")}` : label,
     cpuPerRequest: cpu / total,
+    databaseCpuPerRequest: backendsCpu === null ? null : backendsCpu / total,
     rps: total / DURATION,
     total,
     errors,
@@ -152,35 +176,38 @@ async function main(): Promise<void> {
   const given = process.env.DATABASE_URL;
   try {
     const sqlite = `file:${join(dir, "load.db")}`;
-    console.error("[SQLite] preparing data…");
-    const setup = await prepare(sqlite);
-    const profileDir = process.env.LOAD_PROFILE_DIR;
-    if (profileDir) {
-      for (const only of RUNS) {
-        const server = await startServer(sqlite, dir, {}, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, only.join("+") || "mix")}`]);
-        try {
-          rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
-        } finally {
-          await stopServer(server.child);
+    if (process.env.LOAD_SQLITE !== "0") {
+      console.error("[SQLite] preparing data…");
+      const setup = await prepare(sqlite);
+      const profileDir = process.env.LOAD_PROFILE_DIR;
+      if (profileDir) {
+        for (const only of RUNS) {
+          const server = await startServer(sqlite, dir, {}, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, only.join("+") || "mix")}`]);
+          try {
+            rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only, undefined, true));
+          } finally {
+            await stopServer(server.child);
+          }
         }
-      }
-    } else {
-      const server = await startServer(sqlite, dir);
-      try {
-        for (const only of RUNS) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only));
-      } finally {
-        server.child.kill("SIGTERM");
+      } else {
+        const server = await startServer(sqlite, dir);
+        try {
+          for (const [k, only] of RUNS.entries()) rows.push(await runLoad("SQLite, 1 instance", [server.url], [server.child.pid!], setup, only, undefined, k === 0));
+        } finally {
+          server.child.kill("SIGTERM");
+        }
       }
     }
     if (isPostgresUrl(given)) {
       await withScratchPostgres(given, "enhydris_load", async (url) => {
         console.error("[PostgreSQL] preparing data…");
         const pgSetup = await prepare(url);
-        for (const instances of [1, 2]) {
-          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir, { ENHYDRIS_PG_POOL_SIZE: "10" })));
+        for (const instances of INSTANCES) {
+          const servers = await Promise.all(Array.from({ length: instances }, () => startServer(url, dir)));
           try {
-            for (const only of RUNS) {
-              rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup, only));
+            for (const [k, only] of RUNS.entries()) {
+              rows.push(await runLoad(`PostgreSQL, ${instances} instance${instances > 1 ? "s" : ""}`, servers.map((s) => s.url), servers.map((s) => s.child.pid!), pgSetup, only,
+                new URL(url).pathname.slice(1), k === 0));
             }
           } finally {
             for (const s of servers) s.child.kill("SIGTERM");
@@ -200,9 +227,9 @@ async function main(): Promise<void> {
   }
   console.log(`\nMixed load: ${CONNECTIONS} connections, ${DURATION} s; ${ONLY_KINDS.length ? `only ${ONLY_KINDS.join(", ")}` : "40% lists, 10% searches, 20% month charts, 20% bottom, 10% uploads of 10 records"}`);
   const w = Math.max(25, ...rows.map((r) => r.label.length));
-  console.log(`${"run".padEnd(w)} | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server CPU per request | server memory`);
+  console.log(`${"run".padEnd(w)} | req/s  | p50 ms | p90 ms | p99 ms | max ms | errors | server CPU per request | PostgreSQL CPU per request | server memory`);
   for (const r of rows) {
-    console.log(`${r.label.padEnd(w)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${`${r.cpuPerRequest.toFixed(2)} ms`.padStart(22)} | ${r.memory.toFixed(0)} MB`);
+    console.log(`${r.label.padEnd(w)} | ${r.rps.toFixed(0).padStart(6)} | ${String(r.p50).padStart(6)} | ${String(r.p90).padStart(6)} | ${String(r.p99).padStart(6)} | ${String(r.max).padStart(6)} | ${String(r.errors).padStart(6)} | ${`${r.cpuPerRequest.toFixed(2)} ms`.padStart(22)} | ${(r.databaseCpuPerRequest === null ? "" : `${r.databaseCpuPerRequest.toFixed(2)} ms`).padStart(26)} | ${r.memory.toFixed(0)} MB`);
   }
 }
 

@@ -1,6 +1,6 @@
 // Shared by the benchmark and the load test: data generation, the server, memory sampling.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
@@ -49,6 +49,34 @@ export function treeCpuMs(pid: number): number {
     // gone
   }
   return own + children.reduce((sum, child) => sum + treeCpuMs(child), 0);
+}
+
+/**
+ * CPU time (user + system, ms) used so far by the PostgreSQL backends of one database on this
+ * machine (found by their process titles, "postgres: USER DATABASE …"): with the server's CPU, what
+ * a request costs the database. Backends that exit between two readings lose their share.
+ */
+export function postgresBackendsCpuMs(database: string): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
+      if (!title.startsWith("postgres: ") || !title.split(" ").includes(database)) continue;
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // gone
+    }
+  }
+  return cpu;
+}
+
+/** The backends' CPU used between two readings of postgresBackendsCpuMs (backends new since the first count from zero). */
+export function postgresCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
+  return sum;
 }
 
 export function rssMb(pid: number): number {

@@ -33,7 +33,7 @@ export async function authenticate(request: Request, scheme: AuthScheme): Promis
       if (parts.length > 2) throw unauthorized(challenge, "Invalid token header. Token string should not contain spaces.");
       const token = await findToken(parts[1]);
       if (!token) throw unauthorized(challenge, "Invalid token.");
-      const user = await findAuthUser(token.userId);
+      const { user } = token;
       if (!user || !user.isActive) throw unauthorized(challenge, "User inactive or deleted.");
       return { user, via: "token", tokenId: token.id, sessionId: null };
     }

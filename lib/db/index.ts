@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -236,13 +237,33 @@ function nameStatement(text: string): string {
   return name;
 }
 
+/** Connections of an app instance's workers together, when ENHYDRIS_PG_POOL_SIZE is not set. */
+const INSTANCE_CONNECTIONS = 40;
+/** A process's connections by default: never more than this, nor fewer than the smallest. */
+const PROCESS_CONNECTIONS = { most: 20, fewest: 5 };
+
+/**
+ * ENHYDRIS_PG_POOL_SIZE, or by default a share of INSTANCE_CONNECTIONS: 20 for one process or
+ * each of two workers, fewer for each of more (4 workers: 10, 8: 5), so that the instances of a
+ * machine with many cores stay under PostgreSQL's max_connections (100 by default).
+ * Docs: docs/decisions/0016-multi-process-server.md.
+ */
+export function poolSize(env: Record<string, string | undefined> = process.env, cores = availableParallelism()): number {
+  const given = Number(env.ENHYDRIS_PG_POOL_SIZE);
+  if (env.ENHYDRIS_PG_POOL_SIZE && Number.isInteger(given) && given > 0) return given;
+  // A worker of the multi-process server (its role is set) shares the instance's connections with the others.
+  if (!env.ENHYDRIS_CLUSTER_ROLE) return PROCESS_CONNECTIONS.most;
+  const workers = Number(env.ENHYDRIS_WORKERS) > 0 ? Math.floor(Number(env.ENHYDRIS_WORKERS)) : Math.max(1, cores);
+  return Math.min(PROCESS_CONNECTIONS.most, Math.max(PROCESS_CONNECTIONS.fewest, Math.floor(INSTANCE_CONNECTIONS / workers)));
+}
+
 function postgresConnection(url: string): { name: string; pool: pg.Pool; prisma: PrismaClient } {
   const pool = new pg.Pool({
     connectionString: url,
     // JIT compilation costs tens of milliseconds on queries whose row estimates are large but
     // that read little (the chart's edge ranges); it does not pay off for this workload.
     options: "-c jit=off",
-    max: Number(process.env.ENHYDRIS_PG_POOL_SIZE ?? 20),
+    max: poolSize(),
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });

@@ -172,9 +172,13 @@ export class PostgresRecordsStore implements RecordsStore {
     if (errors.length) return { ok: false, errors };
     if (n === 0 || options.dryRun) return { ok: true, stored: n };
 
-    await this.copyRecords(client, seriesId, [batch]);
-    await this.mergeBlocks(client, seriesId, batchBlocks(batch));
-    await this.appendedSummary(client, seriesId, n, batch.timestamps[0], lastOf(batch));
+    if (n <= SMALL_WRITE) {
+      await this.writeSmall(client, seriesId, batch);
+    } else {
+      await this.copyRecords(client, seriesId, [batch]);
+      await this.mergeBlocks(client, seriesId, batchBlocks(batch));
+      await this.appendedSummary(client, seriesId, n, batch.timestamps[0], lastOf(batch));
+    }
     await this.runAlso(client, options);
     return { ok: true, stored: n };
   }
@@ -269,19 +273,30 @@ export class PostgresRecordsStore implements RecordsStore {
       WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp < $3 HAVING COUNT(*) > 0`, [seriesId, day, from]));
   }
 
+  /**
+   * A small batch's records, its blocks merged and the summary in one statement (one round trip,
+   * where the COPY, the blocks and the summary take four): what copyRecords, mergeBlocks and
+   * appendedSummary do, for the loggers' uploads of a few records.
+   */
+  private async writeSmall(client: pg.PoolClient, seriesId: number, batch: RecordBatch): Promise<void> {
+    const blocks = batchBlocks(batch);
+    const [t, value, flags] = lastOf(batch);
+    await client.query(q(`WITH records AS (
+        INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags)
+        SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[])
+      ), blocks AS (
+        ${MERGE_BLOCKS_SQL("$1", "$5", "$6", "$7", "$8", "$9", "$10")}
+      )
+      ${APPENDED_SUMMARY_SQL("$11", "$12", "$13", "$14", "$15", "$16", "$1")}`,
+    [seriesId, Array.from(batch.timestamps), Array.from(batch.values, nullable), batch.flags,
+      blocks.starts, blocks.counts, blocks.valueCounts, blocks.mins, blocks.maxs, blocks.sums,
+      batch.timestamps.length, batch.timestamps[0], t, value, flags, Date.now()]));
+  }
+
   /** The summary after `n` records were appended, the first at `first`. */
   private async appendedSummary(client: pg.PoolClient, seriesId: number, n: number, first: number, last: LastRecord): Promise<void> {
     const [t, value, flags] = last;
-    await client.query(q(`UPDATE timeseries SET
-        record_count = record_count + $1,
-        first_timestamp = LEAST(first_timestamp, $2),
-        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $4 ELSE last_value END,
-        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < $3 THEN $5 ELSE last_flags END,
-        last_timestamp = GREATEST(last_timestamp, $3),
-        version = version + 1,
-        last_modified = to_timestamp($6::float8 / 1000) AT TIME ZONE 'UTC'
-      WHERE id = $7`,
-    [n, first, t, value, flags, Date.now(), seriesId]));
+    await client.query(q(APPENDED_SUMMARY_SQL("$1", "$2", "$3", "$4", "$5", "$6", "$7"), [n, first, t, value, flags, Date.now(), seriesId]));
   }
 
   /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`, the last `last`). */
@@ -312,15 +327,8 @@ export class PostgresRecordsStore implements RecordsStore {
 
   /** Merges daily aggregates into the stored blocks. */
   private async mergeBlocks(client: pg.PoolClient, seriesId: number, blocks: BatchBlocks): Promise<void> {
-    await client.query(q(`INSERT INTO timeseries_block AS b (timeseries_id, block_start, count, value_count, min, max, sum)
-      SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[])
-      ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
-        count = b.count + excluded.count,
-        value_count = b.value_count + excluded.value_count,
-        min = LEAST(b.min, excluded.min),
-        max = GREATEST(b.max, excluded.max),
-        sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE b.sum + excluded.sum END`,
-    [seriesId, blocks.starts, blocks.counts, blocks.valueCounts, blocks.mins, blocks.maxs, blocks.sums]));
+    await client.query(q(MERGE_BLOCKS_SQL("$1", "$2", "$3", "$4", "$5", "$6", "$7"),
+      [seriesId, blocks.starts, blocks.counts, blocks.valueCounts, blocks.mins, blocks.maxs, blocks.sums]));
   }
 
   read(seriesId: number, from: number, to: number, chunkSize = 50_000): AsyncGenerator<RecordChunk> {
@@ -390,6 +398,32 @@ export class PostgresRecordsStore implements RecordsStore {
 }
 
 type LastRecord = [number | null, number | null, string | null];
+
+/** Batches up to this size are written by one statement (writeSmall), larger ones by COPY. */
+const SMALL_WRITE = 1000;
+
+/** Merges daily aggregates (series, block starts, counts, value counts, minima, maxima, sums: the parameters named) into the stored blocks. */
+const MERGE_BLOCKS_SQL = (series: string, starts: string, counts: string, valueCounts: string, mins: string, maxs: string, sums: string) =>
+  `INSERT INTO timeseries_block AS b (timeseries_id, block_start, count, value_count, min, max, sum)
+      SELECT ${series}, * FROM unnest(${starts}::bigint[], ${counts}::int[], ${valueCounts}::int[], ${mins}::float8[], ${maxs}::float8[], ${sums}::float8[])
+      ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
+        count = b.count + excluded.count,
+        value_count = b.value_count + excluded.value_count,
+        min = LEAST(b.min, excluded.min),
+        max = GREATEST(b.max, excluded.max),
+        sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE b.sum + excluded.sum END`;
+
+/** The summary after `n` records were appended, the first at `first`, the last (t, value, flags); `now` in epoch milliseconds (the parameters named). */
+const APPENDED_SUMMARY_SQL = (n: string, first: string, t: string, value: string, flags: string, now: string, series: string) =>
+  `UPDATE timeseries SET
+        record_count = record_count + ${n},
+        first_timestamp = LEAST(first_timestamp, ${first}),
+        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ${t} THEN ${value} ELSE last_value END,
+        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ${t} THEN ${flags} ELSE last_flags END,
+        last_timestamp = GREATEST(last_timestamp, ${t}),
+        version = version + 1,
+        last_modified = to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
+      WHERE id = ${series}`;
 
 /** The timestamp, value and flags of a batch's last record. */
 function lastOf(batch: RecordBatch): [number, number | null, string] {

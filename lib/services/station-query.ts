@@ -1,11 +1,12 @@
 import { db, Prisma } from "@/lib/db";
-import { cachedByMetadata } from "@/lib/services/metadata-version";
+import { namedCache } from "@/lib/cache";
+import { metadataVersion, metadataVersionWith } from "@/lib/services/metadata-version";
 import { parseBbox } from "@/lib/geo/wkt";
 import { ErrorCollector } from "@/lib/services/errors";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { containsSql, displayOffsetSecondsSql } from "@/lib/services/sql";
 import { isoSeconds, toNumber } from "@/lib/services/serialize";
-import { LAST_UPDATE_SQL, lastUpdates, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
+import { LAST_UPDATE_SQL, lastUpdatesSql, OWNER_DISPLAY_SQL, stationsJson, type StationJson } from "@/lib/services/stations";
 import {
   ALL_STATIONS, boundingBox, DEFAULT_SORT, orderBySql, searchPage, type Bbox, type SortKey, type StationFilter,
 } from "@/lib/services/station-list";
@@ -142,16 +143,32 @@ const SEARCH_CACHE = {
 
 /**
  * A page of the list with the count and bounding box of every match (the list, the site's search).
- * Cached by the metadata version, except `last_update`, which records change: it is read afresh.
+ * Cached by the metadata version, except `last_update`, which records change: it is read afresh,
+ * in the statement that reads the version (one round trip for a page found in the cache).
  */
 export async function stationSearch(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {
   if (query.filter.readsRecords) return stationSearchNow(query, page);
   const { where } = query.filter;
   const key = JSON.stringify([where.sql, where.values, query.sort, page.offset, page.limit]);
-  const { value, cached } = await cachedByMetadata(SEARCH_CACHE, key, () => stationSearchNow(query, page));
-  if (!cached) return value;
-  const updates = await lastUpdates(value.stations.map((s) => s.id));
-  return { ...value, stations: value.stations.map((s) => ({ ...s, last_update: isoSeconds(updates.get(s.id)) })) };
+  const store = namedCache<{ version: number; value: StationSearchResult }>(SEARCH_CACHE.name, SEARCH_CACHE.maxSize, (e) => SEARCH_CACHE.sizeOf(e.value));
+  const entry = store.get(key);
+  let version: number | null;
+  if (entry && entry.value.stations.length) {
+    const fresh = await metadataVersionWith<{ id: number; last_update: number | null }>(lastUpdatesSql(entry.value.stations.map((s) => s.id)), "id");
+    version = fresh.version;
+    if (version === entry.version) {
+      const updates = new Map(fresh.rows.map((r) => [toNumber(r.id)!, toNumber(r.last_update)]));
+      return { ...entry.value, stations: entry.value.stations.map((s) => ({ ...s, last_update: isoSeconds(updates.get(s.id)) })) };
+    }
+  } else {
+    version = await metadataVersion();
+    if (entry && version === entry.version) return entry.value;
+  }
+  // The version was read before these queries: a write committed in between is at worst cached
+  // under the older version, which no later request matches.
+  const value = await stationSearchNow(query, page);
+  if (version !== null) store.set(key, { version, value });
+  return value;
 }
 
 async function stationSearchNow(query: StationQuery, page: { offset: number; limit: number }): Promise<StationSearchResult> {

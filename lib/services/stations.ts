@@ -88,12 +88,16 @@ function stationRowJson(r: StationRow): StationJson {
   };
 }
 
+/** The query of the stations' `last_update`s (columns id, last_update); `stationIds` not empty. */
+export function lastUpdatesSql(stationIds: number[]): Prisma.Sql {
+  return Prisma.sql`SELECT s.id, ${LAST_UPDATE_SQL} AS last_update FROM station s WHERE s.id IN (${Prisma.join(stationIds)})`;
+}
+
 /** The latest record timestamp of each station that has records. */
 export async function lastUpdates(stationIds: number[]): Promise<Map<number, number>> {
   const result = new Map<number, number>();
   if (stationIds.length === 0) return result;
-  const rows = await db().query<{ id: number; last_update: number | null }>(Prisma.sql`
-    SELECT s.id, ${LAST_UPDATE_SQL} AS last_update FROM station s WHERE s.id IN (${Prisma.join(stationIds)})`);
+  const rows = await db().query<{ id: number; last_update: number | null }>(lastUpdatesSql(stationIds));
   for (const r of rows) if (r.last_update !== null) result.set(r.id, r.last_update);
   return result;
 }
