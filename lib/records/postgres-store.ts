@@ -3,12 +3,13 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
-import { postgresValue, type ReadConnections } from "@/lib/db";
+import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
+import { inlineStatements } from "@/lib/records/pg-inline";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
-  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
+  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
   type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
@@ -68,10 +69,10 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
-    return this.transaction(async (client) => {
-      const result = await this.writeInTransaction(client, seriesId, batch, options);
-      return { value: result, commit: result.ok && !options.dryRun, written: batch.timestamps.length };
-    });
+    return this.transaction(async (client, lastStored) => {
+      const { result, also } = await this.writeInTransaction(client, seriesId, lastStored!, batch, options);
+      return { value: result, commit: result.ok && !options.dryRun, written: batch.timestamps.length, also };
+    }, seriesId);
   }
 
   async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
@@ -82,7 +83,7 @@ export class PostgresRecordsStore implements RecordsStore {
         throw new ReplaceRefused("replace: its condition does not hold");
       }
       const { n, deleted } = await this.replaceInTransaction(client, seriesId, from, batch, options);
-      return { value: n, commit: true, written: n + deleted };
+      return { value: n, commit: true, written: n + deleted, also: options.also };
     });
   }
 
@@ -91,10 +92,8 @@ export class PostgresRecordsStore implements RecordsStore {
     try {
       const replacing = options.replaceFrom !== undefined;
       if (first === null && !replacing) return 0;
-      return await this.transaction(async (client) => {
-        const { rows } = await client.query(q("SELECT last_timestamp FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
-        if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
-        const lastStored = rows[0].last_timestamp as number | null;
+      return await this.transaction(async (client, locked) => {
+        const lastStored = locked!.lastTimestamp;
         const firstT = first === null ? null : first.timestamps[0];
         const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
         let deleted = 0;
@@ -122,23 +121,31 @@ export class PostgresRecordsStore implements RecordsStore {
         } else if (n > 0) {
           await this.appendedSummary(client, seriesId, n, firstT!, lastRecord!);
         }
-        if (n > 0 || replacing) await this.runAlso(client, { also: options.also?.(from) });
-        return { value: n, commit: n > 0 || replacing, written: n + deleted };
-      });
+        const also = n > 0 || replacing ? options.also?.(from) : undefined;
+        return { value: n, commit: n > 0 || replacing, written: n + deleted, also };
+      }, seriesId);
     } finally {
       await rest.return?.();
     }
   }
 
-  /** Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM. */
-  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<{ value: T; commit: boolean; written: number }>): Promise<T> {
+  /**
+   * Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM.
+   * With `lockSeries`, BEGIN and the lock of the series' row go in one round trip, and `fn` is
+   * given the series' last timestamp. The write's `also` statements that `fn` returns run with
+   * the COMMIT, in one round trip too (inlineStatements): the first that fails skips the rest
+   * and the COMMIT, and the transaction is rolled back.
+   */
+  private async transaction<T>(
+    fn: (client: pg.PoolClient, locked: { lastTimestamp: number | null } | null) => Promise<Done<T>>, lockSeries?: number,
+  ): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query("BEGIN");
       try {
-        const { value, commit, written } = await fn(client);
-        await client.query(commit ? "COMMIT" : "ROLLBACK");
+        const locked = lockSeries === undefined ? (await client.query("BEGIN"), null) : await beginLocked(client, lockSeries);
+        const { value, commit, written, also } = await fn(client, locked);
+        await client.query(!commit ? "ROLLBACK" : also?.length ? `${inlineStatements(also)};\nCOMMIT` : "COMMIT");
         if (commit && written >= VACUUM_AFTER) this.scheduleVacuum();
         return value;
       } catch (e) {
@@ -150,15 +157,10 @@ export class PostgresRecordsStore implements RecordsStore {
     }
   }
 
-  /** The write's `also` statements, on its client, inside its transaction (named: each connection plans them once). */
-  private async runAlso(client: pg.PoolClient, options: AlsoOptions): Promise<void> {
-    for (const sql of options.also ?? []) await client.query(q(sql.text, sql.values.map(postgresValue)));
-  }
-
-  private async writeInTransaction(client: pg.PoolClient, seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
-    const { rows } = await client.query(q("SELECT last_timestamp FROM timeseries WHERE id = $1 FOR UPDATE", [seriesId]));
-    if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
-    const lastStored = rows[0].last_timestamp as number | null;
+  /** The write, its series locked; the `also` statements to run with the COMMIT when it stored records. */
+  private async writeInTransaction(
+    client: pg.PoolClient, seriesId: number, { lastTimestamp: lastStored }: { lastTimestamp: number | null }, batch: RecordBatch, options: WriteOptions,
+  ): Promise<{ result: WriteResult; also?: readonly Prisma.Sql[] }> {
     const n = batch.timestamps.length;
     const existing = new Set<number>();
     if (options.mode === "insert" && n > 0 && lastStored !== null && batch.timestamps[0] <= lastStored) {
@@ -169,8 +171,8 @@ export class PostgresRecordsStore implements RecordsStore {
       for (const r of found.rows) if (wanted.has(r.timestamp)) existing.add(r.timestamp);
     }
     const errors = options.validate({ lastStored, existing });
-    if (errors.length) return { ok: false, errors };
-    if (n === 0 || options.dryRun) return { ok: true, stored: n };
+    if (errors.length) return { result: { ok: false, errors } };
+    if (n === 0 || options.dryRun) return { result: { ok: true, stored: n } };
 
     if (n <= SMALL_WRITE) {
       await this.writeSmall(client, seriesId, batch);
@@ -179,8 +181,7 @@ export class PostgresRecordsStore implements RecordsStore {
       await this.mergeBlocks(client, seriesId, batchBlocks(batch));
       await this.appendedSummary(client, seriesId, n, batch.timestamps[0], lastOf(batch));
     }
-    await this.runAlso(client, options);
-    return { ok: true, stored: n };
+    return { result: { ok: true, stored: n }, also: options.also };
   }
 
   async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
@@ -215,7 +216,6 @@ export class PostgresRecordsStore implements RecordsStore {
       }
       await this.replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
     }
-    await this.runAlso(client, options);
     return { n, deleted };
   }
 
@@ -398,6 +398,26 @@ export class PostgresRecordsStore implements RecordsStore {
 }
 
 type LastRecord = [number | null, number | null, string | null];
+
+/** What a transaction's body gives back: its value, whether to commit, how many records it changed, the `also` statements to commit with. */
+interface Done<T> {
+  value: T;
+  commit: boolean;
+  written: number;
+  also?: readonly Prisma.Sql[];
+}
+
+/**
+ * BEGIN and the lock of the series' row, in one round trip (a simple-protocol query of two
+ * statements; the id is a checked integer). Throws when the series does not exist.
+ */
+async function beginLocked(client: pg.PoolClient, seriesId: number): Promise<{ lastTimestamp: number | null }> {
+  if (!Number.isSafeInteger(seriesId)) throw new TypeError(`not a time series id: ${seriesId}`);
+  const results = await client.query({ text: `BEGIN; SELECT last_timestamp FROM timeseries WHERE id = ${seriesId} FOR UPDATE`, types: TYPES });
+  const { rows } = (results as unknown as pg.QueryResult[])[1];
+  if (rows.length === 0) throw new Error(`time series ${seriesId} does not exist`);
+  return { lastTimestamp: rows[0].last_timestamp as number | null };
+}
 
 /** Batches up to this size are written by one statement (writeSmall), larger ones by COPY. */
 const SMALL_WRITE = 1000;

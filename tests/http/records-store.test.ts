@@ -1,8 +1,10 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { random } from "@/lib/demo";
+import { enqueueSql } from "@/lib/jobs/queue";
 import { records, RecordsOverlap, type RecordChunk } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -300,5 +302,64 @@ describe(`records store replace (${DIALECT})`, () => {
     expect(await records().summary(tid)).toEqual({ count: 0, first: null, last: null, lastValue: null, lastFlags: null, version: after.version + 1 });
     expect(await blocks(tid)).toEqual([]);
     await expect(records().replace(999_999, BASE, batchOf([]))).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe(`records store writes with their \`also\` statements (${DIALECT})`, () => {
+  const BASE = Date.UTC(2022, 0, 1) / 1000;
+  const batch = (n: number, start = BASE) => ({
+    timestamps: Float64Array.from({ length: n }, (_, i) => start + i * 600),
+    values: Float64Array.from({ length: n }, (_, i) => i / 4),
+    flags: Array.from({ length: n }, () => ""),
+  });
+  const jobs = async (key: string) => (await db().query(Prisma.sql`SELECT payload FROM job WHERE key = ${key}`)).length;
+  const stored = async (tid: number) => (await records().summary(tid))!.count;
+
+  it("runs them in the write's transaction: their values arrive intact, and one that fails rolls everything back", async () => {
+    const tid = await f.series(await f.group(await f.station()));
+    const name = "it's a \\ name; with \"quotes\" -- and $1 ? Ώρα";
+    expect(await records().write(tid, batch(10), {
+      mode: "append", validate: () => [],
+      also: [enqueueSql({ kind: "test", key: `also ok ${tid}`, payload: { n: 1.5, s: name } }), Prisma.sql`UPDATE timeseries SET name = ${name} WHERE id = ${tid}`],
+    })).toEqual({ ok: true, stored: 10 });
+    expect((await db().prisma.timeseries.findUnique({ where: { id: tid } }))!.name).toBe(name);
+    expect(await db().query(Prisma.sql`SELECT payload FROM job WHERE key = ${`also ok ${tid}`}`)).toEqual([{ payload: JSON.stringify({ n: 1.5, s: name }) }]);
+
+    const failing = [
+      enqueueSql({ kind: "test", key: `also failing ${tid}` }),
+      // The record just written again: a unique violation, after the job was queued.
+      Prisma.sql`INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES (${tid}, ${BASE + 6000}, ${1}, ${""})`,
+      Prisma.sql`UPDATE timeseries SET name = ${"after the failure"} WHERE id = ${tid}`,
+    ];
+    await expect(records().write(tid, batch(1, BASE + 6000), { mode: "append", validate: () => [], also: failing })).rejects.toThrow();
+    await expect(records().replace(tid, BASE + 6000, batch(1, BASE + 6000), { also: failing })).rejects.toThrow();
+    await expect(records().writeChunks(tid, (async function* () { yield batch(1, BASE + 6000); })(), { also: () => failing })).rejects.toThrow();
+    expect(await stored(tid)).toBe(10);
+    expect(await jobs(`also failing ${tid}`)).toBe(0);
+    expect((await db().prisma.timeseries.findUnique({ where: { id: tid } }))!.name).toBe(name);
+    // The connections are usable after the failures.
+    expect(await records().write(tid, batch(2, BASE + 6000), { mode: "append", validate: () => [], also: failing.slice(0, 1) })).toEqual({ ok: true, stored: 2 });
+    expect(await jobs(`also failing ${tid}`)).toBe(1);
+  });
+
+  it.runIf(DIALECT === "postgres")("takes three round trips for a small write and its statements: BEGIN with the lock, the write, the statements with COMMIT", async () => {
+    const tid = await f.series(await f.group(await f.station()));
+    const also = [0, 1, 2].map((k) => enqueueSql({ kind: "test", key: `trips ${tid} ${k}` }));
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text: string };
+      sent.push(typeof config === "string" ? config : config.text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      expect(await records().write(tid, batch(10), { mode: "append", validate: () => [], also })).toEqual({ ok: true, stored: 10 });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(sent.length, sent.join("\n---\n")).toBe(3);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT last_timestamp .* FOR UPDATE$/);
+    expect(sent[2]).toMatch(/;\nCOMMIT$/);
+    for (let k = 0; k < 3; k++) expect(await jobs(`trips ${tid} ${k}`)).toBe(1);
   });
 });
