@@ -1,0 +1,54 @@
+/**
+ * Round trips of GET chart/ on PostgreSQL, in process: a miss takes two (the series with its
+ * version, in one native query; the aggregates in one statement), a hit one (the series: its
+ * version names the cached body). Counted so that a change that adds one shows.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { closeDb } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { parseDatabaseUrl } from "@/lib/db/url";
+import { records } from "@/lib/records";
+import { getChart } from "@/lib/api/data";
+import * as f from "@/tests/support/fixtures";
+import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+
+let database: ScratchDatabase;
+let sid: number, tid: number;
+const T0 = Date.UTC(2020, 0, 1) / 1000;
+beforeAll(async () => {
+  database = await scratchDatabase();
+  await migrate(parseDatabaseUrl(database.url));
+  await connectFixtures(database.url);
+  sid = await f.station();
+  tid = await f.series(await f.group(sid));
+  const N = 20000;
+  await records().write(tid, { timestamps: Float64Array.from({ length: N }, (_, i) => T0 + i * 600), values: Float64Array.from({ length: N }, (_, i) => i % 7), flags: Array.from({ length: N }, () => "") }, { mode: "append", validate: () => [] });
+}, 60_000);
+afterAll(async () => { records().close?.(); await closeDb(); await database?.dispose(); });
+
+it.runIf(DIALECT === "postgres")("takes two round trips for a month chart that is not cached, one for one that is", async () => {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const c = args[0] as string | { text: string };
+    sent.push(typeof c === "string" ? c : c.text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  const bodies: string[] = [];
+  try {
+    for (const [day, trips] of [[3, 2], [4, 2], [3, 1]]) {
+      sent.length = 0;
+      const url = new URL(`http://x/api/stations/${sid}/timeseries/${tid}/chart/?start_date=2020-01-0${day}&end_date=2020-02-0${day}`);
+      const ctx = { request: new Request(url), url, method: "GET", params: { sid, tid }, strings: {}, auth: { user: null }, input: async () => ({}) };
+      const res = await getChart(ctx as unknown as Parameters<typeof getChart>[0]);
+      expect(res.status).toBe(200);
+      bodies.push(await res.text());
+      expect(sent.length, sent.join("\n---\n")).toBe(trips);
+    }
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  expect(bodies[2]).toBe(bodies[0]);
+  expect(JSON.parse(bodies[0]).length).toBeGreaterThan(100);
+});
