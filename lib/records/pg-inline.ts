@@ -26,19 +26,13 @@ export function postgresLiteral(value: unknown): string {
   }
 }
 
-/** A Prisma statement with its values inlined as literals, for a multi-statement simple query. */
-export function inlineSql(sql: Prisma.Sql): string {
-  const { strings, values } = sql;
-  let out = strings[0];
-  for (let i = 0; i < values.length; i++) out += postgresLiteral(values[i]) + strings[i + 1];
-  return out;
-}
-
 /**
- * Statements as one simple-protocol query string: one round trip for them all. Inside a
- * transaction, the first that fails ends the string (the server skips the rest) and fails the
- * transaction, as when they are sent one by one.
+ * `EXECUTE name(…)` of a statement prepared (SQL PREPARE, from `sql.text`) as `name`, its
+ * values inlined as literals: the server coerces each to the parameter's type, as it does a
+ * bound parameter, and reuses the statement's plan (a statement inlined whole would be parsed
+ * and planned at every write).
  */
-export function inlineStatements(statements: readonly Prisma.Sql[]): string {
-  return statements.map(inlineSql).join(";\n");
+export function executeSql(name: string, sql: Prisma.Sql): string {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new TypeError(`not a statement name: ${name}`);
+  return sql.values.length ? `EXECUTE ${name}(${sql.values.map(postgresLiteral).join(", ")})` : `EXECUTE ${name}`;
 }

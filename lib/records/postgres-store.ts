@@ -6,7 +6,7 @@ import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
-import { inlineStatements } from "@/lib/records/pg-inline";
+import { executeSql } from "@/lib/records/pg-inline";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
@@ -133,7 +133,7 @@ export class PostgresRecordsStore implements RecordsStore {
    * Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM.
    * With `lockSeries`, BEGIN and the lock of the series' row go in one round trip, and `fn` is
    * given the series' last timestamp. The write's `also` statements that `fn` returns run with
-   * the COMMIT, in one round trip too (inlineStatements): the first that fails skips the rest
+   * the COMMIT, in one round trip too (alsoWithCommit): the first that fails skips the rest
    * and the COMMIT, and the transaction is rolled back.
    */
   private async transaction<T>(
@@ -141,15 +141,25 @@ export class PostgresRecordsStore implements RecordsStore {
   ): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
+    let sentPrepares = false;
     try {
       try {
         const locked = lockSeries === undefined ? (await client.query("BEGIN"), null) : await beginLocked(client, lockSeries);
         const { value, commit, written, also } = await fn(client, locked);
-        await client.query(!commit ? "ROLLBACK" : also?.length ? `${inlineStatements(also)};\nCOMMIT` : "COMMIT");
+        if (!commit || !also?.length) {
+          await client.query(commit ? "COMMIT" : "ROLLBACK");
+        } else {
+          const { text, preparing } = alsoWithCommit(client, also);
+          sentPrepares = preparing.length > 0;
+          await client.query(text);
+          for (const name of preparing) preparedOf(client).add(name);
+        }
         if (commit && written >= VACUUM_AFTER) this.scheduleVacuum();
         return value;
       } catch (e) {
         await client.query("ROLLBACK").catch(() => { broken = true; });
+        // Which PREPAREs ran before the failure, the server knows.
+        if (sentPrepares && !broken) await resyncPrepared(client).catch(() => { broken = true; });
         throw e;
       }
     } finally {
@@ -405,6 +415,45 @@ interface Done<T> {
   commit: boolean;
   written: number;
   also?: readonly Prisma.Sql[];
+}
+
+/** The also statements prepared (SQL PREPARE) on each connection, by name. */
+const preparedAlso = new WeakMap<pg.ClientBase, Set<string>>();
+const preparedOf = (client: pg.ClientBase) => {
+  let names = preparedAlso.get(client);
+  if (!names) preparedAlso.set(client, (names = new Set()));
+  return names;
+};
+const ALSO_NAME = /^a[0-9a-f]{16}$/;
+
+/**
+ * A write's also statements and COMMIT as one simple-protocol query string: each statement
+ * prepared once per connection (PREPARE, in the string where it is first used; its plan is
+ * kept, as for a named statement) and executed with its values as literals (executeSql).
+ * Returns the names it prepares, to be remembered when the string succeeded.
+ */
+function alsoWithCommit(client: pg.ClientBase, also: readonly Prisma.Sql[]): { text: string; preparing: string[] } {
+  const prepared = preparedOf(client);
+  const preparing: string[] = [];
+  const parts: string[] = [];
+  for (const sql of also) {
+    const name = `a${createHash("sha1").update(sql.text).digest("hex").slice(0, 16)}`;
+    if (!prepared.has(name) && !preparing.includes(name)) {
+      preparing.push(name);
+      parts.push(`PREPARE ${name} AS ${sql.text}`);
+    }
+    parts.push(executeSql(name, sql));
+  }
+  parts.push("COMMIT");
+  return { text: parts.join(";\n"), preparing };
+}
+
+/** After a failed string: the also statements that the connection holds prepared, as the server lists them. */
+async function resyncPrepared(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query("SELECT name FROM pg_prepared_statements");
+  const names = preparedOf(client);
+  names.clear();
+  for (const r of rows as { name: string }[]) if (ALSO_NAME.test(r.name)) names.add(r.name);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Values inlined as SQL literals for the PostgreSQL store's multi-statement `also` (lib/records/pg-inline.ts). */
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/db/generated/sqlite/client";
-import { inlineSql, inlineStatements, postgresLiteral } from "@/lib/records/pg-inline";
+import { executeSql, postgresLiteral } from "@/lib/records/pg-inline";
 
 describe("postgresLiteral", () => {
   it("quotes numbers, booleans and timestamps as pg sends them as parameters (text of unknown type)", () => {
@@ -33,18 +33,19 @@ describe("postgresLiteral", () => {
   });
 });
 
-describe("inlineSql", () => {
-  it("puts each value, joined lists and raw fragments where Prisma would bind them", () => {
+describe("executeSql", () => {
+  it("executes the prepared statement with the values of the statement, joined lists flattened", () => {
     const sql = Prisma.sql`UPDATE t SET a = ${"x'y"}, b = ${null} WHERE id IN (${Prisma.join([1, 2])}) AND k = 'lit $1' AND ${Prisma.raw("now()")} > ${new Date(0)}`;
-    expect(inlineSql(sql)).toBe("UPDATE t SET a = 'x''y', b = NULL WHERE id IN ('1','2') AND k = 'lit $1' AND now() > '1970-01-01T00:00:00.000Z'");
+    expect(executeSql("a0123abcd", sql)).toBe("EXECUTE a0123abcd('x''y', NULL, '1', '2', '1970-01-01T00:00:00.000Z')");
   });
 
-  it("leaves a statement without values as it is", () => {
-    expect(inlineSql(Prisma.sql`SELECT 1`)).toBe("SELECT 1");
+  it("executes a statement without values without parentheses", () => {
+    expect(executeSql("a1", Prisma.sql`SELECT 1`)).toBe("EXECUTE a1");
   });
 
-  it("joins statements into one query string", () => {
-    expect(inlineStatements([Prisma.sql`SELECT ${1}`, Prisma.sql`SELECT ${"a"}`])).toBe("SELECT '1';\nSELECT 'a'");
-    expect(inlineStatements([])).toBe("");
+  it("refuses a name that is not a plain identifier, and values it cannot write", () => {
+    expect(() => executeSql("a; DROP TABLE x", Prisma.sql`SELECT 1`)).toThrow(TypeError);
+    expect(() => executeSql("A1", Prisma.sql`SELECT 1`)).toThrow(TypeError);
+    expect(() => executeSql("a1", Prisma.sql`SELECT ${NaN}`)).toThrow(TypeError);
   });
 });
