@@ -3,7 +3,6 @@
  * version, in one native query; the aggregates in one statement), a hit one (the series: its
  * version names the cached body). Counted so that a change that adds one shows.
  */
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
@@ -11,6 +10,7 @@ import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
 import { getChart } from "@/lib/api/data";
 import * as f from "@/tests/support/fixtures";
+import { recordPgQueries } from "@/tests/support/pg-queries";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 
 let database: ScratchDatabase;
@@ -28,13 +28,7 @@ beforeAll(async () => {
 afterAll(async () => { records().close?.(); await closeDb(); await database?.dispose(); });
 
 it.runIf(DIALECT === "postgres")("takes two round trips for a month chart that is not cached, one for one that is", async () => {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const c = args[0] as string | { text: string };
-    sent.push(typeof c === "string" ? c : c.text);
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
+  const { sent, stop } = recordPgQueries();
   const bodies: string[] = [];
   try {
     for (const [day, trips] of [[3, 2], [4, 2], [3, 1]]) {
@@ -47,7 +41,7 @@ it.runIf(DIALECT === "postgres")("takes two round trips for a month chart that i
       expect(sent.length, sent.join("\n---\n")).toBe(trips);
     }
   } finally {
-    pg.Client.prototype.query = query;
+    stop();
   }
   expect(bodies[2]).toBe(bodies[0]);
   expect(JSON.parse(bodies[0]).length).toBeGreaterThan(100);

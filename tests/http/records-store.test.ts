@@ -1,4 +1,3 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
@@ -7,6 +6,7 @@ import { random } from "@/lib/demo";
 import { enqueueSql } from "@/lib/jobs/queue";
 import { records, RecordsOverlap, type RecordChunk } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
+import { recordPgQueries } from "@/tests/support/pg-queries";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 
 /**
@@ -345,17 +345,11 @@ describe(`records store writes with their \`also\` statements (${DIALECT})`, () 
   it.runIf(DIALECT === "postgres")("takes three round trips for a small write and its statements: BEGIN with the lock, the write, the statements with COMMIT", async () => {
     const tid = await f.series(await f.group(await f.station()));
     const also = [0, 1, 2].map((k) => enqueueSql({ kind: "test", key: `trips ${tid} ${k}` }));
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text: string };
-      sent.push(typeof config === "string" ? config : config.text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    const { sent, stop } = recordPgQueries();
     try {
       expect(await records().write(tid, batch(10), { mode: "append", validate: () => [], also })).toEqual({ ok: true, stored: 10 });
     } finally {
-      pg.Client.prototype.query = query;
+      stop();
     }
     expect(sent.length, sent.join("\n---\n")).toBe(3);
     expect(sent[0]).toMatch(/^BEGIN; SELECT last_timestamp .* FOR UPDATE$/);
