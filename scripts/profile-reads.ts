@@ -4,11 +4,11 @@
 //   PROFILE_DIR=/tmp/x   where the database and its state are kept between runs (made on first use:
 //                        10,000 stations, a 10-minute series of 1,051,200 records)
 //   DATABASE_URL=postgres://…   PostgreSQL instead: a database of its own on that server, kept
-//                        (named after PROFILE_DIR) until PROFILE_DROP=1
+//                        (named after PROFILE_DIR) until a run with PROFILE_DROP=1 drops it
 //   PROFILE_WHAT=upload,full,month,legacy   the workloads (default all)
 //   PROFILE_REPEAT=N     requests per workload (default: full 5, upload 3, month 300, legacy 1000)
 //   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"   profiles of the server (scripts/profile-summary.mjs)
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { closeDb } from "@/lib/db";
@@ -50,6 +50,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const url0 = databaseUrl();
+  if (process.env.PROFILE_DROP === "1") {
+    if (postgres) {
+      const admin = new pg.Client({ connectionString: given });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${new URL(url0).pathname.slice(1)}"`);
+      await admin.end();
+    } else {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(join(dir, `profile.sqlite3${suffix}`), { force: true });
+    }
+    rmSync(stateFile, { force: true });
+    return;
+  }
   let state: { token: string; series: number | null } | null = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : null;
   if (!state) {
     if (postgres) {
