@@ -28,6 +28,10 @@ const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024;
  */
 export function deferredCheckpoints(conn: SqliteDatabase, onError: (error: unknown) => void): { afterWrite(): void } {
   conn.pragma("wal_autocheckpoint = 0");
+  // A WAL file keeps its size after a checkpoint: without a limit, one that once passed 4 MB would
+  // make every later write checkpoint. With it, restarting the WAL truncates the file to 4 MB, so
+  // its size passes the threshold again only when new frames do.
+  conn.pragma(`journal_size_limit = ${CHECKPOINT_WAL_BYTES}`);
   const wal = `${conn.name}-wal`;
   let scheduled = false;
   const run = () => {

@@ -68,4 +68,27 @@ describe("deferredCheckpoints (SQLite WAL checkpoints off the write's path)", ()
     expect(statSync(`${conn.name}-wal`).size).toBeGreaterThan(64 * 1024);
     expect(statSync(conn.name).size).toBeLessThan(64 * 1024);
   });
+
+  it("after a checkpoint, waits again until the WAL's new frames pass 4 MB (the file is cut back when the WAL restarts)", async () => {
+    const conn = database();
+    const checkpoints = deferredCheckpoints(conn, (error) => {
+      throw error;
+    });
+    write(conn, 0, 6 * 1024 * 1024);
+    checkpoints.afterWrite();
+    await nextTurn();
+    await nextTurn();
+    const checkpointedSize = statSync(conn.name).size;
+    write(conn, 100_000, 64 * 1024); // restarts the WAL from its start
+    expect(statSync(`${conn.name}-wal`).size).toBeLessThanOrEqual(4 * 1024 * 1024);
+    checkpoints.afterWrite();
+    await nextTurn();
+    await nextTurn();
+    expect(statSync(conn.name).size).toBe(checkpointedSize); // the small write's pages wait in the WAL
+    write(conn, 200_000, 6 * 1024 * 1024);
+    checkpoints.afterWrite();
+    await nextTurn();
+    await nextTurn();
+    expect(statSync(conn.name).size).toBeGreaterThan(checkpointedSize + 6 * 1024 * 1024);
+  });
 });
