@@ -7,7 +7,8 @@
 //   SKIP_BUILD=1                  reuse the existing production build
 //   TEST_SUITES=unit,http-sqlite  run only these suites (unit, http-sqlite, http-postgres, e2e)
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,13 +17,40 @@ const bin = (name) => join(root, "node_modules", ".bin", name);
 const wanted = new Set((process.env.TEST_SUITES ?? "unit,http-sqlite,http-postgres,e2e").split(",").map((s) => s.trim()));
 const results = [];
 
-function run(name, command, args, env = {}) {
+function run(name, command, args, env = {}, failedTests = () => []) {
   console.log(`\n===== ${name} =====\n`);
   const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  results.push({ name, ok: result.status === 0, note: result.status === 0 ? `passed (${seconds} s)` : `FAILED (exit ${result.status ?? result.signal}, ${seconds} s)` });
-  return result.status === 0;
+  const ok = result.status === 0;
+  results.push({ name, ok, note: ok ? `passed (${seconds} s)` : `FAILED (exit ${result.status ?? result.signal}, ${seconds} s)`, failed: ok ? [] : failedTests() });
+  return ok;
+}
+
+// The summary names the failed tests, so that the end of a long log (all a CI report may keep)
+// says what failed: vitest also writes a JSON report, read back here.
+const reports = mkdtempSync(join(tmpdir(), "enhydris-npm-test-"));
+process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
+function vitest(name, project, env = {}) {
+  const report = join(reports, `${project}-${results.length}.json`);
+  const args = ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  return run(name, bin("vitest"), args, env, () => failedIn(report));
+}
+function failedIn(report) {
+  if (!existsSync(report)) return ["(no report: the runner stopped before writing one)"];
+  const { testResults = [] } = JSON.parse(readFileSync(report, "utf8"));
+  const failed = [];
+  for (const file of testResults) {
+    const path = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+    const tests = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+    for (const t of tests) failed.push(`${path} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    if (tests.length === 0 && file.status === "failed") failed.push(`${path}: ${firstLine(file.message)}`);
+  }
+  return failed;
+}
+function firstLine(text = "") {
+  const line = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 function skip(name, why, required) {
@@ -44,11 +72,11 @@ if (!process.env.SKIP_BUILD || !existsSync(join(root, ".next", "BUILD_ID"))) {
     process.exit(1);
   }
 }
-if (wanted.has("unit")) run("unit tests", bin("vitest"), ["run", "--project", "unit"]);
-if (wanted.has("http-sqlite")) run("HTTP tests on SQLite", bin("vitest"), ["run", "--project", "http"], { TEST_DATABASE: "sqlite" });
+if (wanted.has("unit")) vitest("unit tests", "unit");
+if (wanted.has("http-sqlite")) vitest("HTTP tests on SQLite", "http", { TEST_DATABASE: "sqlite" });
 if (wanted.has("http-postgres")) {
   const pg = postgresUrl();
-  if (pg.url) run("HTTP tests on PostgreSQL", bin("vitest"), ["run", "--project", "http"], { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
+  if (pg.url) vitest("HTTP tests on PostgreSQL", "http", { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
   else skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
@@ -57,7 +85,10 @@ if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
 }
 
 console.log("\n===== Summary =====");
-for (const r of results.filter((r) => r.name !== "build")) console.log(`${r.ok ? "✓" : "✗"} ${r.name}: ${r.note}`);
+for (const r of results.filter((r) => r.name !== "build")) {
+  console.log(`${r.ok ? "✓" : "✗"} ${r.name}: ${r.note}`);
+  for (const test of r.failed ?? []) console.log(`    ✗ ${test}`);
+}
 const failed = results.filter((r) => !r.ok);
 console.log(failed.length ? `\n${failed.length} suite(s) failed.` : "\nAll test suites passed.");
 process.exit(failed.length ? 1 : 0);

@@ -6,7 +6,7 @@ import pg from "pg";
 import { settings } from "@/lib/config";
 import { Mutex } from "@/lib/db/mutex";
 import { logger } from "@/lib/observability/logger.mjs";
-import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import { deferredCheckpoints, openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { connectionName, readConnections, ReplicaSet, routedPrisma, type ReadConnections } from "@/lib/db/replicas";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
@@ -166,6 +166,7 @@ function createSqliteDb(path: string): Db {
     writer.$queryRawUnsafe(`PRAGMA busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`),
   ]);
   const native = openSqlite(path);
+  const checkpoints = deferredCheckpoints(native, (error) => logger().error(`SQLite checkpoint failed: ${error instanceof Error ? error.message : String(error)}`));
   const statements = new Map<string, { stmt: ReturnType<SqliteDatabase["prepare"]>; conversions: Conversions }>();
   const arrayStatements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
   /** A native write (fn begins and ends its own transaction, synchronously): a busy lock is waited for asynchronously. */
@@ -194,7 +195,13 @@ function createSqliteDb(path: string): Db {
         return fn(tx);
       }, { timeout: 60_000, maxWait: 60_000 }));
     }),
-    withWriteLock: (fn) => lock.run(() => nativeWrite(fn)),
+    withWriteLock: (fn) => lock.run(async () => {
+      try {
+        return await nativeWrite(fn);
+      } finally {
+        checkpoints.afterWrite();
+      }
+    }),
     sqlite: native,
     pool: null,
     reads: null,

@@ -1,7 +1,8 @@
 /**
  * Record lines (formats.md §2.1): `YYYY-MM-DD HH:MM,<value>,<flags>` + CR LF.
  */
-import { formatValue } from "@/lib/formats/value";
+import { MAX_TIMESTAMP_BYTES, type TimestampWriter } from "@/lib/formats/timestamp";
+import { formatValue, MAX_FAST_VALUE_BYTES, writeValueFast } from "@/lib/formats/value";
 
 /** The line of `bottom/` (formats.md §2.3): a record line without the CR LF. A null (or NaN) value is written empty. */
 export function bottomLine(
@@ -40,4 +41,58 @@ export function formatRecordLines(
     out += fmtTimestamp(timestamps[i]) + "," + formatValue(values[i], precision) + "," + (f ? f : "") + "\r\n";
   }
   return out;
+}
+
+/** Room kept free for one line of the usual kind (timestamp, a value of the fast route, no flags). */
+const LINE_ROOM = MAX_TIMESTAMP_BYTES + MAX_FAST_VALUE_BYTES + 8;
+
+/**
+ * formatRecordLines's text as UTF-8 bytes, written straight into a buffer: no string per line or
+ * per value (most values take writeValueFast's route), and no encoding of a whole chunk's text.
+ * Null values (null or NaN) are written empty; a missing flag as "".
+ */
+export function recordLinesBytes(
+  timestamps: ArrayLike<number>,
+  values: ArrayLike<number | null>,
+  flags: ArrayLike<string | null | undefined>,
+  count: number,
+  precision: number,
+  timestamp: TimestampWriter,
+  start = 0,
+): Buffer {
+  let buf: Buffer = Buffer.allocUnsafe(count * 32 + LINE_ROOM);
+  let at = 0;
+  const end = start + count;
+  for (let i = start; i < end; i++) {
+    if (buf.length - at < LINE_ROOM) buf = grown(buf, at, LINE_ROOM);
+    at = timestamp.write(buf, at, timestamps[i]);
+    buf[at++] = 44;
+    const v = values[i];
+    if (v !== null && v === v) {
+      const next = writeValueFast(buf, at, v, precision);
+      if (next >= 0) {
+        at = next;
+      } else {
+        const text = formatValue(v, precision);
+        if (buf.length - at < text.length + LINE_ROOM) buf = grown(buf, at, text.length + LINE_ROOM);
+        at += buf.write(text, at, "latin1");
+      }
+    }
+    buf[at++] = 44;
+    const f = flags[i];
+    if (f) {
+      if (buf.length - at < 3 * f.length + LINE_ROOM) buf = grown(buf, at, 3 * f.length + LINE_ROOM);
+      at += buf.write(f, at, "utf8");
+    }
+    buf[at++] = 13;
+    buf[at++] = 10;
+  }
+  return buf.subarray(0, at);
+}
+
+/** A larger copy of the first `used` bytes of `buf`, with at least `room` bytes free after them. */
+function grown(buf: Buffer, used: number, room: number): Buffer {
+  const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, used + room));
+  buf.copy(bigger, 0, 0, used);
+  return bigger;
 }

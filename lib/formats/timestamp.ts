@@ -47,6 +47,72 @@ export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) =
   };
 }
 
+/** "00:00" … "23:59" as ASCII bytes, 5 per minute of the day. */
+const HHMM_BYTES = Buffer.from(HHMM.join(""), "latin1");
+
+/**
+ * makeTimestampFormatter's text written as ASCII bytes into a buffer: `write(buf, at, t)` puts
+ * `YYYY-MM-DD HH:MM` at `at` and returns the offset after it. The buffer must have room for
+ * MAX_TIMESTAMP_BYTES. The text of the current local day is kept as bytes.
+ */
+export interface TimestampWriter {
+  write(buf: Uint8Array, at: number, epochSeconds: number): number;
+}
+
+/** The longest timestamp text: years beyond ±9999 get more digits (and a sign). */
+export const MAX_TIMESTAMP_BYTES = 32;
+
+export function makeTimestampWriter(zone: TimeZone): TimestampWriter {
+  let segStart = 0;
+  let segEnd = 0;
+  let offset = 0;
+  const fixed = zone.fixedOffsetMinutes;
+  if (fixed !== null) {
+    segStart = -Infinity;
+    segEnd = Infinity;
+    offset = fixed * 60;
+  }
+  let lastDay = NaN;
+  let dateBytes = new Uint8Array(0);
+  let d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0, d6 = 0, d7 = 0, d8 = 0, d9 = 0;
+  let usual = true;
+  return {
+    write(buf: Uint8Array, at: number, epochSeconds: number): number {
+      const t = Math.floor(epochSeconds);
+      if (!(t >= segStart && t < segEnd)) {
+        const seg = zone.segmentAt(t);
+        segStart = seg.start;
+        segEnd = seg.end;
+        offset = seg.offset;
+      }
+      const local = t + offset;
+      const day = Math.floor(local / 86400);
+      if (day !== lastDay) {
+        lastDay = day;
+        dateBytes = Buffer.from(formatCivilDate(day), "latin1");
+        usual = dateBytes.length === 10;
+        if (usual) [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9] = dateBytes;
+      }
+      if (usual) {
+        buf[at] = d0; buf[at + 1] = d1; buf[at + 2] = d2; buf[at + 3] = d3; buf[at + 4] = d4;
+        buf[at + 5] = d5; buf[at + 6] = d6; buf[at + 7] = d7; buf[at + 8] = d8; buf[at + 9] = d9;
+        at += 10;
+      } else {
+        buf.set(dateBytes, at);
+        at += dateBytes.length;
+      }
+      buf[at] = 32;
+      const m = 5 * Math.floor((local - day * 86400) / 60);
+      buf[at + 1] = HHMM_BYTES[m];
+      buf[at + 2] = HHMM_BYTES[m + 1];
+      buf[at + 3] = 58;
+      buf[at + 4] = HHMM_BYTES[m + 3];
+      buf[at + 5] = HHMM_BYTES[m + 4];
+      return at + 6;
+    },
+  };
+}
+
 const SCRATCH: Civil = { year: 0, month: 0, day: 0 };
 
 function localDateTime(local: number, sep: string): string {

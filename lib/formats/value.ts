@@ -157,3 +157,78 @@ function formatNegativePrecision(x: number, k: number): string {
   const s = q === 0 ? "0" : String(q) + ZEROS[k];
   return neg ? "-" + s : s;
 }
+
+/** The most bytes writeValueFast writes: a sign, 16 digits or "0." and 22 decimals. */
+export const MAX_FAST_VALUE_BYTES = 26;
+
+/**
+ * formatValue's text when 0 ≤ p ≤ 22 and |x·10^p| < 2^52 (nearly every stored value), written
+ * as ASCII bytes at `at` without making a string; the rounding of its first route, with values
+ * near a tie decided on the exact product instead of by toFixed. Returns the offset after the
+ * text, or −1 (nothing written) for a value that needs formatValue (NaN included). The buffer
+ * must have room for MAX_FAST_VALUE_BYTES.
+ */
+export function writeValueFast(buf: Uint8Array, at: number, x: number, p: number): number {
+  if (x !== x || !(p >= 0 && p <= 22 && (p | 0) === p)) return -1;
+  const ax = x < 0 ? -x : x;
+  const scale = POW10[p];
+  const a = ax * scale;
+  if (!(a < TWO52)) return -1;
+  const fl = Math.floor(a);
+  const fr = a - fl; // exact
+  const eps = a * 2.3e-16;
+  let q: number;
+  if (fr - 0.5 > eps || 0.5 - fr > eps) {
+    q = fr > 0.5 ? fl + 1 : fl;
+  } else {
+    // Near a tie: the exact |x|·10^p is a + err (Dekker's product: err exact, as 10^p is), and
+    // fr − 0.5 is exact here, so the sign of (fr − 0.5) + err, rounded once, is that of the
+    // exact distance from the midpoint fl + 1/2. Ties go to the even one.
+    const d = fr - 0.5 + productError(ax, scale, a);
+    q = d > 0 ? fl + 1 : d < 0 ? fl : fl % 2 === 0 ? fl : fl + 1;
+  }
+  if (x < 0 || (x === 0 && 1 / x < 0)) buf[at++] = 45;
+  // Digits: at least p + 1 when p > 0 (leading zeros), with the point before the last p.
+  let digits = 1;
+  for (let v = q; v >= 10; v = Math.floor(v / 10)) digits++;
+  if (p > 0 && digits <= p) digits = p + 1;
+  const width = p > 0 ? digits + 1 : digits;
+  let k = at + width - 1;
+  const point = p > 0 ? at + digits - p : -1;
+  if (q < 2147483648) {
+    let v = q | 0;
+    for (; k >= at; k--) {
+      if (k === point) {
+        buf[k] = 46;
+        continue;
+      }
+      const r = v % 10;
+      buf[k] = 48 + r;
+      v = (v - r) / 10;
+    }
+  } else {
+    for (; k >= at; k--) {
+      if (k === point) {
+        buf[k] = 46;
+        continue;
+      }
+      const r = q % 10;
+      buf[k] = 48 + r;
+      q = (q - r) / 10;
+    }
+  }
+  return at + width;
+}
+
+const SPLITTER = 134217729; // 2^27 + 1
+
+/** The exact error a·b − product of the rounded product of two doubles (Dekker's TwoProduct; no overflow). */
+function productError(a: number, b: number, product: number): number {
+  let t = SPLITTER * a;
+  const ah = t - (t - a);
+  const al = a - ah;
+  t = SPLITTER * b;
+  const bh = t - (t - b);
+  const bl = b - bh;
+  return ((ah * bh - product) + ah * bl + al * bh) + al * bl;
+}

@@ -2,8 +2,8 @@ import { namedCache } from "@/lib/cache";
 import { chartPoints, chartRange } from "@/lib/formats/chart";
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
 import { htsHeader } from "@/lib/formats/hts";
-import { bottomLine, formatRecordLines } from "@/lib/formats/records";
-import { makeTimestampFormatter } from "@/lib/formats/timestamp";
+import { bottomLine, recordLinesBytes } from "@/lib/formats/records";
+import { makeTimestampFormatter, makeTimestampWriter } from "@/lib/formats/timestamp";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { records } from "@/lib/records";
 import type { SeriesContext } from "@/lib/services/series-context";
@@ -25,7 +25,7 @@ export interface DataSelection {
 
 /** Streams record lines of [from, to] after an optional prefix (the HTS header); memory stays bounded. */
 export function recordLinesStream(seriesId: number, from: number, to: number, precision: number, zone: TimeZone, prefix = ""): ReadableStream<Uint8Array> {
-  const format = makeTimestampFormatter(zone);
+  const timestamp = makeTimestampWriter(zone);
   let chunks: AsyncGenerator<{ timestamps: Float64Array; values: Float64Array; flags: string[]; length: number }> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -38,7 +38,7 @@ export function recordLinesStream(seriesId: number, from: number, to: number, pr
       }
       const { done, value } = await chunks.next();
       if (done) controller.close();
-      else controller.enqueue(Buffer.from(formatRecordLines(value.timestamps, value.values, value.flags, value.length, precision, format), "utf8"));
+      else controller.enqueue(recordLinesBytes(value.timestamps, value.values, value.flags, value.length, precision, timestamp));
     },
     async cancel() {
       await chunks?.return(undefined);

@@ -9,6 +9,7 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
 import { getChart } from "@/lib/api/data";
+import { timeseriesData } from "@/lib/legacy/timeseries-data";
 import * as f from "@/tests/support/fixtures";
 import { recordPgQueries } from "@/tests/support/pg-queries";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -45,4 +46,27 @@ it.runIf(DIALECT === "postgres")("takes two round trips for a month chart that i
   }
   expect(bodies[2]).toBe(bodies[0]);
   expect(JSON.parse(bodies[0]).length).toBeGreaterThan(100);
+});
+
+it.runIf(DIALECT === "postgres")("answers a cached /timeseries/data/ in one round trip, the series' own columns read by key while its metadata is cached", async () => {
+  const { sent, stop } = recordPgQueries();
+  try {
+    const bodies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      sent.length = 0;
+      const url = new URL(`http://x/timeseries/data/?object_id=${tid}&last=month`);
+      const ctx = { request: new Request(url), url, method: "GET", params: {}, strings: {}, auth: { user: null }, input: async () => ({}) };
+      const res = await timeseriesData(ctx as unknown as Parameters<typeof timeseriesData>[0]);
+      expect(res.status).toBe(200);
+      bodies.push(await res.text());
+      if (i > 0) {
+        expect(sent.length, sent.join("\n---\n")).toBe(1);
+        expect(sent[0]).not.toContain("station_maintainer");
+      }
+    }
+    expect(bodies[2]).toBe(bodies[1]);
+    expect(bodies[1]).toBe(bodies[0]);
+  } finally {
+    stop();
+  }
 });

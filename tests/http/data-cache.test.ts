@@ -330,6 +330,21 @@ describe("private series (formats.md §9.5, §9.6)", () => {
     expect304(await get(`${path}/${kind}`, { "If-None-Match": a.headers.get("etag")! }, admin.token), a);
   });
 
+  it("data viewers added and removed through the API: the next reads follow at once, on every worker", async () => {
+    const series = `${path}/data/`;
+    // Several reads each: the test server's workers each cache the series' station and access.
+    const statuses = async (token: string) => (await Promise.all(Array.from({ length: 6 }, () => get(series, {}, token)))).map((r) => r.status);
+    expect(await statuses(stranger.token)).toEqual(Array(6).fill(403));
+    expect(await statuses(viewer.token)).toEqual(Array(6).fill(200));
+    const patch = await http.patch(`/api/stations/${sid}/`, { token: admin.token, json: { data_viewers: [stranger.id] } });
+    expect(patch.status).toBe(200);
+    expect(await statuses(stranger.token)).toEqual(Array(6).fill(200));
+    expect(await statuses(viewer.token)).toEqual(Array(6).fill(403));
+    expect((await http.patch(`/api/stations/${sid}/`, { token: admin.token, json: { data_viewers: [viewer.id] } })).status).toBe(200);
+    expect(await statuses(stranger.token)).toEqual(Array(6).fill(403));
+    expect(await statuses(viewer.token)).toEqual(Array(6).fill(200));
+  });
+
   it.each(KINDS)("%s: anonymous with a matching If-None-Match gets 401; another user 403", async (kind) => {
     const a = await get(`${path}/${kind}`, {}, viewer.token);
     for (const inm of [a.headers.get("etag")!, "*"]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatValue, formatValueExact } from "@/lib/formats/value";
+import { formatValue, formatValueExact, writeValueFast } from "@/lib/formats/value";
 
 // formats.md §1.3, every row.
 const TABLE: [number | null, number, string][] = [
@@ -158,5 +158,66 @@ describe("formatValue (formats.md §1.3)", () => {
     }
     expect(first).toEqual([]);
     expect(mismatches).toBe(0);
+  });
+});
+
+describe("writeValueFast (formatValue's text as bytes)", () => {
+  it("writes formatValueExact's text, or declines, on random doubles and near-ties (300k)", () => {
+    let s = 0x1234567;
+    const rnd = () => {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      return (s >>> 0) / 4294967296;
+    };
+    const f64 = new Float64Array(1);
+    const u32 = new Uint32Array(f64.buffer);
+    const buf = Buffer.alloc(64);
+    let written = 0;
+    const first: string[] = [];
+    for (let i = 0; i < 300_000; i++) {
+      const p = Math.floor(rnd() * 26) - 2; // −2 … 23
+      let x: number;
+      const kind = i % 6;
+      if (kind === 0) {
+        u32[0] = (rnd() * 4294967296) >>> 0;
+        u32[1] = (rnd() * 4294967296) >>> 0;
+        x = f64[0];
+        if (!Number.isFinite(x)) continue;
+      } else if (kind === 1) {
+        // exact ties k/2^j and decimal near-ties like 15.25 at p = 1
+        x = (Math.floor(rnd() * 2e6) - 1e6) / 2 ** Math.floor(rnd() * 12);
+      } else if (kind === 2) {
+        x = Math.round((rnd() - 0.5) * 2e7) / 10 ** Math.floor(rnd() * 8);
+      } else if (kind === 3) {
+        // a few ulps around a decimal tie at this precision
+        f64[0] = (Math.floor((rnd() - 0.5) * 2e9) + 0.5) / 10 ** Math.max(p, 0);
+        u32[0] += Math.floor(rnd() * 9) - 4;
+        x = f64[0];
+      } else if (kind === 4) {
+        x = (rnd() - 0.5) * 10 ** (Math.floor(rnd() * 40) - 20);
+      } else {
+        x = [0, -0, 0.5, -0.5, 1.5, 2.5, 0.05, 0.15, 0.25, 0.35, 1e-22, 4503599627370495.5, 4503599627370496][Math.floor(rnd() * 13)];
+      }
+      const end = writeValueFast(buf, 3, x, p);
+      if (end < 0) continue;
+      written++;
+      const got = buf.toString("latin1", 3, end);
+      const want = formatValueExact(x, p);
+      if (got !== want && first.length < 5) first.push(`${x} p=${p}: ${got} want ${want}`);
+    }
+    expect(first).toEqual([]);
+    expect(written).toBeGreaterThan(150_000);
+  });
+
+  it("declines NaN, negative precisions and large products", () => {
+    const buf = Buffer.alloc(64);
+    expect(writeValueFast(buf, 0, NaN, 2)).toBe(-1);
+    expect(writeValueFast(buf, 0, 12, -1)).toBe(-1);
+    expect(writeValueFast(buf, 0, 1e16, 0)).toBe(-1);
+    expect(writeValueFast(buf, 0, 1, 23)).toBe(-1);
+    expect(buf.toString("latin1", 0, writeValueFast(buf, 0, -0.04, 1))).toBe("-0.0");
+    expect(buf.toString("latin1", 0, writeValueFast(buf, 0, 15.25, 1))).toBe("15.2");
+    expect(buf.toString("latin1", 0, writeValueFast(buf, 0, 15.35, 1))).toBe(formatValueExact(15.35, 1));
   });
 });
