@@ -43,13 +43,8 @@ export interface Point {
   mean: string | null;
 }
 
-/**
- * Recharts (components/chart/InteractiveChart.tsx), rendered once the page has hydrated. In the
- * browser its download starts as soon as this module runs (which, with the page's other scripts,
- * is after the first frame), in parallel with hydration rather than after it.
- */
-const interactiveModule = typeof window === "undefined" ? null : import("@/components/chart/InteractiveChart");
-const InteractiveChart = lazy(() => interactiveModule ?? import("@/components/chart/InteractiveChart"));
+/** Recharts, loaded after hydration (components/chart/InteractiveChart.tsx). */
+const InteractiveChart = lazy(() => import("@/components/chart/InteractiveChart"));
 
 type Load =
   | { state: "idle" }
