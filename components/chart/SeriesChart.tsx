@@ -2,10 +2,12 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from "react";
-import type { Drag, Row } from "@/components/chart/InteractiveChart";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from "react";
+import {
+  Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
+} from "recharts";
 import StaticChart from "@/components/chart/StaticChart";
-import { timeTicks } from "@/components/chart/ticks";
+import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { chartApiUrl } from "@/lib/site/paths";
 import { formatDateTime, formatLocalInput, isoWithOffset, offsetLabel, parseInstant } from "@/lib/site/time";
 
@@ -43,8 +45,13 @@ export interface Point {
   mean: string | null;
 }
 
-/** Recharts, loaded after hydration (components/chart/InteractiveChart.tsx). */
-const InteractiveChart = lazy(() => import("@/components/chart/InteractiveChart"));
+interface Row {
+  t: number;
+  mean: number | null;
+  range: [number, number] | null;
+  /** The values as the endpoint wrote them (with the group's precision). */
+  text: { mean: string | null; min: string | null; max: string | null };
+}
 
 type Load =
   | { state: "idle" }
@@ -83,7 +90,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points) } } : { url: "", load: { state: "idle" } });
   // The server's chart stands for the first request only; every later range is fetched anew.
   const served = useRef(initialChart?.url ?? null);
-  const [drag, setDrag] = useState<Drag | null>(null);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
 
   /** Writes the chart state into the page's URL (a new history entry, so Back undoes a zoom). */
   const navigate = useCallback((next: { series?: number; start?: number | null; end?: number | null }) => {
@@ -233,14 +240,6 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
   } else {
     const rows = load.state === "ready" ? load.rows : [];
     const empty = load.state === "ready" && rows.every((r) => r.mean === null && r.range === null);
-    // The server's SVG: in the HTML, while hydrating, and until the interactive chart's module is loaded.
-    const staticChart = shownStart !== null && shownEnd !== null && (
-      <StaticChart
-        rows={rows} start={shownStart} end={shownEnd} axis={axis} offsetMinutes={offsetMinutes} zone={zone}
-        yLabel={unit ? `${variable} (${unit})` : variable}
-        label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${formatDateTime(shownStart, offsetMinutes)} to ${formatDateTime(shownEnd, offsetMinutes)} (${zone})`}
-      />
-    );
     body = (
       <div className="chart-box" data-state={load.state} aria-busy={load.state === "loading"}>
         {empty ? (
@@ -249,14 +248,53 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
             <p><button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })}>Show the whole series</button></p>
           </div>
         ) : !hydrated ? (
-          staticChart
-        ) : (
-          <Suspense fallback={staticChart}>
-            <InteractiveChart
-              rows={rows} shownStart={shownStart} shownEnd={shownEnd} axis={axis} offsetMinutes={offsetMinutes} zone={zone}
-              unit={unit} variable={variable} drag={drag} setDrag={setDrag} zoomTo={zoomTo}
+          shownStart !== null && shownEnd !== null && (
+            <StaticChart
+              rows={rows} start={shownStart} end={shownEnd} axis={axis} offsetMinutes={offsetMinutes} zone={zone}
+              yLabel={unit ? `${variable} (${unit})` : variable}
+              label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${formatDateTime(shownStart, offsetMinutes)} to ${formatDateTime(shownEnd, offsetMinutes)} (${zone})`}
             />
-          </Suspense>
+          )
+        ) : (
+          <ResponsiveContainer width="100%" height="100%">
+            <ComposedChart
+              data={rows}
+              margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
+              onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
+              onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
+              onMouseUp={() => {
+                if (drag && Math.abs(drag.to - drag.from) > 0) zoomTo(drag.from, drag.to);
+                setDrag(null);
+              }}
+              onMouseLeave={() => setDrag(null)}
+              style={{ userSelect: "none", cursor: "crosshair" }}
+              role="img"
+              aria-label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${shownStart !== null ? formatDateTime(shownStart, offsetMinutes) : ""} to ${shownEnd !== null ? formatDateTime(shownEnd, offsetMinutes) : ""} (${zone})`}
+            >
+              <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
+              <XAxis
+                dataKey="t"
+                type="number"
+                scale="time"
+                domain={[shownStart ?? "dataMin", shownEnd ?? "dataMax"]}
+                allowDataOverflow
+                ticks={axis.ticks}
+                tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)}
+                tick={{ fill: "#3d4b57", fontSize: 12 }}
+                label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }}
+              />
+              <YAxis
+                domain={["auto", "auto"]}
+                tick={{ fill: "#3d4b57", fontSize: 12 }}
+                width={64}
+                label={{ value: unit ? `${variable} (${unit})` : variable, angle: -90, position: "insideLeft", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }}
+              />
+              <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} />} />
+              <Area type="linear" dataKey="range" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
+              <Line type="linear" dataKey="mean" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={false} isAnimationActive={false} connectNulls={false} />
+              {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
+            </ComposedChart>
+          </ResponsiveContainer>
         )}
         {load.state === "loading" && <div className="chart-loading">Loading the chart…</div>}
       </div>
@@ -311,6 +349,25 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
             <button type="submit" className="button">Show this range</button>
             {formError && <p className="field-error" role="alert">{formError}</p>}
           </form>
+        </>
+      )}
+    </div>
+  );
+}
+
+function ChartTooltip({ active, payload, offsetMinutes, unit, zone }: { active?: boolean; payload?: { payload: Row }[]; offsetMinutes: number; unit: string; zone: string }) {
+  if (!active || !payload?.length) return null;
+  const row = payload[0].payload;
+  const u = unit ? ` ${unit}` : "";
+  return (
+    <div className="chart-tooltip">
+      <div className="muted">{formatDateTime(row.t, offsetMinutes)} ({zone})</div>
+      {row.mean === null && row.range === null ? (
+        <div>No data</div>
+      ) : (
+        <>
+          <div><strong>Mean {row.text.mean ?? "—"}{u}</strong></div>
+          {row.range && <div>Min {row.text.min}{u} · Max {row.text.max}{u}</div>}
         </>
       )}
     </div>
