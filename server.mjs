@@ -15,6 +15,7 @@ import { join } from "node:path";
 import next from "next";
 import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/http/hosts.mjs";
 import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
+import { deferPageScripts } from "./lib/http/deferred-scripts.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
@@ -459,6 +460,8 @@ function serve(req, res, context) {
     }
   }
   restoreContentLength(res);
+  // The pages' scripts start after their first frame (lib/http/deferred-scripts.mjs).
+  if (!dev && !isApiPath(path)) deferPageScripts(res);
   handle(req, res).catch((error) => failed(res, error));
 }
 
