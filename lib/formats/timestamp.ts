@@ -12,12 +12,10 @@ const HHMM: string[] = [];
 for (let h = 0; h < 24; h++) for (let m = 0; m < 60; m++) HHMM.push(PAD2[h] + ":" + PAD2[m]);
 
 /**
- * A formatter of instants (epoch seconds) as `YYYY-MM-DD HH:MM` in `zone`, seconds
- * truncated (floored, also for negative epochs). Keeps the current offset segment and the
- * text of the current local day, so consecutive calls cost a few arithmetic operations and
- * one string concatenation.
+ * Epoch seconds → local seconds in `zone` (seconds floored, also for negative epochs), keeping
+ * the current offset segment so that consecutive instants cost a comparison.
  */
-export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) => string {
+function makeLocalClock(zone: TimeZone): (epochSeconds: number) => number {
   let segStart = 0;
   let segEnd = 0;
   let offset = 0;
@@ -27,9 +25,7 @@ export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) =
     segEnd = Infinity;
     offset = fixed * 60;
   }
-  let lastDay = NaN;
-  let datePart = "";
-  return (epochSeconds: number): string => {
+  return (epochSeconds: number): number => {
     const t = Math.floor(epochSeconds);
     if (!(t >= segStart && t < segEnd)) {
       const seg = zone.segmentAt(t);
@@ -37,7 +33,22 @@ export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) =
       segEnd = seg.end;
       offset = seg.offset;
     }
-    const local = t + offset;
+    return t + offset;
+  };
+}
+
+/**
+ * A formatter of instants (epoch seconds) as `YYYY-MM-DD HH:MM` in `zone`, seconds
+ * truncated (floored, also for negative epochs). Keeps the current offset segment and the
+ * text of the current local day, so consecutive calls cost a few arithmetic operations and
+ * one string concatenation.
+ */
+export function makeTimestampFormatter(zone: TimeZone): (epochSeconds: number) => string {
+  const localSeconds = makeLocalClock(zone);
+  let lastDay = NaN;
+  let datePart = "";
+  return (epochSeconds: number): string => {
+    const local = localSeconds(epochSeconds);
     const day = Math.floor(local / 86400);
     if (day !== lastDay) {
       lastDay = day;
@@ -63,29 +74,14 @@ export interface TimestampWriter {
 export const MAX_TIMESTAMP_BYTES = 32;
 
 export function makeTimestampWriter(zone: TimeZone): TimestampWriter {
-  let segStart = 0;
-  let segEnd = 0;
-  let offset = 0;
-  const fixed = zone.fixedOffsetMinutes;
-  if (fixed !== null) {
-    segStart = -Infinity;
-    segEnd = Infinity;
-    offset = fixed * 60;
-  }
+  const localSeconds = makeLocalClock(zone);
   let lastDay = NaN;
   let dateBytes = new Uint8Array(0);
   let d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0, d6 = 0, d7 = 0, d8 = 0, d9 = 0;
   let usual = true;
   return {
     write(buf: Uint8Array, at: number, epochSeconds: number): number {
-      const t = Math.floor(epochSeconds);
-      if (!(t >= segStart && t < segEnd)) {
-        const seg = zone.segmentAt(t);
-        segStart = seg.start;
-        segEnd = seg.end;
-        offset = seg.offset;
-      }
-      const local = t + offset;
+      const local = localSeconds(epochSeconds);
       const day = Math.floor(local / 86400);
       if (day !== lastDay) {
         lastDay = day;
