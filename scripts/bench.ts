@@ -18,6 +18,7 @@ import { closeDb, db } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
+import { CHART_MARKS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
@@ -534,22 +535,6 @@ async function synopticBench(url: string, auth: Record<string, string>, sqlite: 
   await closeDb();
   return rows;
 }
-
-/**
- * Marks, in the page's own clock, when the server's SVG chart entered the document and when the
- * second animation frame after that began: the first frame after the insertion is the first that
- * can paint it, and the second begins only once that one has been produced.
- */
-const CHART_MARKS = `(() => {
-  const marks = (window.__chartMarks = {});
-  const seen = () => document.querySelector('[data-testid="static-chart"] path[stroke="#0b4f85"]');
-  new MutationObserver((records, observer) => {
-    if (!seen()) return;
-    observer.disconnect();
-    marks.inserted = performance.now();
-    requestAnimationFrame(() => requestAnimationFrame(() => { marks.framed = performance.now(); }));
-  }).observe(document, { childList: true, subtree: true });
-})();`;
 
 interface PageLoad {
   /** Navigation start to the response's first byte (PerformanceNavigationTiming.responseStart). */

@@ -5,17 +5,7 @@
 // Chromium trace of every load but the first (summarise with python3 scripts/lab/trace-cpu.py).
 import { writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
-
-const CHART_MARKS = `(() => {
-  const marks = (window.__chartMarks = {});
-  const seen = () => document.querySelector('[data-testid="static-chart"] path[stroke="#0b4f85"]');
-  new MutationObserver((records, observer) => {
-    if (!seen()) return;
-    observer.disconnect();
-    marks.inserted = performance.now();
-    requestAnimationFrame(() => requestAnimationFrame(() => { marks.framed = performance.now(); }));
-  }).observe(document, { childList: true, subtree: true });
-})();`;
+import { CHART_MARKS } from "../chart-marks";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
