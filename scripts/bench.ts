@@ -20,6 +20,7 @@ import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
 import { CHART_MARKS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
+import { recordsBody } from "./upload-body";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale"] as const;
@@ -103,17 +104,6 @@ async function storage(databaseUrl: string): Promise<{ bytes: number; records: n
   }
 }
 
-function recordsBody(): Buffer {
-  // What the Python client sends: seconds, an offset, empty flags, LF; timezone=UTC.
-  const lines: string[] = new Array(RECORDS);
-  for (let i = 0; i < RECORDS; i++) {
-    const d = new Date((START + i * 600) * 1000).toISOString();
-    const v = (15 + 10 * Math.sin(i / 4000) + ((i * 7919) % 100) / 100).toFixed(2);
-    lines[i] = `${d.slice(0, 10)} ${d.slice(11, 19)}+00:00,${v},`;
-  }
-  return Buffer.from(`timezone=UTC&timeseries_records=${encodeURIComponent(lines.join("\n"))}`);
-}
-
 async function run(label: string, databaseUrl: string, dir: string): Promise<Row[]> {
   const rows: Row[] = [];
   const add = (workload: string, value: number, unit: string, target: number, higherIsBetter = false, targetText?: string) =>
@@ -144,7 +134,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       group = created.timeseries_group;
       return created.id as number;
     };
-    const body = recordsBody();
+    const body = recordsBody(RECORDS, START);
     console.error(`[${label}] uploading ${RECORDS} records (${(body.length / 1e6).toFixed(1)} MB)…`);
     const uploads: number[] = [];
     let series = 0;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { closeDb } from "@/lib/db";
 import { isPostgresUrl, postgresBackendsCpuMs, postgresCpuBetween, prepareDatabase, startServer, stopServer, treeCpuMs } from "./support";
+import { recordsBody } from "./upload-body";
 
 const RECORDS = 1_051_200;
 const START = Date.UTC(2005, 0, 1) / 1000;
@@ -28,17 +29,6 @@ function databaseUrl(): string {
   const url = new URL(given!);
   url.pathname = `/profile_${dir.replace(/[^a-z0-9]/gi, "_").toLowerCase()}`;
   return url.toString();
-}
-
-/** The body `npm run bench` uploads: what the Python client sends. */
-function recordsBody(): Buffer {
-  const lines: string[] = new Array(RECORDS);
-  for (let i = 0; i < RECORDS; i++) {
-    const d = new Date((START + i * 600) * 1000).toISOString();
-    const v = (15 + 10 * Math.sin(i / 4000) + ((i * 7919) % 100) / 100).toFixed(2);
-    lines[i] = `${d.slice(0, 10)} ${d.slice(11, 19)}+00:00,${v},`;
-  }
-  return Buffer.from(`timezone=UTC&timeseries_records=${encodeURIComponent(lines.join("\n"))}`);
 }
 
 async function ok(response: Response): Promise<Response> {
@@ -109,7 +99,7 @@ async function main() {
         body: JSON.stringify({ precision: 1, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Profile" }),
       }))).json();
       await ok(await fetch(`${url}/api/stations/1/timeseries/${created.id}/data/`, {
-        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: recordsBody() as unknown as BodyInit,
+        method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: recordsBody(RECORDS, START) as unknown as BodyInit,
       }));
       return created.id as number;
     };
@@ -119,7 +109,7 @@ async function main() {
     }
     const base = `${url}/api/stations/1/timeseries/${state.series}`;
     if (what.includes("upload")) {
-      const body = recordsBody();
+      const body = recordsBody(RECORDS, START);
       const n = repeat(3);
       const times: number[] = [];
       let cpu = 0;

@@ -4,21 +4,12 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { closeDb } from "@/lib/db";
 import { prepareDatabase, startServer } from "../support";
+import { recordsBody } from "../upload-body";
 
 const DIR = "/tmp/page2-lab";
 const DB = `file:${DIR}/lab.db`;
 const RECORDS = 1_051_200;
 const START = Date.UTC(2005, 0, 1) / 1000;
-
-function recordsBody(): Buffer {
-  const lines: string[] = new Array(RECORDS);
-  for (let i = 0; i < RECORDS; i++) {
-    const d = new Date((START + i * 600) * 1000).toISOString();
-    const v = (15 + 10 * Math.sin(i / 4000) + ((i * 7919) % 100) / 100).toFixed(2);
-    lines[i] = `${d.slice(0, 10)} ${d.slice(11, 19)}+00:00,${v},`;
-  }
-  return Buffer.from(`timezone=UTC&timeseries_records=${encodeURIComponent(lines.join("\n"))}`);
-}
 
 async function main() {
   mkdirSync(DIR, { recursive: true });
@@ -36,7 +27,7 @@ async function main() {
       body: JSON.stringify({ precision: 1, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Bench" }),
     })).json();
     const r = await fetch(`${url}/api/stations/1/timeseries/${created.id}/data/`, {
-      method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: recordsBody() as unknown as BodyInit,
+      method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: recordsBody(RECORDS, START) as unknown as BodyInit,
     });
     writeFileSync(`${DIR}/page.txt`, `/stations/1/timeseriesgroups/${created.timeseries_group}/?series=${created.id}\n`);
     console.error("upload", r.status);
