@@ -4,6 +4,7 @@
 // server's memory. SQLite always; PostgreSQL too when DATABASE_URL is a postgres:// URL (with one
 // app instance, then two on one database; LOAD_INSTANCES=1 or 2 for only one of them).
 //   LOAD_DURATION=60 LOAD_CONNECTIONS=32 LOAD_MIX=chart,bottom (only these kinds, to profile them;
+//   LOAD_MIX=page: anonymous group pages, a kind the default mix leaves out;
 //   LOAD_MIX=each: the mix, then every kind alone, each with its server CPU time per request)
 //   LOAD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node options of the server processes)
 //   LOAD_PROFILE_DIR=/tmp/prof: every run (with LOAD_MIX=each: the mix, then each kind) on a server
@@ -32,7 +33,8 @@ const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 32);
  * LOAD_MIX=chart,bottom: only these kinds of request, in equal parts (to profile one kind);
  * LOAD_MIX=each: the mix, then each kind alone, one after the other on the same server.
  */
-const KINDS = ["list", "search", "chart", "bottom", "upload"] as const;
+/** `page` (an anonymous visitor's group page) is not in the default mix; name it to measure it. */
+const KINDS = ["list", "search", "chart", "bottom", "upload", "page"] as const;
 type Kind = (typeof KINDS)[number];
 const EACH = process.env.LOAD_MIX === "each";
 const ONLY_KINDS = EACH ? [] : (process.env.LOAD_MIX ?? "").split(",").map((s) => s.trim()).filter(Boolean) as Kind[];
@@ -48,13 +50,13 @@ const UPLOAD_SERIES = 400;
 const START = Date.UTC(2025, 5, 1) / 1000;
 const WORDS = ["arta", "agios", "komboti", "louros", "arachthos", "pinios", "aoos", "kalamas", "acheloos", "evinos"];
 
-interface Setup { token: string; readSeries: [number, number][]; uploadSeries: [number, number][] }
+interface Setup { token: string; readSeries: [number, number, number][]; uploadSeries: [number, number][] }
 
 /** Stations, 50 series with two months of 10-minute records, 400 series for uploads. */
 async function prepare(databaseUrl: string): Promise<Setup> {
   const token = await prepareDatabase(databaseUrl, "load");
   const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId: { lte: READ_SERIES + UPLOAD_SERIES } }, orderBy: { id: "asc" } });
-  const readSeries: [number, number][] = [];
+  const readSeries: [number, number, number][] = [];
   const uploadSeries: [number, number][] = [];
   const n = 60 * 144;
   for (const [k, g] of groups.entries()) {
@@ -64,7 +66,7 @@ async function prepare(databaseUrl: string): Promise<Setup> {
       const values = Float64Array.from({ length: n }, (_, i) => 15 + 8 * Math.sin(i / 144 * 2 * Math.PI) + (i % 7) / 10);
       const result = await records().write(id, { timestamps, values, flags: new Array(n).fill("") }, { mode: "append", validate: () => [] });
       if (!result.ok) throw new Error(result.errors.join());
-      readSeries.push([g.stationId, id]);
+      readSeries.push([g.stationId, id, g.id]);
     } else {
       uploadSeries.push([g.stationId, id]);
     }
@@ -127,7 +129,14 @@ async function runLoad(label: string, urls: string[], pids: number[], setup: Set
       };
     },
   });
-  const kinds = { list, search, chart, bottom, upload };
+  const page = () => ({
+    method: "GET" as const,
+    setupRequest: (r: autocannon.Request) => {
+      const [sid, tid, gid] = pick(setup.readSeries);
+      return { ...r, path: `/stations/${sid}/timeseriesgroups/${gid}/?series=${tid}` };
+    },
+  });
+  const kinds = { list, search, chart, bottom, upload, page };
   const mix = only.length
     ? only.map((kind) => kinds[kind]())
     : [list(), search(), list(), chart(), bottom(), list(), chart(), bottom(), list(), upload()];
