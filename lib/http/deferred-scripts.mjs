@@ -6,13 +6,10 @@
 // (the framework chunk alone is ~70-100 ms of CPU on the 2-core test machine) compete with the
 // page's first frame, which carries the server's content (the group page's SVG chart). Here the
 // head's <script src async> tags are replaced by one inline script with the same nonce that adds
-// them, unchanged, once the document is parsed, two animation frames have begun since (the frame
-// with the parsed content is then produced) and the first contentful paint has been reported
-// (that frame is then on screen: its raster no longer shares the CPU with the scripts; ~100 ms
-// after the frame began, on the test machine), or at once in a hidden page (which gets no frames).
-// A browser without paint timing, or one that reports no paint within a second, gets them then.
-// Counting the frames from the loader's own run would let them pass while the body is still
-// being parsed, the scripts then competing with the frame that shows it. A page whose HTML
+// them, unchanged, once the document is parsed and two animation frames have begun since (the
+// frame with the parsed content is then produced), or at once in a hidden page (which gets no
+// frames). Counting the frames from the loader's own run would let them pass while the body is
+// still being parsed, the scripts then competing with the frame that shows it. A page whose HTML
 // streams for long hydrates only at its end, as with deferred scripts. The chunks are
 // independent async scripts either way (Next's runtime does not depend on their order), and the
 // page's own inline scripts (its RSC payload) only queue data for them.
@@ -41,8 +38,7 @@ export function deferHeadScripts(head) {
   if (sources.length === 0 || nonces.size !== 1) return head;
   const [nonce] = nonces;
   const loader = `<script nonce="${nonce}">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}`
-    + `function painted(){var o;try{if(performance.getEntriesByName("first-contentful-paint").length)return go();o=new PerformanceObserver(function(l){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}});o.observe({type:"paint",buffered:true})}catch(x){return go()}setTimeout(go,1000)}`
-    + `function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(painted)})}}`
+    + `function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(go)})}}`
     + `if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",later);else later()})(${JSON.stringify(sources)})</script>`;
   return rest.slice(0, first) + loader + rest.slice(first);
 }

@@ -1,6 +1,5 @@
 import { ServerResponse, IncomingMessage } from "node:http";
 import { Socket } from "node:net";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { deferHeadScripts, deferPageScripts } from "@/lib/http/deferred-scripts.mjs";
 
@@ -12,8 +11,7 @@ const HEAD = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>'
   + '<script src="/_next/static/chunks/c3.js" nonce="N0==" async=""></script>';
 
 const LOADER = '<script nonce="N0==">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}'
-  + 'function painted(){var o;try{if(performance.getEntriesByName("first-contentful-paint").length)return go();o=new PerformanceObserver(function(l){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}});o.observe({type:"paint",buffered:true})}catch(x){return go()}setTimeout(go,1000)}'
-  + 'function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(painted)})}}'
+  + 'function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(go)})}}'
   + 'if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",later);else later()})'
   + '(["/_next/static/chunks/a1.js","/_next/static/chunks/b2.js","/_next/static/chunks/c3.js"])</script>';
 
@@ -82,101 +80,5 @@ describe("deferPageScripts", () => {
       expect(text()).toBe(HEAD + body + "<END>");
       expect(writes()).toBe(3);
     }
-  });
-});
-
-/**
- * The loader run in a small model of a browser: when does it add the scripts? `paintTiming`
- * false models a browser without PerformanceObserver's "paint" entries.
- */
-function browserModel({ readyState = "loading", hidden = false, paintTiming = true } = {}) {
-  const added: string[] = [];
-  const listeners: Record<string, (() => void)[]> = {};
-  let frames: (() => void)[] = [];
-  let timers: (() => void)[] = [];
-  let observer: ((list: { getEntriesByName(name: string): unknown[] }) => void) | null = null;
-  const paints: string[] = [];
-  const entries = (name: string) => paints.filter((p) => p === name);
-  const document = {
-    readyState,
-    visibilityState: hidden ? "hidden" : "visible",
-    addEventListener: (type: string, fn: () => void) => { (listeners[type] ??= []).push(fn); },
-    createElement: () => ({ src: "", async: false }),
-    head: { appendChild: (e: { src: string }) => added.push(e.src) },
-  };
-  class PerformanceObserver {
-    constructor(fn: typeof observer) { observer = fn; }
-    observe(options: { type: string; buffered: boolean }) {
-      if (!paintTiming || options.type !== "paint") throw new TypeError("unsupported");
-    }
-    disconnect() { observer = null; }
-  }
-  const context = vm.createContext({
-    document,
-    performance: { getEntriesByName: entries },
-    PerformanceObserver,
-    requestAnimationFrame: (fn: () => void) => frames.push(fn),
-    setTimeout: (fn: () => void) => timers.push(fn),
-  });
-  const script = /<script nonce="N0==">(.*)<\/script>/.exec(LOADER)![1];
-  vm.runInContext(script, context);
-  return {
-    added,
-    fire: (type: string) => (listeners[type] ?? []).forEach((fn) => fn()),
-    frame: () => { const run = frames; frames = []; run.forEach((fn) => fn()); },
-    paint: (name: string) => { paints.push(name); observer?.({ getEntriesByName: (n: string) => (n === name ? [name] : []) }); },
-    timeout: () => { const run = timers; timers = []; run.forEach((fn) => fn()); },
-  };
-}
-
-describe("the loader in a browser", () => {
-  const SCRIPTS = ["/_next/static/chunks/a1.js", "/_next/static/chunks/b2.js", "/_next/static/chunks/c3.js"];
-
-  it("adds the scripts once the page is parsed, two frames have begun and its first contentful paint is reported", () => {
-    const b = browserModel();
-    b.frame();
-    expect(b.added).toEqual([]);
-    b.fire("DOMContentLoaded");
-    b.frame();
-    b.frame();
-    b.paint("first-paint");
-    expect(b.added).toEqual([]);
-    b.paint("first-contentful-paint");
-    expect(b.added).toEqual(SCRIPTS);
-    b.paint("first-contentful-paint");
-    b.timeout();
-    expect(b.added).toEqual(SCRIPTS);
-  });
-
-  it("does not wait for a paint reported before its frames", () => {
-    const b = browserModel({ readyState: "interactive" });
-    b.paint("first-contentful-paint");
-    b.frame();
-    expect(b.added).toEqual([]);
-    b.frame();
-    expect(b.added).toEqual(SCRIPTS);
-  });
-
-  it("adds them after a second when no paint is reported, at once without paint timing, and at once in a hidden page", () => {
-    const silent = browserModel({ readyState: "complete" });
-    silent.frame();
-    silent.frame();
-    expect(silent.added).toEqual([]);
-    silent.timeout();
-    expect(silent.added).toEqual(SCRIPTS);
-
-    const old = browserModel({ readyState: "complete", paintTiming: false });
-    old.frame();
-    old.frame();
-    expect(old.added).toEqual(SCRIPTS);
-
-    const hidden = browserModel({ readyState: "complete", hidden: true });
-    expect(hidden.added).toEqual(SCRIPTS);
-  });
-
-  it("adds them when a page still waiting becomes hidden or visible again", () => {
-    const b = browserModel({ readyState: "complete" });
-    b.fire("visibilitychange");
-    expect(b.added).toEqual(SCRIPTS);
   });
 });
