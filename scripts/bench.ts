@@ -18,7 +18,7 @@ import { closeDb, db } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
-import { CHART_MARKS } from "./chart-marks";
+import { CHART_MARKS, CHROMIUM_ARGS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 import { recordsBody } from "./upload-body";
 
@@ -550,7 +550,7 @@ async function chartPageTimes(pageUrl: string): Promise<PageLoad[] | null> {
   const { chromium } = await import("@playwright/test");
   const browser = await chromium.launch({
     executablePath,
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: CHROMIUM_ARGS,
   });
   try {
     const loads: PageLoad[] = [];

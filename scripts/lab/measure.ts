@@ -5,7 +5,7 @@
 // Chromium trace of every load but the first (summarise with python3 scripts/lab/trace-cpu.py).
 import { writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
-import { CHART_MARKS } from "../chart-marks";
+import { CHART_MARKS, CHROMIUM_ARGS } from "../chart-marks";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -15,7 +15,7 @@ async function main() {
   const js = process.env.LAB_JS !== "0";
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: CHROMIUM_ARGS,
   });
   for (const url of urls) {
     const rows: Record<string, number>[] = [];

@@ -1,0 +1,47 @@
+// Interleaved A/B of page paint: loads each URL in turn, LAB_N rounds, each load in a fresh
+// context (as scripts/lab/measure.ts), so drift in the machine's load falls on all alike.
+// Usage: npx tsx scripts/lab/ab.ts URL_A URL_B ...  (LAB_JS=0 disables JavaScript; LAB_FROM below)
+import { chromium } from "@playwright/test";
+import { CHART_MARKS, CHROMIUM_ARGS } from "../chart-marks";
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const urls = process.argv.slice(2);
+  const n = Number(process.env.LAB_N ?? 10);
+  const js = process.env.LAB_JS !== "0";
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: CHROMIUM_ARGS,
+  });
+  const rows: Record<string, number>[][] = urls.map(() => []);
+  for (let i = 0; i <= n; i++) {
+    for (const [u, url] of urls.entries()) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: js });
+      const page = await context.newPage();
+      await page.addInitScript(CHART_MARKS);
+      // LAB_FROM=URL: first visit this page in the same tab (a warm renderer and HTTP cache, as a
+      // person who comes from the station page), then navigate to the measured one.
+      if (process.env.LAB_FROM) {
+        await page.goto(process.env.LAB_FROM, { waitUntil: "load" });
+        await page.waitForTimeout(500);
+      }
+      await page.goto(url, { waitUntil: "load" });
+      await page.waitForTimeout(js ? 1200 : 200);
+      const m = await page.evaluate(() => {
+        const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+        const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN;
+        const marks = (window as unknown as { __chartMarks?: { framed?: number } }).__chartMarks ?? {};
+        return { ttfb: nav.responseStart, dcl: nav.domContentLoadedEventEnd, fcp, framed: marks.framed ?? NaN };
+      });
+      if (i > 0) rows[u].push({ ...m, chart: Math.max(m.fcp, Number.isNaN(m.framed) ? 0 : m.framed) });
+      await context.close();
+    }
+  }
+  for (const [u, url] of urls.entries()) {
+    const keys = Object.keys(rows[u][0]);
+    console.log(`${url} js=${js} median of ${n}: ${keys.map((k) => `${k}=${median(rows[u].map((r) => r[k])).toFixed(0)}`).join(" ")}  chart all: ${rows[u].map((r) => r.chart.toFixed(0)).join(" ")}`);
+  }
+  await browser.close();
+}
+main();
