@@ -4,6 +4,7 @@
  * nonce; every change made through the API shows on the next visit, in whichever of the test
  * server's two worker processes answers it; logged-in users, RSC and other requests bypass it.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
@@ -25,7 +26,8 @@ let variableId: number;
 let page: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  // Two worker processes (whatever TEST_WORKERS says): each has its own cache.
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   admin = await f.user({ superuser: true });
   editor = await f.user({});
@@ -64,14 +66,39 @@ async function hit(path = page, headers: Record<string, string> = { Cookie: "csr
   throw new Error(`no hit for ${path}`);
 }
 
-/** Anonymous visits: as many as make each worker answer several (each must show the current content). */
+/** A GET on a connection of its own: the server's primary hands each connection to its workers in turn. */
+function freshGet(path: string, headers: Record<string, string>): Promise<TestResponse> {
+  const url = new URL(server.url + path);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of [v].flat()) h.append(k, x);
+        resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString("utf8"), json: undefined });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * Anonymous visits right after a change, each on a new connection, so that both worker processes
+ * answer several: each must show the current content, and each worker renders it afresh once
+ * (two misses at least: a cache of one process would miss once), then serves it from its cache.
+ */
 async function visits(path = page): Promise<TestResponse[]> {
   const out: TestResponse[] = [];
-  for (let i = 0; i < 6; i++) {
-    const r = await http.get(path, { headers: { Cookie: "csrftoken=abcdefghijabcdefghijabcdefghij12" } });
+  for (let i = 0; i < 8; i++) {
+    const r = await freshGet(path, { Cookie: "csrftoken=abcdefghijabcdefghijabcdefghij12" });
     expect(r.status).toBe(200);
     out.push(r);
   }
+  const kinds = out.map((r) => r.headers.get(CACHE));
+  expect(kinds.filter((k) => k === "miss").length, kinds.join()).toBeGreaterThanOrEqual(2);
+  expect(kinds.slice(-2), kinds.join()).toEqual(["hit", "hit"]);
   return out;
 }
 
