@@ -9,6 +9,7 @@ export const PAGE_CACHE = Symbol.for("enhydris.pageCache");
 export const PAGE_CACHE_HEADER = "X-Enhydris-Page-Cache";
 
 const GROUP_PAGE = /^\/stations\/(\d{1,15})\/timeseriesgroups\/(\d{1,15})\/$/;
+const MAX_ID = 2 ** 31 - 1;
 
 /** Whether the path is a group page's (`/stations/{sid}/timeseriesgroups/{gid}/`). */
 export function isGroupPagePath(path) {
@@ -57,7 +58,11 @@ export function cacheableGroupPage(req, path, search) {
   if (search && new URLSearchParams(search).has("_rsc")) return null;
   const names = cookieNames(h.cookie);
   if (names === null || names.some((name) => !ANONYMOUS_COOKIE.test(name))) return null;
-  return { stationId: Number(m[1]), groupId: Number(m[2]) };
+  const stationId = Number(m[1]);
+  const groupId = Number(m[2]);
+  // Ids are 32-bit in the database: a larger one names nothing, and Next answers it as before.
+  if (stationId > MAX_ID || groupId > MAX_ID) return null;
+  return { stationId, groupId };
 }
 
 /** Whether a Cookie header carries the csrftoken cookie (else a hit sets one, as the proxy does). */

@@ -13,6 +13,7 @@ describe("cacheableGroupPage", () => {
   it("takes anonymous plain GETs of a group page, with any query string", () => {
     expect(cacheableGroupPage(get(), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
     expect(cacheableGroupPage(get(), PAGE, "?series=5&start=2020-01-01")).toEqual({ stationId: 12, groupId: 34 });
+    expect(cacheableGroupPage(get(), "/stations/2147483647/timeseriesgroups/1/", "")).toEqual({ stationId: 2147483647, groupId: 1 });
     const harmless = "csrftoken=abc; next-auth.csrf-token=x%7Cy; __Host-next-auth.csrf-token=z; __Secure-next-auth.callback-url=https%3A%2F%2Fsite%2F; next-auth.callback-url=u";
     expect(cacheableGroupPage(get({ cookie: harmless }), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
   });
@@ -24,6 +25,8 @@ describe("cacheableGroupPage", () => {
       [get(), "/stations/12/", ""],
       [get(), "/stations/12/timeseriesgroups/34/edit/", ""],
       [get(), "/stations/x/timeseriesgroups/34/", ""],
+      [get(), "/stations/12/timeseriesgroups/2147483648/", ""],
+      [get(), "/stations/99999999999/timeseriesgroups/34/", ""],
       [get({ rsc: "1" }), PAGE, ""],
       [get(), PAGE, "?_rsc=1ab2c"],
       [get({ "next-action": "abc" }), PAGE, ""],
