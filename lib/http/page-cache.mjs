@@ -207,7 +207,8 @@ export async function servePage(req, res, page, request, render) {
     return render();
   }
   // The key is read before the page: what is rendered is never older than the key it is kept under.
-  const version = await registration.groupPageKey(page.stationId, page.groupId);
+  // A failure to read it (the database away) leaves the page to Next, which answers as it would.
+  const version = await registration.groupPageKey(page.stationId, page.groupId).catch(() => null);
   if (version === null) {
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
     return render();

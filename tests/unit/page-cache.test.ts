@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
-  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, replayableHeaders, splitOnNonce,
+  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, PAGE_CACHE, replayableHeaders, servePage, splitOnNonce,
 } from "@/lib/http/page-cache.mjs";
 import { deferHeadScripts, deferPageScripts } from "@/lib/http/deferred-scripts.mjs";
 
@@ -152,5 +152,69 @@ describe("capturePage", () => {
     res.write(HEAD + BODY);
     res.emit("finish");
     expect(stored).toEqual([]);
+  });
+});
+
+describe("servePage", () => {
+  const holder = globalThis as unknown as Record<symbol, unknown>;
+  const request = { url: "/stations/1/timeseriesgroups/2/", host: "site", https: false };
+  const page = { stationId: 1, groupId: 2 };
+
+  /** A response with a policy nonce whose end() records what is sent. */
+  function reply(nonce: string) {
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    res.setHeader("Content-Security-Policy", `script-src 'self' 'nonce-${nonce}'`);
+    let sent: Buffer | null = null;
+    res.end = ((chunk?: Buffer) => {
+      sent = chunk ?? Buffer.alloc(0);
+      return res;
+    }) as typeof res.end;
+    return { res, sent: () => sent };
+  }
+
+  it("lets Next render when nothing is registered, or the key cannot be read", async () => {
+    delete holder[PAGE_CACHE];
+    let rendered = 0;
+    const render = async () => void rendered++;
+    const a = reply("A");
+    await servePage({ headers: {} } as IncomingMessage, a.res, page, request, render);
+    expect(a.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
+    holder[PAGE_CACHE] = { groupPageKey: () => Promise.reject(new Error("database away")), store: new Map(), csrfCookie: () => "csrftoken=x" };
+    const b = reply("B");
+    await servePage({ headers: {} } as IncomingMessage, b.res, page, request, render);
+    expect(b.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
+    expect(rendered).toBe(2);
+    delete holder[PAGE_CACHE];
+  });
+
+  it("answers a hit with the request's nonce, the kept headers and a csrftoken cookie when it has none", async () => {
+    const store = new Map<string, unknown>();
+    store.set("http://site/stations/1/timeseriesgroups/2/\nK1", {
+      status: 200, headers: [["content-type", "text/html; charset=utf-8"], ["vary", "rsc"]], parts: [Buffer.from('<script nonce="'), Buffer.from('">1</script>')], size: 27,
+    });
+    holder[PAGE_CACHE] = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` };
+    const render = async () => {
+      throw new Error("not rendered on a hit");
+    };
+    const a = reply("FRESH");
+    await servePage({ headers: {} } as IncomingMessage, a.res, page, request, render);
+    expect(a.sent()!.toString()).toBe('<script nonce="FRESH">1</script>');
+    expect(a.res.statusCode).toBe(200);
+    expect(a.res.getHeader("X-Enhydris-Page-Cache")).toBe("hit");
+    expect(a.res.getHeader("vary")).toBe("rsc");
+    expect(a.res.getHeader("content-length")).toBe(32);
+    expect([a.res.getHeader("set-cookie")].flat()).toEqual(["csrftoken=new"]);
+    const b = reply("OTHER");
+    await servePage({ headers: { cookie: "csrftoken=mine" } } as unknown as IncomingMessage, b.res, page, request, render);
+    expect(b.sent()!.toString()).toBe('<script nonce="OTHER">1</script>');
+    expect(b.res.getHeader("set-cookie")).toBeUndefined();
+    // Another key (something changed): rendered, and marked as a miss.
+    holder[PAGE_CACHE] = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" };
+    let rendered = 0;
+    const c = reply("C");
+    await servePage({ headers: {} } as IncomingMessage, c.res, page, request, async () => void rendered++);
+    expect(rendered).toBe(1);
+    expect(c.res.getHeader("X-Enhydris-Page-Cache")).toBe("miss");
+    delete holder[PAGE_CACHE];
   });
 });
