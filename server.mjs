@@ -16,6 +16,7 @@ import next from "next";
 import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/http/hosts.mjs";
 import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
 import { deferPageScripts } from "./lib/http/deferred-scripts.mjs";
+import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "./lib/http/page-cache.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
@@ -460,6 +461,20 @@ function serve(req, res, context) {
     }
   }
   restoreContentLength(res);
+  // The group page's HTML for anonymous visitors comes from a per-process cache while what it
+  // shows is unchanged (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md).
+  if (!dev && isGroupPagePath(path)) {
+    const page = cacheableGroupPage(req, path, q < 0 ? "" : url.slice(q));
+    if (page) {
+      const render = () => {
+        deferPageScripts(res);
+        return handle(req, res);
+      };
+      servePage(req, res, page, { url, host, https }, render).catch((error) => failed(res, error));
+      return;
+    }
+    res.setHeader(PAGE_CACHE_HEADER, "bypass");
+  }
   // The pages' scripts start after their first frame (lib/http/deferred-scripts.mjs).
   if (!dev && !isApiPath(path)) deferPageScripts(res);
   handle(req, res).catch((error) => failed(res, error));

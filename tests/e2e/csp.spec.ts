@@ -22,3 +22,20 @@ test("no page breaks the content security policy, and every one hydrates", async
   await expect(page.locator(".leaflet-marker-icon, .leaflet-interactive").first()).toBeVisible();
   expect(violations).toEqual([]);
 });
+
+test("the group page served from the page cache hydrates under its own nonce", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  // Anonymous visits until one is answered from the cache (lib/http/page-cache.mjs).
+  let cached = false;
+  for (let i = 0; i < 8 && !cached; i++) {
+    const response = await page.goto("/stations/4/timeseriesgroups/1/");
+    cached = (await response!.allHeaders())["x-enhydris-page-cache"] === "hit";
+  }
+  expect(cached).toBe(true);
+  await hydrated(page);
+  await expect(page.locator('.chart-box[data-state="ready"] .recharts-line-curve')).toBeVisible();
+  expect(violations).toEqual([]);
+});

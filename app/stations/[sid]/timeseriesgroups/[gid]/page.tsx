@@ -5,11 +5,15 @@ import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
 import { currentUser } from "@/lib/site/current-user";
+import { registerPageCache } from "@/lib/site/page-cache";
 import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+
+// server.mjs serves this page's HTML to anonymous visitors from a cache once this is registered (ADR 0018).
+registerPageCache();
 
 type Params = Promise<{ sid: string; gid: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;

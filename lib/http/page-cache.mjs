@@ -1,0 +1,231 @@
+// The group page's HTML for anonymous visitors, served from a per-process cache (issue 17,
+// docs/decisions/0018-page-cache.md). Plain JavaScript: server.mjs answers from it before Next
+// renders. The app registers what this needs on globalThis once the page's bundle is loaded
+// (lib/site/page-cache.ts): the key function (one SQL statement: every version and row the page
+// reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then nothing
+// is cached.
+
+export const PAGE_CACHE = Symbol.for("enhydris.pageCache");
+export const PAGE_CACHE_HEADER = "X-Enhydris-Page-Cache";
+
+const GROUP_PAGE = /^\/stations\/(\d{1,15})\/timeseriesgroups\/(\d{1,15})\/$/;
+const MAX_ID = 2 ** 31 - 1;
+
+/** Whether the path is a group page's (`/stations/{sid}/timeseriesgroups/{gid}/`). */
+export function isGroupPagePath(path) {
+  return GROUP_PAGE.test(path);
+}
+
+/**
+ * Cookies that leave a visitor anonymous and the page unchanged: Django's csrftoken (the page
+ * does not show it) and next-auth's CSRF and callback cookies. Any other (a session, the
+ * read-after cookie, one we do not know) sends the request to Next.
+ */
+const ANONYMOUS_COOKIE = /^(?:csrftoken|(?:__Host-|__Secure-)?next-auth\.(?:csrf-token|callback-url))$/;
+
+/**
+ * The cookie names of a Cookie header, or null if one part is not name=value.
+ * @param {string | string[] | undefined} header
+ * @returns {string[] | null}
+ */
+export function cookieNames(header) {
+  const text = Array.isArray(header) ? header.join("; ") : header;
+  if (!text) return [];
+  const names = [];
+  for (const part of text.split(";")) {
+    if (part.trim() === "") continue;
+    const eq = part.indexOf("=");
+    if (eq < 0) return null;
+    names.push(part.slice(0, eq).trim());
+  }
+  return names;
+}
+
+/**
+ * The station and group ids when the request is an anonymous, plain document GET of a group page
+ * (any query string but Next's `_rsc`); else null (Next renders it as for anyone).
+ * @param {{ method?: string, headers: Record<string, string | string[] | undefined> }} req
+ * @param {string} path
+ * @param {string} search the query string with its "?", or ""
+ * @returns {{ stationId: number, groupId: number } | null}
+ */
+export function cacheableGroupPage(req, path, search) {
+  const m = GROUP_PAGE.exec(path);
+  if (!m || req.method !== "GET") return null;
+  const h = req.headers;
+  if (h.rsc !== undefined || h["next-action"] !== undefined || h["next-url"] !== undefined || h.authorization !== undefined) return null;
+  for (const name of Object.keys(h)) if (name.startsWith("next-router-")) return null;
+  if (search && new URLSearchParams(search).has("_rsc")) return null;
+  const names = cookieNames(h.cookie);
+  if (names === null || names.some((name) => !ANONYMOUS_COOKIE.test(name))) return null;
+  const stationId = Number(m[1]);
+  const groupId = Number(m[2]);
+  // Ids are 32-bit in the database: a larger one names nothing, and Next answers it as before.
+  if (stationId > MAX_ID || groupId > MAX_ID) return null;
+  return { stationId, groupId };
+}
+
+/** Whether a Cookie header carries the csrftoken cookie (else a hit sets one, as the proxy does). */
+export function hasCsrfCookie(header) {
+  return (cookieNames(header) ?? []).includes("csrftoken");
+}
+
+/** Headers of Next's response that belong to one request only: never replayed. */
+const PER_REQUEST = new Set([
+  "content-security-policy", "content-security-policy-report-only", "date", "set-cookie", "x-request-id",
+  "connection", "keep-alive", "transfer-encoding", "content-length", "strict-transport-security",
+  PAGE_CACHE_HEADER.toLowerCase(),
+]);
+
+/**
+ * The headers to replay from a response's headers (res.getHeaders()).
+ * @param {Record<string, unknown>} headers
+ * @returns {[string, string | string[]][]}
+ */
+export function replayableHeaders(headers) {
+  const out = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || PER_REQUEST.has(name.toLowerCase())) continue;
+    out.push([name, Array.isArray(value) ? value.map(String) : String(value)]);
+  }
+  return out;
+}
+
+/**
+ * Whether the Set-Cookie headers of a response are only the csrftoken cookie the proxy sets for a
+ * request without one (each hit makes its own); any other cookie makes the response personal.
+ * @param {unknown} setCookie
+ */
+export function onlyCsrfCookies(setCookie) {
+  if (setCookie === undefined) return true;
+  return [setCookie].flat().every((c) => /^csrftoken=/.test(String(c)));
+}
+
+/** The nonce of a Content-Security-Policy header, or null. */
+export function nonceOf(csp) {
+  const m = /'nonce-([^']+)'/.exec(String(csp ?? ""));
+  return m ? m[1] : null;
+}
+
+/**
+ * The body cut at every occurrence of the nonce: the parts between them.
+ * @param {Buffer} body
+ * @param {string} nonce
+ * @returns {Buffer[]}
+ */
+export function splitOnNonce(body, nonce) {
+  const needle = Buffer.from(nonce, "utf8");
+  const parts = [];
+  let from = 0;
+  for (;;) {
+    const at = body.indexOf(needle, from);
+    if (at < 0) break;
+    parts.push(body.subarray(from, at));
+    from = at + needle.length;
+  }
+  parts.push(body.subarray(from));
+  // Copies: the stored parts must not keep the whole response's chunks alive twice.
+  return parts.map((p) => Buffer.from(p));
+}
+
+/**
+ * The parts joined with a (fresh) nonce.
+ * @param {Buffer[]} parts
+ * @param {string} nonce
+ * @returns {Buffer}
+ */
+export function joinWithNonce(parts, nonce) {
+  const n = Buffer.from(nonce, "utf8");
+  const pieces = [];
+  parts.forEach((part, i) => {
+    if (i > 0) pieces.push(n);
+    pieces.push(part);
+  });
+  return Buffer.concat(pieces);
+}
+
+/** A page larger than this is not kept (the group page is ~100 KB). */
+const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Records what is written to `res` (install before any rewriting wrapper, so that it sees the
+ * bytes as sent) and calls `store` with the page once the response has finished, if it may be
+ * kept: 200, text/html, no cookie but the csrftoken one, the request's nonce found.
+ * @param {import("node:http").ServerResponse} res
+ * @param {string} nonce the request's CSP nonce
+ * @param {(page: { status: number, headers: [string, string | string[]][], parts: Buffer[], size: number }) => void} store
+ */
+export function capturePage(res, nonce, store) {
+  const write = res.write;
+  const end = res.end;
+  let chunks = [];
+  let size = 0;
+  let ended = false;
+  const take = (chunk, encoding) => {
+    if (chunks === null || chunk === undefined || chunk === null || typeof chunk === "function") return;
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8") : Buffer.from(chunk);
+    size += bytes.length;
+    if (size > MAX_PAGE_BYTES) chunks = null;
+    else chunks.push(bytes);
+  };
+  res.write = function (chunk, encoding, callback) {
+    take(chunk, encoding);
+    return write.call(this, chunk, encoding, callback);
+  };
+  res.end = function (chunk, encoding, callback) {
+    ended = true;
+    take(chunk, encoding);
+    return end.call(this, chunk, encoding, callback);
+  };
+  res.once("finish", () => {
+    if (!ended || chunks === null || res.statusCode !== 200) return;
+    const headers = res.getHeaders();
+    if (!String(headers["content-type"] ?? "").startsWith("text/html") || !onlyCsrfCookies(headers["set-cookie"])) return;
+    if (headers["content-encoding"] !== undefined) return;
+    const body = Buffer.concat(chunks, size);
+    const parts = splitOnNonce(body, nonce);
+    // Next put the nonce on its scripts: a page without it was not rendered for this request's policy.
+    if (parts.length < 2) return;
+    store({ status: 200, headers: replayableHeaders(headers), parts, size: body.length });
+  });
+}
+
+/**
+ * Answers from the cache, or lets `render` answer and keeps its page. Marks the response with
+ * X-Enhydris-Page-Cache: hit, miss (rendered; kept if it may be) or bypass (not cacheable now).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {import("node:http").ServerResponse} res
+ * @param {{ stationId: number, groupId: number }} page
+ * @param {{ url: string, host: string, https: boolean }} request
+ * @param {() => Promise<void>} render
+ */
+export async function servePage(req, res, page, request, render) {
+  const registration = globalThis[PAGE_CACHE];
+  const nonce = nonceOf(res.getHeader("content-security-policy"));
+  if (!registration || !nonce) {
+    res.setHeader(PAGE_CACHE_HEADER, "bypass");
+    return render();
+  }
+  // The key is read before the page: what is rendered is never older than the key it is kept under.
+  // A failure to read it (the database away) leaves the page to Next, which answers as it would.
+  const version = await registration.groupPageKey(page.stationId, page.groupId).catch(() => null);
+  if (version === null) {
+    res.setHeader(PAGE_CACHE_HEADER, "bypass");
+    return render();
+  }
+  const key = `${request.https ? "https" : "http"}://${request.host}${request.url}\n${version}`;
+  const hit = registration.store.get(key);
+  if (hit) {
+    const body = joinWithNonce(hit.parts, nonce);
+    for (const [name, value] of hit.headers) if (!res.hasHeader(name)) res.setHeader(name, value);
+    if (!hasCsrfCookie(req.headers.cookie)) res.appendHeader("Set-Cookie", registration.csrfCookie(request.https));
+    res.setHeader(PAGE_CACHE_HEADER, "hit");
+    res.setHeader("Content-Length", body.length);
+    res.writeHead(hit.status);
+    res.end(body);
+    return;
+  }
+  res.setHeader(PAGE_CACHE_HEADER, "miss");
+  capturePage(res, nonce, (entry) => registration.store.set(key, entry));
+  return render();
+}
