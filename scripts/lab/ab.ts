@@ -1,25 +1,15 @@
 // Interleaved A/B of page paint: loads each URL in turn, LAB_N rounds, each load in a fresh
 // context (as scripts/lab/measure.ts), so drift in the machine's load falls on all alike.
 // Usage: npx tsx scripts/lab/ab.ts URL_A URL_B ...  (LAB_JS=0 disables JavaScript; LAB_FROM below)
-import { chromium } from "@playwright/test";
-import { CHART_MARKS, CHROMIUM_ARGS } from "../chart-marks";
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { labSettings, launchLabBrowser, median, newLabPage } from "./lab-browser";
 
 async function main() {
-  const urls = process.argv.slice(2);
-  const n = Number(process.env.LAB_N ?? 10);
-  const js = process.env.LAB_JS !== "0";
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: CHROMIUM_ARGS,
-  });
+  const { urls, n, js } = labSettings(10);
+  const browser = await launchLabBrowser();
   const rows: Record<string, number>[][] = urls.map(() => []);
   for (let i = 0; i <= n; i++) {
     for (const [u, url] of urls.entries()) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: js });
-      const page = await context.newPage();
-      await page.addInitScript(CHART_MARKS);
+      const { context, page } = await newLabPage(browser, js);
       // LAB_FROM=URL: first visit this page in the same tab (a warm renderer and HTTP cache, as a
       // person who comes from the station page), then navigate to the measured one.
       if (process.env.LAB_FROM) {

@@ -4,25 +4,15 @@
 // of scripts/lab/serve.ts. LAB_N=8 loads; LAB_JS=0 disables JavaScript; LAB_TRACE=prefix writes a
 // Chromium trace of every load but the first (summarise with python3 scripts/lab/trace-cpu.py).
 import { writeFileSync } from "node:fs";
-import { chromium } from "@playwright/test";
-import { CHART_MARKS, CHROMIUM_ARGS } from "../chart-marks";
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { labSettings, launchLabBrowser, median, newLabPage } from "./lab-browser";
 
 async function main() {
-  const urls = process.argv.slice(2);
-  const n = Number(process.env.LAB_N ?? 8);
-  const js = process.env.LAB_JS !== "0";
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: CHROMIUM_ARGS,
-  });
+  const { urls, n, js } = labSettings(8);
+  const browser = await launchLabBrowser();
   for (const url of urls) {
     const rows: Record<string, number>[] = [];
     for (let i = 0; i < n; i++) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: js });
-      const page = await context.newPage();
-      await page.addInitScript(CHART_MARKS);
+      const { context, page } = await newLabPage(browser, js);
       const trace = process.env.LAB_TRACE && i > 0;
       if (trace) await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "loading", "v8", "v8.execute", "blink", "toplevel", "disabled-by-default-devtools.timeline.frame", "cc", "viz", "gpu", "benchmark", "rail", "navigation", "devtools.timeline.async"] });
       await page.goto(url, { waitUntil: "load" });
