@@ -95,11 +95,16 @@ export function checksErrors(c: ChecksConfig): RuleErrors {
 
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
+/** At most this many "overlaps" messages: finding each one's earlier period costs a scan of the list. */
+const MAX_OVERLAP_MESSAGES = 10;
+
 export function periodsErrors(periods: readonly CurvePeriod[]): string[] {
   if (periods.length === 0) return [RULES.noPeriods];
   const errors: string[] = [];
+  const starts = periods.map((p) => dayOf(p.start_date));
+  const ends = periods.map((p) => dayOf(p.end_date));
   periods.forEach((p, i) => {
-    if (dayOf(p.start_date) > dayOf(p.end_date)) errors.push(RULES.periodOrder(i));
+    if (starts[i] > ends[i]) errors.push(RULES.periodOrder(i));
     if (p.points.length < 2) errors.push(RULES.fewPoints(i));
     const xs = new Set<number>();
     for (const [x] of p.points) {
@@ -110,15 +115,41 @@ export function periodsErrors(periods: readonly CurvePeriod[]): string[] {
       xs.add(x);
     }
   });
-  for (let i = 0; i < periods.length; i++) {
-    for (let j = 0; j < i; j++) {
-      const a = periods[i];
-      const b = periods[j];
-      if (dayOf(a.start_date) <= dayOf(b.end_date) && dayOf(b.start_date) <= dayOf(a.end_date)) {
-        errors.push(RULES.overlap(i, j));
-        break;
-      }
+  errors.push(...overlapErrors(starts, ends));
+  return errors;
+}
+
+/**
+ * "periods[i] overlaps periods[j]" for each period i that overlaps an earlier one, j the first
+ * such. Whether an earlier period overlaps i is a prefix-maximum query (of the ends of the
+ * earlier periods that start by i's end) on a Fenwick tree over the start days, so that a list
+ * of thousands of periods costs milliseconds, not a scan of every pair.
+ */
+function overlapErrors(starts: number[], ends: number[]): string[] {
+  const n = starts.length;
+  const sorted = [...starts].sort((a, b) => a - b);
+  /** How many periods start on or before `day`. */
+  const startingBy = (day: number) => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid] <= day) lo = mid + 1;
+      else hi = mid;
     }
+    return lo;
+  };
+  const tree = new Float64Array(n + 1).fill(-Infinity);
+  const errors: string[] = [];
+  for (let i = 0; i < n && errors.length < MAX_OVERLAP_MESSAGES; i++) {
+    let latestEnd = -Infinity;
+    for (let k = startingBy(ends[i]); k > 0; k -= k & -k) latestEnd = Math.max(latestEnd, tree[k]);
+    if (latestEnd >= starts[i]) {
+      const j = starts.findIndex((s, j) => j < i && s <= ends[i] && starts[i] <= ends[j]);
+      errors.push(RULES.overlap(i, j));
+    }
+    // Equal start days share the rank of the last of them; the prefix of startingBy(day) includes it.
+    for (let k = startingBy(starts[i]); k <= n; k += k & -k) tree[k] = Math.max(tree[k], ends[i]);
   }
   return errors;
 }
