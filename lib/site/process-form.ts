@@ -140,6 +140,12 @@ export function lineMessages(errors: FieldErrors, form: FormData): FieldErrors {
     // The API's period k is the k-th block that is not empty.
     const blocks = periodNumbers(form).filter((n) => ["start_date", "end_date", "points"].some((f) => text(form, `period_${n}_${f}`) !== ""));
     const shown = (k: string) => (blocks[Number(k)] === undefined ? undefined : blocks[Number(k)] + 1);
+    // Each block's line numbers once: a message per bad point line must not re-read the text area.
+    const pointLines = new Map<number, number[]>();
+    const pointLine = (block: number, k: number) => {
+      if (!pointLines.has(block)) pointLines.set(block, lineNumbers(typedText(form, `period_${block}_points`)));
+      return pointLines.get(block)![k];
+    };
     out.periods = errors.periods.map((m) => {
       const overlap = /^periods\[(\d+)\] overlaps periods\[(\d+)\]\.$/.exec(m);
       if (overlap && shown(overlap[1]) && shown(overlap[2])) return `Period ${shown(overlap[1])} overlaps period ${shown(overlap[2])}.`;
@@ -148,7 +154,7 @@ export function lineMessages(errors: FieldErrors, form: FormData): FieldErrors {
       if (!match || block === undefined) return m;
       const period = `Period ${block + 1}`;
       if (match[2] !== undefined) {
-        const line = lineNumbers(typedText(form, `period_${block}_points`))[Number(match[2])];
+        const line = pointLine(block, Number(match[2]));
         return `${period}, line ${line}: ${match[4]}`;
       }
       return `${period}${match[3] ? `, ${match[3]}` : ""}: ${match[4]}`;
