@@ -3,6 +3,7 @@
  * from, their runs through the job queue (kind `replication.run`, one key per source, so that
  * a source's runs never overlap and survive restarts), and detaching a replicated station.
  */
+import { isDatabaseId } from "@/lib/services/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
@@ -84,7 +85,7 @@ export async function lastRun(id: number): Promise<Job | null> {
 }
 
 async function existingSource(actor: Actor, id: number): Promise<SourceRow> {
-  const source = orNotFound(await db().prisma.replicationSource.findUnique({ where: { id } }));
+  const source = orNotFound(isDatabaseId(id) ? await db().prisma.replicationSource.findUnique({ where: { id } }) : null);
   ensureSuperuser(actor);
   return source;
 }

@@ -1,3 +1,4 @@
+import { isDatabaseId } from "@/lib/services/refs";
 import { findAuthUser } from "@/lib/auth/users";
 import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
@@ -236,7 +237,8 @@ export async function synopticWarnings(actor: Actor, groupId: number): Promise<{
 /** Queues a failed warning's e-mail again (its editors, from the manage page). */
 export async function resendWarning(actor: Actor, groupId: number, warningId: number): Promise<void> {
   const group = await editableSynopticGroup(actor, groupId);
-  const warning = await db().prisma.synopticWarning.findFirst({ where: { id: warningId, synopticGroupId: group.id } });
+  // The warning's id comes from a form: anything but a database id names nothing.
+  const warning = isDatabaseId(warningId) ? await db().prisma.synopticWarning.findFirst({ where: { id: warningId, synopticGroupId: group.id } }) : null;
   if (!warning || warning.status !== "failed") throw new NotFound();
   await db().write(async (tx) => {
     await tx.synopticWarning.update({ where: { id: warning.id }, data: { status: "pending" } });
