@@ -51,3 +51,15 @@ export function exactFloatSql(value: number | null): Prisma.Sql {
   if (value === null) return Prisma.sql`NULL`;
   return Prisma.sql`CAST(${String(value)} AS ${Prisma.raw(db().dialect === "sqlite" ? "REAL" : "DOUBLE PRECISION")})`;
 }
+
+/**
+ * The rows of a query over a list of ids, run on slices of at most `IDS_PER_QUERY` of them:
+ * an `IN (…)` of one bound parameter per id fails beyond SQLite's 32,766 and PostgreSQL's
+ * 65,535 parameters, and request bodies can name any number of ids.
+ */
+export const IDS_PER_QUERY = 10_000;
+export async function rowsForIds<T>(ids: readonly number[], query: (slice: number[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await query(ids.slice(i, i + IDS_PER_QUERY))));
+  return rows;
+}

@@ -4,7 +4,7 @@ import { formatPointEwkt } from "@/lib/geo/wkt";
 import { isoMillis, isoSeconds } from "@/lib/services/serialize";
 import { orNotFound } from "@/lib/services/errors";
 import { isDatabaseId } from "@/lib/services/refs";
-import { idListSql, parseIdList } from "@/lib/services/sql";
+import { idListSql, parseIdList, rowsForIds } from "@/lib/services/sql";
 
 /** The station object of api.md §4.1, keys in output order. */
 export interface StationJson {
@@ -123,11 +123,11 @@ export interface StationAccess {
 export async function stationAccesses(ids: number[]): Promise<Map<number, StationAccess>> {
   const valid = [...new Set(ids)].filter(isDatabaseId);
   if (!valid.length) return new Map();
-  const rows = await db().query<{ id: number; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
+  const rows = await rowsForIds(valid, (slice) => db().query<{ id: number; creator_id: number | null; replicated_from: number | null; maintainers: string | null; data_viewers: string | null }>(Prisma.sql`
     SELECT s.id, s.creator_id, s.replicated_from,
       ${idListSql("station_maintainer", "user_id", "station_id", Prisma.sql`s.id`)} AS maintainers,
       ${idListSql("station_data_viewer", "user_id", "station_id", Prisma.sql`s.id`)} AS data_viewers
-    FROM station s WHERE s.id IN (${Prisma.join(valid)})`);
+    FROM station s WHERE s.id IN (${Prisma.join(slice)})`));
   return new Map(rows.map((r) => [r.id, {
     id: r.id, creatorId: r.creator_id, maintainers: parseIdList(r.maintainers), dataViewers: parseIdList(r.data_viewers),
     replicatedFrom: r.replicated_from === null ? null : Number(r.replicated_from),

@@ -5,7 +5,7 @@ import { Conflict, ErrorCollector, NotFound, PermissionDenied, ValidationFailed 
 import { valuesOf, type Given } from "@/lib/services/given";
 import { isDatabaseId } from "@/lib/services/refs";
 import { isoMillis } from "@/lib/services/serialize";
-import { writeExactFloats } from "@/lib/services/sql";
+import { rowsForIds, writeExactFloats } from "@/lib/services/sql";
 import { stationAccesses } from "@/lib/services/stations";
 import {
   SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition, type SynopticStationDefinition,
@@ -170,10 +170,10 @@ async function checkStations(actor: Actor, stations: SynopticStationDefinition[]
   const groupIds = [...new Set(stations.flatMap((s) => s.timeseries_groups.map((g) => g.timeseries_group)))].filter(isDatabaseId);
   const [access, groupRows] = await Promise.all([
     stationAccesses(stationIds),
-    groupIds.length ? db().query<{ id: number; station_id: number; private_series: number }>(Prisma.sql`
+    rowsForIds(groupIds, (slice) => db().query<{ id: number; station_id: number; private_series: number }>(Prisma.sql`
       SELECT g.id, g.station_id,
         (SELECT COUNT(*) FROM timeseries t WHERE t.timeseries_group_id = g.id AND t.publicly_available = ${false}) AS private_series
-      FROM timeseries_group g WHERE g.id IN (${Prisma.join(groupIds)})`) : [],
+      FROM timeseries_group g WHERE g.id IN (${Prisma.join(slice)})`)),
   ]);
   const groups = new Map(groupRows.map((r) => [r.id, r]));
   stations.forEach((s, i) => {

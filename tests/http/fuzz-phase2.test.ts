@@ -317,6 +317,18 @@ describe("synoptic groups and pages", () => {
     }
   });
 
+  it("enormous lists of stations and groups: a 400 with every message, never a 5xx", async () => {
+    const n = 70_000;
+    const r = await http.post("/api/synopticgroups/", { token: u.admin.token, json: {
+      name: "Big", slug: "big", fresh_time_limit: 60,
+      stations: Array.from({ length: n }, (_, i) => ({ station: 1_000_000 + i, timeseries_groups: [{ timeseries_group: 1_000_000 + i }] })),
+    } });
+    expectSane(r, `${n} stations`);
+    expect(r.status, r.text.slice(0, 300)).toBe(400);
+    expect(r.json.stations).toHaveLength(n);
+    expect(r.json.stations[n - 1]).toBe(`stations[${n - 1}].station: Invalid pk "${1_000_000 + n - 1}" - object does not exist.`);
+  });
+
   it("only the creator and superusers change a synoptic group", async () => {
     const before = await db().prisma.synopticGroup.findUnique({ where: { id: ids.synoptic } });
     for (const method of ["PATCH", "PUT", "DELETE"]) {
