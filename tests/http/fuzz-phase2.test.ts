@@ -454,6 +454,9 @@ describe("the services behind the site's forms, given ids as a browser sends the
       await expect(queueRun(admin, id, {}), `queueRun(${id})`).rejects.toBeInstanceOf(NotFound);
     }
     expect(await stationChoices([...HOSTILE_IDS, ids.a].map(Number))).toEqual([expect.objectContaining({ id: ids.a })]);
+    // The synoptic form's station picker sends the ids chosen, as many as the browser likes.
+    const many = Array.from({ length: 70_000 }, (_, i) => 1_000_000 + i);
+    expect(await stationChoices([...many, ids.a])).toEqual([expect.objectContaining({ id: ids.a })]);
   });
 });
 
