@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RequestInput } from "@/lib/http/body";
-import { INVALID_JSON, jsonValue, listOf, objectOf } from "@/lib/http/nested-fields";
+import { INVALID_JSON, jsonValue, listOf, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import {
   boolean, choice, date, integer, MSG, number, pk, text, validateFields, type Field, type FieldSpec, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
@@ -58,10 +58,10 @@ const rangeSpec = () => ({
   soft_upper_bound: number({ nullable: true, default: null }),
 });
 
-const thresholdSpec = () => ({
+const thresholdSpec = sharedSpec(() => ({
   delta_t: stepField(),
   allowed_diff: number({ required: true }),
-});
+}));
 
 const rateOfChangeSpec = () => ({
   symmetric: boolean({ default: false }),
@@ -90,15 +90,17 @@ function stepField(): Field<string> {
   };
 }
 
+const coordinate = sharedSpec(() => number({ required: true }));
+
 function point(value: unknown, at: string): Parsed<[number, number]> {
   const message = `${at}: A point is a pair of numbers [x, y].`;
   if (!Array.isArray(value) || value.length !== 2) return fail(message);
-  const x = number({ required: true }).parse(value[0]);
-  const y = number({ required: true }).parse(value[1]);
+  const x = coordinate().parse(value[0]);
+  const y = coordinate().parse(value[1]);
   return x.ok && y.ok ? ok([x.value!, y.value!]) : fail(message);
 }
 
-const periodSpec = () => ({
+const periodSpec = sharedSpec(() => ({
   start_date: date({ required: true, nullable: false }),
   end_date: date({ required: true, nullable: false }),
   points: {
@@ -106,7 +108,7 @@ const periodSpec = () => ({
     parse: (raw: unknown) => listOf(raw, point),
     schema: z.array(z.tuple([z.number(), z.number()])),
   } as Field<[number, number][]>,
-});
+}));
 
 export const commonProcessFields = () => ({
   type: choice(PROCESS_TYPES, { required: true }),

@@ -4,7 +4,7 @@ import { pythonTypeName, type RequestInput } from "@/lib/http/body";
 import {
   boolean, choice, integer, MSG, number, parsePk, text, validatedFields, type Field, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
-import { listOf, nestedField, objectOf } from "@/lib/http/nested-fields";
+import { listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { SynopticStationsSchema } from "@/lib/api/schemas";
 import {
@@ -22,21 +22,21 @@ const fail = <T>(...errors: string[]): Parsed<T> => ({ ok: false, errors });
 /** A reference inside a nested object; its existence is checked by the service. */
 const reference = (): Field<number> => ({ required: true, parse: parsePk, schema: z.int() });
 
-const thresholdSpec = () => ({
+const thresholdSpec = sharedSpec(() => ({
   delta_t: text({ required: true, blank: false }),
   allowed_diff: number({ required: true }),
-});
+}));
 
-const rateOfChangeSpec = () => ({
+const rateOfChangeSpec = sharedSpec(() => ({
   symmetric: boolean({ default: false }),
   thresholds: {
     required: true,
     parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, thresholdSpec(), at)),
     schema: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })),
   } as Field<SynopticRateOfChange["thresholds"]>,
-});
+}));
 
-const seriesSpec = () => ({
+const seriesSpec = sharedSpec(() => ({
   timeseries_group: reference(),
   title: text({ max: 50 }),
   subtitle: text({ max: 50 }),
@@ -50,9 +50,9 @@ const seriesSpec = () => ({
     parse: (raw: unknown) => (raw === null ? ok(null) : objectOf(raw, rateOfChangeSpec())),
     schema: z.object({ symmetric: z.boolean(), thresholds: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })) }).nullable(),
   } as Field<SynopticRateOfChange | null>,
-});
+}));
 
-const stationSpec = () => ({
+const stationSpec = sharedSpec(() => ({
   station: reference(),
   timeseries_groups: {
     required: false,
@@ -60,7 +60,7 @@ const stationSpec = () => ({
     parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, seriesSpec(), at) as Parsed<SynopticSeriesDefinition>),
     schema: z.array(z.object({})),
   } as Field<SynopticSeriesDefinition[]>,
-});
+}));
 
 /**
  * The rules of each series that parses, in a list that does not parse as a whole: a body refused

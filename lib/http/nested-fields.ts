@@ -92,3 +92,12 @@ export function nestedField<T>(name: string, parse: (value: unknown) => Parsed<T
     schema,
   };
 }
+
+/**
+ * A nested object's field spec, built on first use and then shared: building the fields (and
+ * their schemas) again for each item of a long list cost far more than parsing the items.
+ */
+export function sharedSpec<S>(build: () => S): () => S {
+  let spec: S | undefined;
+  return () => (spec ??= build());
+}
