@@ -28,3 +28,25 @@ test.describe("at a phone's width", () => {
     await noHorizontalScroll(page);
   });
 });
+
+test("the upload's dry run shows its range as the page shows the stored records: in the station's zone", async ({ page }) => {
+  const admin = unique("walkadmin");
+  createUser(admin, PASSWORD, { superuser: true });
+  await signIn(page, admin);
+  // Arta's display zone is Etc/GMT-2 (UTC+02:00).
+  const stations = (await (await page.request.get("/api/stations/?q=Arta")).json()).results as { id: number; name: string; display_timezone: string }[];
+  const arta = stations.find((s) => s.name === "Arta")!;
+  expect(arta.display_timezone).toBe("Etc/GMT-2");
+  const groups = (await (await page.request.get(`/api/stations/${arta.id}/timeseriesgroups/`)).json()).results as { id: number; name: string }[];
+  const group = groups.find((g) => g.name === "Air temperature")!;
+  const series = (await (await page.request.get(`/api/stations/${arta.id}/timeseriesgroups/${group.id}/timeseries/`)).json()).results as { id: number; type: string }[];
+  const initial = series.find((s) => s.type === "Initial")!;
+
+  await open(page, `/manage/stations/${arta.id}/timeseriesgroups/${group.id}/timeseries/${initial.id}/upload/`);
+  await expect(page.getByText(/Stored now: .* \(UTC\+02:00\)\./)).toBeVisible();
+  await page.getByLabel("pasted text").check();
+  await page.getByRole("textbox", { name: "Records" }).fill("2026-01-01 00:00,12.5,\n2026-01-01 00:10,12.9,\n");
+  await page.getByRole("button", { name: "Check (nothing is stored)" }).click();
+  // Typed in the station's zone; read back the same way, not as "2025-12-31T22:00:00Z (UTC)".
+  await expect(page.locator(".upload-outcome .message")).toContainText("2 records, from 2026-01-01 00:00 to 2026-01-01 00:10 (UTC+02:00). Nothing has been stored yet.");
+});
