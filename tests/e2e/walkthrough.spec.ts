@@ -50,3 +50,17 @@ test("the upload's dry run shows its range as the page shows the stored records:
   // Typed in the station's zone; read back the same way, not as "2025-12-31T22:00:00Z (UTC)".
   await expect(page.locator(".upload-outcome .message")).toContainText("2 records, from 2026-01-01 00:00 to 2026-01-01 00:10 (UTC+02:00). Nothing has been stored yet.");
 });
+
+test("a bad early-warning address on the synoptic form is named as typed, not by its place in a list", async ({ page }) => {
+  const admin = unique("walkadmin");
+  createUser(admin, PASSWORD, { superuser: true });
+  await signIn(page, admin);
+  await open(page, "/manage/synoptic/new/");
+  await page.getByLabel("Name", { exact: true }).fill("Walk");
+  await page.getByLabel("Slug").fill(unique("walk"));
+  await page.getByLabel("Early warning e-mails").fill("duty@example.com\nnot-an-address");
+  await page.getByRole("button", { name: "Create synoptic group" }).click();
+  await expect(page.locator("#early_warning_emails-errors")).toHaveText("“not-an-address”: Enter a valid email address.");
+  // Nothing typed is lost.
+  await expect(page.getByLabel("Early warning e-mails")).toHaveValue("duty@example.com\nnot-an-address");
+});
