@@ -27,6 +27,22 @@ test.describe("at a phone's width", () => {
     await expect(page.locator("pre", { hasText: "npm run replicate" })).toBeVisible();
     await noHorizontalScroll(page);
   });
+
+  test("a user's rights on the users list stay together beside their label", async ({ page }) => {
+    const admin = unique("walkadmin");
+    createUser(admin, PASSWORD, { superuser: true });
+    await signIn(page, admin);
+    await open(page, `/manage/users/?q=${admin}`);
+    const rights = page.locator("tr", { has: page.getByRole("link", { name: admin }) }).locator("td[data-label='Rights']");
+    const [superuser, adds] = await Promise.all([rights.getByText("superuser").boundingBox(), rights.getByText("adds stations").boundingBox()]);
+    // Both in the value's column: the second badge no longer falls under the label.
+    expect(Math.abs(adds!.x - superuser!.x)).toBeLessThan(2);
+    // A long e-mail address wraps instead of being cut off.
+    const email = rights.locator("xpath=preceding-sibling::td[@data-label='E-mail']");
+    await expect(email).toHaveText(`${admin}@example.com`);
+    expect(await email.evaluate((td) => td.scrollWidth - td.clientWidth)).toBeLessThanOrEqual(0);
+    await noHorizontalScroll(page);
+  });
 });
 
 test("the upload's dry run shows its range as the page shows the stored records: in the station's zone", async ({ page }) => {
