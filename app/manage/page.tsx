@@ -38,14 +38,25 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
       <ManageHeader crumbs={[]} title="Manage" lead={`Logged in as ${user.username}${superuser ? " (administrator)" : ""}`}
         actions={canCreateStation(user) ? <Link className="button" href={managePaths.newStation}>New station</Link> : undefined} />
       <Done code={params.done} />
-      {superuser && (
-        <nav className="card admin-links" aria-label="Administration">
-          <Link href={managePaths.lookups}>Lookups</Link>
-          <span className="muted small">station types, variables, units, owners…</span>
-          <Link href={managePaths.users}>Users</Link>
-          <span className="muted small">accounts and their rights</span>
-        </nav>
-      )}
+      {/* The other management pages are reached from here: synoptic groups by anyone logged in, the rest by superusers. */}
+      <nav className="card admin-links" aria-label="Administration">
+        {superuser && (
+          <>
+            <Link href={managePaths.lookups}>Lookups</Link>
+            <span className="muted small">station types, variables, units, owners…</span>
+            <Link href={managePaths.users}>Users</Link>
+            <span className="muted small">accounts and their rights</span>
+          </>
+        )}
+        <Link href={managePaths.synoptic}>Synoptic groups</Link>
+        <span className="muted small">latest values of chosen stations, and alarm e-mails</span>
+        {superuser && (
+          <>
+            <Link href={managePaths.replication}>Replication</Link>
+            <span className="muted small">stations copied from other instances</span>
+          </>
+        )}
+      </nav>
       <div className="manage-columns">
         <Section id="stations" title={superuser ? "Stations" : "Your stations"}>
           <form className="inline-search" role="search" method="get" action="/manage/">

@@ -6,6 +6,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
 import { useHydrated } from "@/components/site/useHydrated";
+import { formatDateTime, offsetLabel } from "@/lib/site/time";
 
 /**
  * The upload page's form (management.md §2): a file or pasted text, its time zone and mode. Step 1
@@ -18,6 +19,8 @@ import { useHydrated } from "@/components/site/useHydrated";
 export interface UploadFormProps {
   apiPath: string;
   defaultZone: string;
+  /** Minutes east of UTC in which the page shows the stored records' range: the dry run's range is shown alike. */
+  displayOffset: number;
   chartHref: string;
   maxBytes: number;
   /** The group's processes in the API, and in words by id. */
@@ -32,6 +35,12 @@ type Outcome =
 
 const ZONES = ["UTC", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT+1", "Europe/Athens", "Europe/London", "Europe/Berlin"];
 const FIRST_LINES = 8;
+
+/** "2026-01-01 00:00 to 2026-01-01 00:20 (UTC+02:00)": the API's UTC range as the page shows the stored one. */
+function rangeText(start: string, end: string, offset: number): string {
+  const at = (iso: string) => formatDateTime(Date.parse(iso) / 1000, offset);
+  return `${at(start)} to ${at(end)} (${offsetLabel(offset)})`;
+}
 
 /** The csrftoken cookie, created when the browser has none yet (the API compares it with the header). */
 function csrfToken(): string {
@@ -70,7 +79,7 @@ async function firstLines(source: File | string): Promise<string[]> {
   return text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "").slice(0, FIRST_LINES);
 }
 
-export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
+export default function UploadForm({ apiPath, defaultZone, displayOffset, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -204,7 +213,7 @@ export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes, 
           <div className="message" role="status">
             {outcome.count === 0 ? <p>There are no records in it: nothing to store.</p> : (
               <>
-                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>, from <strong>{outcome.start}</strong> to <strong>{outcome.end}</strong> (UTC). Nothing has been stored yet.</p>
+                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. Nothing has been stored yet.</p>
                 <p className="small">The first lines:</p>
                 <pre className="first-lines">{outcome.lines.join("\n")}</pre>
               </>
@@ -213,7 +222,7 @@ export default function UploadForm({ apiPath, defaultZone, chartHref, maxBytes, 
         )}
         {outcome?.kind === "stored" && (
           <div className="message success" role="status">
-            <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start ? `, from ${outcome.start} to ${outcome.end} (UTC)` : ""}.</p>
+            <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}.</p>
             <p><Link href={chartHref}>See the chart</Link></p>
             {Object.keys(processes).length > 0 && <UploadRuns processesApi={processesApi} descriptions={processes} storedAt={outcome.at} />}
           </div>

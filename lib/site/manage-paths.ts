@@ -12,6 +12,8 @@ export const managePaths = {
   lookup: (name: string) => `/manage/lookups/${name}/`,
   lookupObject: (name: string, id: number) => `/manage/lookups/${name}/${id}/`,
   users: "/manage/users/",
+  synoptic: "/manage/synoptic/",
+  replication: "/manage/replication/",
   user: (id: number) => `/manage/users/${id}/`,
 };
 

@@ -489,6 +489,15 @@ describe("process forms: threshold lines and pasted curve points (processing.md 
     expect(checks.rate_of_change_check).toEqual({ symmetric: true, remove_failing_values: false, thresholds: [{ delta_t: "10min", allowed_diff: 7.3 }, { delta_t: "1h", allowed_diff: 15.5 }] });
   });
 
+  it("once a group has checks, its page no longer offers \"Add checks\" (at most one per group), but still the other kinds", async () => {
+    const t = await stationTree();
+    const formsOfPage = async () => [...formsOf((await site().page(groupPage(t), editor.cookie)).text, groupPage(t)).keys()].filter((k) => k.endsWith(" process"));
+    expect(await formsOfPage()).toEqual(["New checks process", "New aggregation process", "New curve interpolation process"]);
+    const form = await site().form(groupPage(t), editor.cookie, "New checks process");
+    expectLanded(await post(form, { range_lower_bound: "-10", range_upper_bound: "50" }, editor), /\/processes\/\d+\/\?done=process-created$/);
+    expect(await formsOfPage()).toEqual(["New aggregation process", "New curve interpolation process"]);
+  });
+
   it("checks: the API's messages about threshold lines, told by line number; the lines kept; nothing saved", async () => {
     const t = await stationTree();
     const form = await site().form(groupPage(t), editor.cookie, "New checks process");

@@ -88,3 +88,17 @@ describe("/manage/: processes whose last run failed", () => {
     }
   });
 });
+
+describe("/manage/: links to the other management pages", () => {
+  const links = (html: string) => /<nav[^>]*aria-label="Administration"[^>]*>([\s\S]*?)<\/nav>/.exec(html)?.[1].match(/href="[^"]*"/g) ?? [];
+
+  it("anyone logged in reaches the synoptic groups; superusers also lookups, users and replication", async () => {
+    const plain = await f.user();
+    const plainHome = await siteForms(s.server.url).page("/manage/", await login(plain));
+    expect(plainHome.status).toBe(200);
+    expect(links(plainHome.text)).toEqual(['href="/manage/synoptic/"']);
+    const admin = await f.user({ superuser: true });
+    const adminHome = await siteForms(s.server.url).page("/manage/", await login(admin));
+    expect(links(adminHome.text)).toEqual(['href="/manage/lookups/"', 'href="/manage/users/"', 'href="/manage/synoptic/"', 'href="/manage/replication/"']);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { redirect } from "next/navigation";
+import { forbidden, redirect } from "next/navigation";
 import { isSuperuser } from "@/lib/auth/permissions";
 import { jobHistory } from "@/lib/jobs/queue";
 import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
@@ -36,14 +36,8 @@ function interval(seconds: number): string {
 export default async function ReplicationPage() {
   const user = await currentUser();
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent("/manage/replication/")}`);
-  if (!isSuperuser(user)) {
-    return (
-      <div className="page narrow-wide">
-        <header className="page-header"><h1>Replication</h1></header>
-        <div className="message error" role="alert">Only superusers may manage replication.</div>
-      </div>
-    );
-  }
+  // A page the user may not use answers 403 (management.md §1), as the other superuser pages do.
+  if (!isSuperuser(user)) forbidden();
   const sources = await sourcesPage(user, 0, await countSources(user));
   const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
   return (

@@ -31,14 +31,37 @@ const text = (form: FormData, name: string) => {
   return typeof v === "string" ? v : "";
 };
 
-/** The form's fields as the API reads them: the addresses typed one per line (or separated by commas) become a list. */
+/** The addresses typed one per line (or separated by commas) in the form. */
+function typedEmails(form: FormData): string[] {
+  return text(form, "early_warning_emails").split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
+}
+
+/** The form's fields as the API reads them: the typed addresses become a list. */
 function apiInput(form: FormData): RequestInput {
   const data = new FormData();
   for (const name of ["name", "slug", "display_timezone", "fresh_time_limit", "stations"]) data.set(name, text(form, name));
-  const emails = text(form, "early_warning_emails").split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
+  const emails = typedEmails(form);
   if (emails.length) for (const e of emails) data.append("early_warning_emails", e);
   else data.set("early_warning_emails", "");
   return RequestInput.formData(data);
+}
+
+/**
+ * The API names a bad address by its place in the list ("early_warning_emails[0]: Enter a valid
+ * email address."); the form's user typed text, not a list, so the message names the address.
+ */
+function emailMessages(errors: Record<string, string[]>, form: FormData): Record<string, string[]> {
+  const messages = errors.early_warning_emails;
+  if (!messages) return errors;
+  const emails = typedEmails(form);
+  return {
+    ...errors,
+    early_warning_emails: messages.map((m) => {
+      const match = /^early_warning_emails\[(\d+)\]: (.*)$/.exec(m);
+      const address = match ? emails[Number(match[1])] : undefined;
+      return address === undefined ? m : `“${address}”: ${match![2]}`;
+    }),
+  };
 }
 
 export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData): Promise<SynopticFormState> {
@@ -59,7 +82,7 @@ export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData
     if (error instanceof NotFound) return { errors: { form: ["This synoptic group has been deleted."] } };
     const errors = formErrors(error);
     if (!errors) throw error;
-    return { errors };
+    return { errors: emailMessages(errors, form) };
   }
   redirect(`/manage/synoptic/${id}/?saved=1`);
 }

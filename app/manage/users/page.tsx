@@ -39,12 +39,17 @@ export default async function UsersPage({ searchParams }: { searchParams: Search
               {data.users.map((u) => (
                 <tr key={u.id}>
                   <th scope="row"><Link href={managePaths.user(u.id)}>{u.username}</Link></th>
-                  <td data-label="Name">{`${u.firstName} ${u.lastName}`.trim()}</td>
-                  <td data-label="E-mail">{u.email}</td>
+                  <td data-label="Name">{`${u.firstName} ${u.lastName}`.trim() || "—"}</td>
+                  <td data-label="E-mail">{u.email || "—"}</td>
+                  {/* One child: at a phone's width the cell is a grid of its label and its value, so the badges stay together. */}
                   <td data-label="Rights">
-                    {!u.isActive && <span className="badge">inactive</span>}
-                    {u.isSuperuser && <span className="badge">superuser</span>}
-                    {u.canAddStations && <span className="badge">adds stations</span>}
+                    {u.isActive && !u.isSuperuser && !u.canAddStations ? "—" : (
+                      <span>
+                        {!u.isActive && <span className="badge">inactive</span>}{" "}
+                        {u.isSuperuser && <span className="badge">superuser</span>}{" "}
+                        {u.canAddStations && <span className="badge">adds stations</span>}
+                      </span>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -115,7 +115,8 @@ export default async function ManageGroupPage({ params, searchParams }: { params
             </li>
           ))}
         </ul>
-        {(["checks", "aggregation", "curve_interpolation"] as const).map((type) => (
+        {/* A group has at most one checks process (processing.md §1): no "Add checks" once it has one. */}
+        {(["checks", "aggregation", "curve_interpolation"] as const).filter((type) => type !== "checks" || !processes.some((p) => p.row.definition.type === "checks")).map((type) => (
           <details key={type} className="add-form">
             <summary>{type === "checks" ? "Add checks" : type === "aggregation" ? "Add an aggregation" : "Add a curve interpolation"}</summary>
             <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={`New ${type.replace("_", " ")} process`}

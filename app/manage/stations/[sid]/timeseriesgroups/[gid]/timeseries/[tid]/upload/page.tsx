@@ -44,7 +44,7 @@ export default async function UploadPage({ params }: { params: Params }) {
           {s.recordCount > 0 && <> <Link href={chartHref}>Chart</Link></>}
         </p>
         <noscript><p className="message error">Uploading needs JavaScript (it shows the dry run and the upload&apos;s progress). The API takes the same upload: <code>POST {seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
-        <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} chartHref={chartHref} maxBytes={settings().maxUploadSize}
+        <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} displayOffset={offset} chartHref={chartHref} maxBytes={settings().maxUploadSize}
           processesApi={`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`} processes={Object.fromEntries(processes.map((p) => [p.row.id, p.description]))} />
       </section>
     </div>
