@@ -21,6 +21,8 @@ export type Json = Record<string, unknown>;
 
 const UTC = resolveTimeZone("UTC")!;
 const PAGE_SIZE = 1000;
+/** Redirects followed within the source (fetch follows 20). */
+const MAX_REDIRECTS = 10;
 
 /** The site root of a source URL: http(s), no query, no trailing slash (nor a trailing /api). */
 export function normalizeSourceUrl(text: string): string | null {
@@ -91,14 +93,42 @@ export class Remote {
     }
   }
 
+  /**
+   * Sends a request, following redirects only within the source's origin: the login's password
+   * and the token go nowhere else (a 307 or 308 to another host would re-send the body there).
+   * A redirect elsewhere (another host, or http to https) fails, naming where it points.
+   */
   private async send(method: string, url: string, body?: string, signal = AbortSignal.timeout(this.timeoutMs)): Promise<Response> {
-    try {
-      return await fetch(url, {
-        method, body, signal, redirect: "follow",
-        headers: this.headers(body !== undefined ? { "Content-Type": "application/json" } : {}),
-      });
-    } catch (error) {
-      throw this.failure(method, url, error);
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      let response: Response;
+      try {
+        response = await fetch(target, {
+          method, body, signal, redirect: "manual",
+          headers: this.headers(body !== undefined ? { "Content-Type": "application/json" } : {}),
+        });
+      } catch (error) {
+        throw this.failure(method, url, error);
+      }
+      const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+      if (location === null) return response;
+      await response.body?.cancel().catch(() => undefined);
+      let next: URL;
+      try {
+        next = new URL(location, target);
+      } catch {
+        throw new SourceError(`${method} ${url}: the source redirects to an invalid address`);
+      }
+      if (next.origin !== new URL(target).origin) {
+        throw new SourceError(`${method} ${url}: the source redirects to ${next.origin}; set the source's URL to the site it redirects to`);
+      }
+      if (hop >= MAX_REDIRECTS) throw new SourceError(`${method} ${url}: too many redirects`);
+      // As fetch does: a 303, or a 301/302 of a POST, continues as a GET without the body.
+      if (response.status === 303 || (method === "POST" && (response.status === 301 || response.status === 302))) {
+        method = "GET";
+        body = undefined;
+      }
+      target = next.toString();
     }
   }
 

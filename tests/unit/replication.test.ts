@@ -1,9 +1,11 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { ZipArchive } from "archiver";
 import { describe, expect, it } from "vitest";
 import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import { normalizeSourceUrl, parseCsv, zipMember } from "@/lib/replication/remote";
+import { normalizeSourceUrl, parseCsv, Remote, SourceError, zipMember } from "@/lib/replication/remote";
 import { variableDescr } from "@/lib/replication/run";
 
 const UTC = resolveTimeZone("UTC")!;
@@ -82,5 +84,53 @@ describe("the source's answers", () => {
     expect(parseCsv(csv)).toEqual([["id", "Remarks", "Number of records"], ["7", 'two\r\nlines, and "quotes"', "1051200"], ["8", "", "0"]]);
     expect(zipMember(Buffer.concat(chunks), "missing.csv")).toBeNull();
     expect(zipMember(Buffer.from("not a zip"), "timeseries.csv")).toBeNull();
+  });
+});
+
+describe("Remote's redirects", () => {
+  /** A server answering with `answer`, recording each request's method, path and body. */
+  async function serve(answer: (method: string, path: string) => { status: number; headers?: Record<string, string>; body?: string }) {
+    const seen: { method: string; path: string; body: string }[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        seen.push({ method: req.method!, path: req.url!, body });
+        const a = answer(req.method!, req.url!);
+        res.writeHead(a.status, { "Content-Type": "application/json", ...a.headers });
+        res.end(a.body ?? "");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((r) => server.close(r)) };
+  }
+
+  it("never sends the login's password to another origin (a 307 elsewhere fails, naming it)", async () => {
+    const elsewhere = await serve(() => ({ status: 200, body: '{"key":"stolen"}' }));
+    const source = await serve(() => ({ status: 307, headers: { Location: `${elsewhere.url}/api/auth/login/` } }));
+    try {
+      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000);
+      const failure = await remote.open().catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(SourceError);
+      expect((failure as Error).message).toContain(`redirects to ${elsewhere.url}`);
+      expect(elsewhere.seen).toEqual([]);
+    } finally {
+      await source.close();
+      await elsewhere.close();
+    }
+  });
+
+  it("follows redirects within the source, keeping a 307's body", async () => {
+    const source = await serve((method, path) => (path === "/api/auth/login/"
+      ? { status: 307, headers: { Location: "/api/v2/auth/login/" } }
+      : { status: 200, body: '{"key":"abc"}' }));
+    try {
+      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000);
+      await remote.open();
+      expect(source.seen.map((r) => [r.method, r.path])).toEqual([["POST", "/api/auth/login/"], ["POST", "/api/v2/auth/login/"]]);
+      expect(JSON.parse(source.seen[1].body)).toEqual({ username: "alice", password: "secret" });
+    } finally {
+      await source.close();
+    }
   });
 });
