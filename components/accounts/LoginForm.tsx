@@ -1,13 +1,21 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useActionState, useState, type FormEvent } from "react";
+import { logInWithoutScript } from "@/app/accounts/login/actions";
 import { signInWithCredentials } from "@/components/accounts/nextauth-client";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { safeNextPath } from "@/lib/site/paths";
 import { useHydrated } from "@/components/site/useHydrated";
 
+/**
+ * With JavaScript the form logs in through next-auth (and stays on the page on a refusal); without
+ * it, the browser posts it to a server action that does the same (app/accounts/login/actions.ts).
+ */
 export default function LoginForm({ next, initialError }: { next: string; initialError: string | null }) {
-  const [error, setError] = useState<string | null>(initialError);
+  // The server action's outcome (a refusal without JavaScript), then the script's own.
+  const [posted, postAction] = useActionState(logInWithoutScript, { error: initialError, username: "" });
+  const [scriptError, setError] = useState<string | null | undefined>(undefined);
+  const error = scriptError === undefined ? posted.error : scriptError;
   const [busy, setBusy] = useState(false);
   const live = useHydrated();
 
@@ -33,14 +41,15 @@ export default function LoginForm({ next, initialError }: { next: string; initia
   }
 
   return (
-    <form className="stacked-form" onSubmit={submit} method="post" action="/accounts/login/" data-client="" data-hydrated={live || undefined}>
+    <form className="stacked-form" onSubmit={submit} action={postAction} data-client="" data-hydrated={live || undefined}>
+      <input type="hidden" name="next" value={next} />
       {error && (
         <div className="form-errors" role="alert">
           <p>{error}</p>
         </div>
       )}
       <label htmlFor="login-username">Username or e-mail address</label>
-      <input id="login-username" name="username" type="text" autoComplete="username" autoCapitalize="none" spellCheck={false} required autoFocus />
+      <input id="login-username" name="username" type="text" defaultValue={posted.username} autoComplete="username" autoCapitalize="none" spellCheck={false} required autoFocus />
       <label htmlFor="login-password">Password</label>
       <input id="login-password" name="password" type="password" autoComplete="current-password" required />
       <button type="submit" disabled={busy}>{busy ? "Logging in…" : "Log in"}</button>

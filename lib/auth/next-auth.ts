@@ -14,11 +14,19 @@ export const SITE_AUTH_BASE = "/accounts/auth";
 /** A thrown message of authorize() becomes the `error` parameter of the login page. */
 export const THROTTLED_PREFIX = "Throttled:";
 
+/** How long a site session's cookie lasts (its site_session row ends it sooner). */
+export const SESSION_MAX_AGE = 14 * 24 * 3600;
+
+/** next-auth's session cookie: a __Secure- one when the site is served over HTTPS (its useSecureCookies). */
+export function sessionCookieName(secure: boolean): string {
+  return `${secure ? "__Secure-" : ""}next-auth.session-token`;
+}
+
 export function nextAuthOptions(secure: boolean): NextAuthOptions {
   return {
     secret: secretKey(),
     useSecureCookies: secure,
-    session: { strategy: "jwt", maxAge: 14 * 24 * 3600 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE },
     pages: { signIn: "/accounts/login/", signOut: "/accounts/logout/", error: "/accounts/login/" },
     providers: [
       CredentialsProvider({

@@ -47,6 +47,28 @@ test("log in (by username and by e-mail), back to the page that asked, then log 
   await expect(header(page)).toContainText(username);
 });
 
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the login form works: a refusal keeps the username, then the right password logs in and returns to the page that asked", async ({ page }) => {
+    const username = unique("nojs");
+    createUser(username, "nojs-password-1");
+    await page.goto("/accounts/login/?next=%2Faccounts%2Fprofile%2F");
+    await page.getByLabel("Username or e-mail address").fill(username);
+    await page.getByLabel("Password", { exact: true }).fill("wrong-password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect(alertBox(page)).toHaveText("Unable to log in with provided credentials.");
+    await expect(page.getByLabel("Username or e-mail address")).toHaveValue(username);
+    await expect(header(page).getByRole("link", { name: "Log in" })).toBeVisible();
+
+    await page.getByLabel("Password", { exact: true }).fill("nojs-password-1");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect(page).toHaveURL(at("/accounts/profile/"));
+    await expect(header(page)).toContainText(username);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  });
+});
+
 test("a throttled login says when to try again", async ({ page }) => {
   await page.route("**/accounts/auth/callback/credentials", (route) =>
     route.fulfill({ json: { url: "http://127.0.0.1/accounts/login/?error=Throttled%3A125" } }));
