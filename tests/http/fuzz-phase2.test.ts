@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findAuthUser } from "@/lib/auth/users";
-import { db, Prisma } from "@/lib/db";
+import { db } from "@/lib/db";
 import { queueRun } from "@/lib/replication/sources";
 import { NotFound } from "@/lib/services/errors";
 import { resendWarning } from "@/lib/services/synoptic-alarms";
@@ -9,6 +9,7 @@ import { deleteSynopticGroup } from "@/lib/services/synoptic-groups";
 import { stationChoices } from "@/lib/services/synoptic-pages";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { expectEverySeriesWhole } from "@/tests/support/series-whole";
 import { processesApi, runsSettled } from "@/tests/support/processes";
 import { startServer, type TestServer } from "@/tests/support/server";
 
@@ -485,12 +486,6 @@ describe("station activity", () => {
 describe("afterwards", () => {
   it("every series is whole: its summary matches its records", async () => {
     await runsSettled(60_000);
-    const series = await db().prisma.timeseries.findMany();
-    for (const t of series) {
-      const [{ n, last }] = await db().query<{ n: number; last: number | null }>(Prisma.sql`
-        SELECT COUNT(*) AS n, MAX(timestamp) AS last FROM timeseries_record WHERE timeseries_id = ${t.id}`);
-      expect(Number(n), `series ${t.id}`).toBe(t.recordCount);
-      expect(last === null ? null : Number(last)).toBe(t.lastTimestamp === null ? null : Number(t.lastTimestamp));
-    }
+    await expectEverySeriesWhole();
   });
 });

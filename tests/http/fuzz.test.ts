@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync, statSync } from "node:fs";
-import { db, Prisma } from "@/lib/db";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { expectEverySeriesWhole } from "@/tests/support/series-whole";
 import { startServer, type TestServer } from "@/tests/support/server";
 
 /**
@@ -147,13 +147,7 @@ describe("hostile bodies", () => {
   });
 
   it("left every series whole: its summary matches its records", async () => {
-    const series = await db().prisma.timeseries.findMany();
-    for (const t of series) {
-      const [{ n, last }] = await db().query<{ n: number; last: number | null }>(Prisma.sql`
-        SELECT COUNT(*) AS n, MAX(timestamp) AS last FROM timeseries_record WHERE timeseries_id = ${t.id}`);
-      expect(Number(n), `series ${t.id}`).toBe(t.recordCount);
-      expect(last === null ? null : Number(last)).toBe(t.lastTimestamp === null ? null : Number(t.lastTimestamp));
-    }
+    await expectEverySeriesWhole();
   });
 
   it("kept uploaded files inside the media directory, under generated names", async () => {
