@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { FORBIDDEN_TITLE } from "@/lib/site/manage-guard";
 
-export const metadata: Metadata = { title: "Not allowed" };
+export const metadata: Metadata = { title: FORBIDDEN_TITLE };
 
 /** 403 (management.md §1): a page the user may not use. */
 export default function Forbidden() {

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { NOT_FOUND_TITLE } from "@/lib/site/manage-guard";
 
-export const metadata: Metadata = { title: "Page not found" };
+export const metadata: Metadata = { title: NOT_FOUND_TITLE };
 
 export default function NotFound() {
   return (

@@ -1,4 +1,6 @@
+import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
+import { NotFound } from "@/lib/services/errors";
 import { isoMillis } from "@/lib/services/serialize";
 
 /**
@@ -100,6 +102,14 @@ export function lookupReaders(): Record<LookupName, LookupReader> {
       },
     },
   };
+}
+
+/** A lookup object for the management pages' forms (superusers): NotFound first, then PermissionDenied. */
+export async function lookupForAdmin(actor: Actor, name: LookupName, id: number): Promise<Record<string, unknown>> {
+  const json = await lookupReaders()[name].get(id);
+  if (!json) throw new NotFound();
+  ensureSuperuser(actor);
+  return json as Record<string, unknown>;
 }
 
 export const LOOKUP_NAMES = ["stationtypes", "eventtypes", "variables", "filetypes", "organizations", "persons", "units", "gareas"] as const;

@@ -1,6 +1,12 @@
+import type { Metadata } from "next";
 import { forbidden, notFound, redirect } from "next/navigation";
+import { ensureSuperuser } from "@/lib/auth/permissions";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
+import { lookupForAdmin } from "@/lib/services/lookups";
+import { editableStation } from "@/lib/services/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
+import { lookupOf } from "@/lib/site/lookup-forms";
+import { pathId } from "@/lib/site/pages";
 
 /**
  * Rights on the management pages (management.md §1): anonymous users go to the login page, which
@@ -11,6 +17,48 @@ export async function manageUser(path: string): Promise<SiteUser> {
   const user = await currentUser();
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent(path)}`);
   return user;
+}
+
+/** The titles of the 403 and 404 pages (app/forbidden.tsx, app/not-found.tsx). */
+export const FORBIDDEN_TITLE = "Not allowed";
+export const NOT_FOUND_TITLE = "Page not found";
+
+/**
+ * A management page's metadata: its own title, or the 403 or 404 page's for a user the page
+ * refuses. Next takes the <title> from the page's metadata even when the page renders
+ * forbidden.tsx or not-found.tsx, so the browser's tab would name a page (or an object) the
+ * user may not see. `check` asks the page's question with the services' checks (NotFound,
+ * PermissionDenied); anonymous users keep the page's title, as they are sent to the login page.
+ */
+export async function manageMetadata(title: string, check: (user: SiteUser) => unknown): Promise<Metadata> {
+  const user = await currentUser();
+  if (!user) return { title };
+  try {
+    await check(user);
+    return { title };
+  } catch (error) {
+    if (error instanceof NotFound) return { title: NOT_FOUND_TITLE };
+    if (error instanceof PermissionDenied) return { title: FORBIDDEN_TITLE };
+    throw error;
+  }
+}
+
+/** The metadata of a page of a station's (its editors'), by the path's `sid`. */
+export async function stationPageMetadata(title: string, params: Promise<{ sid: string }>): Promise<Metadata> {
+  const { sid } = await params;
+  return manageMetadata(title, (user) => editableStation(user, pathId(sid) ?? 0));
+}
+
+/** The metadata of a page for superusers only (lookups, users, replication). */
+export function superuserPageMetadata(title: string): Promise<Metadata> {
+  return manageMetadata(title, ensureSuperuser);
+}
+
+/** The metadata of a page of one lookup object (superusers), by the path's `lookup` and `id`. */
+export async function lookupObjectPageMetadata(title: string, params: Promise<{ lookup: string; id: string }>): Promise<Metadata> {
+  const { lookup, id } = await params;
+  const name = lookupOf(lookup);
+  return name ? manageMetadata(title, (user) => lookupForAdmin(user, name, pathId(id) ?? 0)) : { title: NOT_FOUND_TITLE };
 }
 
 /** Loads what a page shows with the services' checks, turning their refusals into the page's answer. */

@@ -247,10 +247,13 @@ for (const size of SIZES) {
       const outsider = await newPage(browser, size.viewport);
       await signIn(outsider, other, PASSWORD);
       await expect(outsider.getByRole("link", { name: "Manage" })).toBeVisible();
-      for (const path of [`/manage/stations/${sid}/`, `/manage/stations/${sid}/timeseriesgroups/${gid}/`, `/manage/stations/${sid}/delete/`, "/manage/stations/new/", "/manage/lookups/"]) {
+      for (const path of [`/manage/stations/${sid}/`, `/manage/stations/${sid}/timeseriesgroups/${gid}/`, `/manage/stations/${sid}/delete/`, "/manage/stations/new/", "/manage/lookups/", "/manage/users/", "/manage/replication/"]) {
         const response = await outsider.goto(path);
         expect(response!.status(), path).toBe(403);
         await expect(outsider.getByRole("heading", { name: "You do not have permission to see this page" })).toBeVisible();
+        // The tab says so too, once the page runs (not the page's own title).
+        await hydrated(outsider);
+        await expect(outsider, path).toHaveTitle(/^Not allowed · /);
       }
       await shot(outsider, "manage-11-forbidden");
       await outsider.goto(`/stations/${sid}/`);

@@ -3,11 +3,13 @@ import Link from "next/link";
 import { ManageHeader, Section } from "@/components/manage/parts";
 import { ensureSuperuser } from "@/lib/auth/permissions";
 import { LOOKUP_NAMES, lookupReaders } from "@/lib/services/lookups";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
 
-export const metadata: Metadata = { title: "Lookups" };
+export function generateMetadata(): Promise<Metadata> {
+  return superuserPageMetadata("Lookups");
+}
 
 /** `{site}/manage/lookups/` (management.md §2): the lookups of api.md §11, for superusers. */
 export default async function LookupsPage() {

@@ -5,9 +5,12 @@ import { isSuperuser } from "@/lib/auth/permissions";
 import { jobHistory } from "@/lib/jobs/queue";
 import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
 import { currentUser } from "@/lib/site/current-user";
+import { superuserPageMetadata } from "@/lib/site/manage-guard";
 import { runNow } from "./actions";
 
-export const metadata: Metadata = { title: "Replication" };
+export function generateMetadata(): Promise<Metadata> {
+  return superuserPageMetadata("Replication");
+}
 
 const RUNS_SHOWN = 10;
 

@@ -1,5 +1,8 @@
+import type { Metadata } from "next";
 import { forbidden, notFound, redirect } from "next/navigation";
+import { NotFound, PermissionDenied } from "@/lib/services/errors";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
+import { manageMetadata } from "@/lib/site/manage-guard";
 import { canEditSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
 import { pathId } from "@/lib/site/pages";
 
@@ -8,6 +11,16 @@ export async function loggedIn(here: string): Promise<SiteUser> {
   const user = await currentUser();
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent(here)}`);
   return user;
+}
+
+/** The metadata of a synoptic group's page: the 404 or 403 page's title for a group the user may not edit. */
+export async function synopticPageMetadata(title: string, params: Promise<{ id: string }>): Promise<Metadata> {
+  const id = pathId((await params).id);
+  return manageMetadata(title, async (user) => {
+    const group = id ? await findSynopticGroup(id) : null;
+    if (!group) throw new NotFound();
+    if (!canEditSynopticGroup(user, group)) throw new PermissionDenied(false);
+  });
 }
 
 /** The synoptic group of the path if the user may edit it: 404 for none, 403 when not allowed. */

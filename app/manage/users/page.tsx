@@ -6,10 +6,12 @@ import { Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/compone
 import UserFields from "@/components/manage/UserFields";
 import { searchUsers } from "@/lib/services/users";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 
-export const metadata: Metadata = { title: "Users" };
+export function generateMetadata(): Promise<Metadata> {
+  return superuserPageMetadata("Users");
+}
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 

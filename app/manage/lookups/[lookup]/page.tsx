@@ -9,7 +9,7 @@ import { ensureSuperuser } from "@/lib/auth/permissions";
 import { lookupReaders } from "@/lib/services/lookups";
 import { lookupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
 
@@ -20,7 +20,7 @@ const PAGE_SIZE = 100;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const name = lookupOf((await params).lookup);
-  return { title: name ? LOOKUP_FORMS[name].title : "Page not found" };
+  return name ? superuserPageMetadata(LOOKUP_FORMS[name].title) : { title: NOT_FOUND_TITLE };
 }
 
 /** `{site}/manage/lookups/{lookup}/`: its objects (in the API's order) and the form of a new one. */

@@ -8,7 +8,7 @@ import { UserPicker } from "@/components/manage/Pickers";
 import StationForm from "@/components/manage/StationForm";
 import { lookupChoices, ownerChoices, stationForEditing } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { stationValues } from "@/lib/site/manage-values";
 import { contentPath, stationPath } from "@/lib/site/paths";
@@ -17,7 +17,9 @@ import { pathId } from "@/lib/site/pages";
 type Params = Promise<{ sid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export const metadata: Metadata = { title: "Edit station" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Edit station", params);
+}
 
 const integer = new Intl.NumberFormat("en-US");
 

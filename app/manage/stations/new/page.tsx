@@ -3,12 +3,14 @@ import { forbidden } from "next/navigation";
 import { saveStation } from "@/app/manage/actions";
 import { ManageHeader } from "@/components/manage/parts";
 import StationForm from "@/components/manage/StationForm";
-import { canCreateStation } from "@/lib/auth/permissions";
+import { canCreateStation, ensureStationCreator } from "@/lib/auth/permissions";
 import { lookupChoices, ownerChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { manageUser } from "@/lib/site/manage-guard";
+import { manageMetadata, manageUser } from "@/lib/site/manage-guard";
 
-export const metadata: Metadata = { title: "New station" };
+export function generateMetadata(): Promise<Metadata> {
+  return manageMetadata("New station", ensureStationCreator);
+}
 
 /** `{site}/manage/stations/new/` (management.md §2): for those who may add stations (api.md §15). */
 export default async function NewStationPage() {

@@ -8,14 +8,16 @@ import { synopticWarnings, type WarningJson } from "@/lib/services/synoptic-alar
 import { synopticGroupJson } from "@/lib/services/synoptic-groups";
 import { stationChoices } from "@/lib/services/synoptic-pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { editable } from "@/app/manage/synoptic/guard";
+import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
 import { resendWarningAction } from "@/app/manage/synoptic/actions";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { managePaths } from "@/lib/site/manage-paths";
 
-export const metadata: Metadata = { title: "Edit synoptic group" };
-
 type Params = Promise<{ id: string }>;
+
+export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return synopticPageMetadata("Edit synoptic group", params);
+}
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 const WARNINGS_SHOWN = 50;

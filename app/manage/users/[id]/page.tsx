@@ -5,12 +5,14 @@ import { Done, ManageHeader, Section } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";
 import { userForAdmin } from "@/lib/services/users";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { userValues } from "@/lib/site/manage-values";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Edit user" };
+export function generateMetadata(): Promise<Metadata> {
+  return superuserPageMetadata("Edit user");
+}
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 

@@ -5,12 +5,10 @@ import { saveLookup } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { ManageHeader, Section } from "@/components/manage/parts";
-import { ensureSuperuser } from "@/lib/auth/permissions";
-import { NotFound } from "@/lib/services/errors";
-import { lookupReaders } from "@/lib/services/lookups";
+import { lookupForAdmin } from "@/lib/services/lookups";
 import { lookupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
 import { lookupValues } from "@/lib/site/manage-values";
@@ -18,7 +16,9 @@ import { pathId } from "@/lib/site/pages";
 
 type Params = Promise<{ lookup: string; id: string }>;
 
-export const metadata: Metadata = { title: "Edit lookup" };
+export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return lookupObjectPageMetadata("Edit lookup", params);
+}
 
 /** `{site}/manage/lookups/{lookup}/{id}/`: the form of one object, and its delete. */
 export default async function LookupObjectPage({ params }: { params: Params }) {
@@ -27,10 +27,8 @@ export default async function LookupObjectPage({ params }: { params: Params }) {
   if (!name) notFound();
   const id = pathId(idText) ?? 0;
   const { user, data } = await guarded(`/manage/lookups/${name}/${idText}/`, async (u) => {
-    const json = await lookupReaders()[name].get(id);
-    if (!json) throw new NotFound();
-    ensureSuperuser(u);
-    return { json: json as Record<string, unknown>, variables: (await lookupChoices()).variables };
+    const json = await lookupForAdmin(u, name, id);
+    return { json, variables: (await lookupChoices()).variables };
   });
   const form = LOOKUP_FORMS[name];
   const title = form.label(data.json) || `#${id}`;

@@ -5,11 +5,13 @@ import { ManageHeader } from "@/components/manage/parts";
 import { contentsText, stationContents } from "@/lib/services/contents";
 import { editableStation, stationJsonById } from "@/lib/services/stations";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete station" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Delete station", params);
+}
 
 /** The confirmation of a station's delete: everything under it goes too (api.md §4.3). */
 export default async function DeleteStationPage({ params }: { params: Promise<{ sid: string }> }) {

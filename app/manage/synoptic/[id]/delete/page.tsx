@@ -2,12 +2,14 @@ import "@/components/synoptic/synoptic.css";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { synopticGroupContents } from "@/lib/services/synoptic-groups";
-import { editable } from "@/app/manage/synoptic/guard";
+import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
 import { deleteSynopticGroupAction } from "@/app/manage/synoptic/actions";
 
-export const metadata: Metadata = { title: "Delete synoptic group" };
-
 type Params = Promise<{ id: string }>;
+
+export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return synopticPageMetadata("Delete synoptic group", params);
+}
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 

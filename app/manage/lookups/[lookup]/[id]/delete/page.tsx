@@ -3,29 +3,26 @@ import { notFound } from "next/navigation";
 import { removeLookup } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { ensureSuperuser } from "@/lib/auth/permissions";
-import { NotFound } from "@/lib/services/errors";
-import { lookupReaders } from "@/lib/services/lookups";
+import { lookupForAdmin } from "@/lib/services/lookups";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete lookup" };
+type Params = Promise<{ lookup: string; id: string }>;
+
+export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return lookupObjectPageMetadata("Delete lookup", params);
+}
 
 /** The confirmation of a lookup's delete; a refusal (still referred to, api.md §11) is shown on the page. */
-export default async function DeleteLookupPage({ params }: { params: Promise<{ lookup: string; id: string }> }) {
+export default async function DeleteLookupPage({ params }: { params: Params }) {
   const { lookup, id: idText } = await params;
   const name = lookupOf(lookup);
   if (!name) notFound();
   const id = pathId(idText) ?? 0;
-  const { user, data } = await guarded(`/manage/lookups/${name}/${idText}/delete/`, async (u) => {
-    const json = await lookupReaders()[name].get(id);
-    if (!json) throw new NotFound();
-    ensureSuperuser(u);
-    return json as Record<string, unknown>;
-  });
+  const { user, data } = await guarded(`/manage/lookups/${name}/${idText}/delete/`, (u) => lookupForAdmin(u, name, id));
   const form = LOOKUP_FORMS[name];
   const title = form.label(data) || `#${id}`;
   return (

@@ -9,7 +9,7 @@ import type { AttachmentRow } from "@/lib/services/attachments";
 import type { EventRow } from "@/lib/services/events";
 import { childForEditing, lookupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/site/manage-guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
 import { attachmentValues, eventValues } from "@/lib/site/manage-values";
 import { contentPath } from "@/lib/site/paths";
@@ -21,7 +21,7 @@ const NOUN = { files: "file", images: "image", events: "event" } as const;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const kind = childKind((await params).kind);
-  return { title: kind ? `Edit ${NOUN[kind]}` : "Page not found" };
+  return kind ? stationPageMetadata(`Edit ${NOUN[kind]}`, params) : { title: NOT_FOUND_TITLE };
 }
 
 /** `{site}/manage/stations/{sid}/{files|images|events}/{id}/`: the form of one file, image or event. */

@@ -8,7 +8,7 @@ import { ProcessFields } from "@/components/manage/ProcessFields";
 import { settings } from "@/lib/config";
 import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupValues, seriesValues } from "@/lib/site/manage-values";
 import { groupPath } from "@/lib/site/paths";
@@ -18,7 +18,9 @@ import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time"
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export const metadata: Metadata = { title: "Edit time series group" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Edit time series group", params);
+}
 
 const integer = new Intl.NumberFormat("en-US");
 

@@ -7,14 +7,18 @@ import type { AttachmentRow } from "@/lib/services/attachments";
 import type { EventRow } from "@/lib/services/events";
 import { childForEditing } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/site/manage-guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete" };
+type Params = Promise<{ sid: string; kind: string; id: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return childKind((await params).kind) ? stationPageMetadata("Delete", params) : { title: NOT_FOUND_TITLE };
+}
 
 /** The confirmation of the delete of a file (with its bytes), an image or an event. */
-export default async function DeleteChildPage({ params }: { params: Promise<{ sid: string; kind: string; id: string }> }) {
+export default async function DeleteChildPage({ params }: { params: Params }) {
   const { sid: sidText, kind: kindText, id: idText } = await params;
   const kind = childKind(kindText);
   if (!kind) notFound();

@@ -5,11 +5,13 @@ import { ManageHeader } from "@/components/manage/parts";
 import { contentsText, groupContents } from "@/lib/services/contents";
 import { groupForEditing } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete time series group" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Delete time series group", params);
+}
 
 /** The confirmation of a group's delete: its time series and their records go too (api.md §5). */
 export default async function DeleteGroupPage({ params }: { params: Promise<{ sid: string; gid: string }> }) {

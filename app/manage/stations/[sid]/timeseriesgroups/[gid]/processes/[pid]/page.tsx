@@ -6,7 +6,7 @@ import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/part
 import { ProcessFields } from "@/components/manage/ProcessFields";
 import { processForEditing, stationGroupChoices } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 import { periodCount, processValues } from "@/lib/site/process-form";
@@ -14,7 +14,9 @@ import { periodCount, processValues } from "@/lib/site/process-form";
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export const metadata: Metadata = { title: "Edit process" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Edit process", params);
+}
 
 /**
  * `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/processes/{pid}/` (management.md §2): a

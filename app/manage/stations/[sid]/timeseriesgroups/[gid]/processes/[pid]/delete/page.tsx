@@ -4,11 +4,13 @@ import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { processForEditing } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete process" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Delete process", params);
+}
 
 /** The confirmation of a process's delete: its queued run goes, its target series and their records stay (processing.md §1). */
 export default async function DeleteProcessPage({ params }: { params: Promise<{ sid: string; gid: string; pid: string }> }) {

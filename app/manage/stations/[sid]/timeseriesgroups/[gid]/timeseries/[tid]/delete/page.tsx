@@ -6,11 +6,13 @@ import { ManageHeader } from "@/components/manage/parts";
 import { contentsText } from "@/lib/services/contents";
 import { groupForEditing } from "@/lib/services/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId, seriesLabel } from "@/lib/site/pages";
 
-export const metadata: Metadata = { title: "Delete time series" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Delete time series", params);
+}
 
 /** The confirmation of a time series' delete: its records go too (api.md §6). */
 export default async function DeleteSeriesPage({ params }: { params: Promise<{ sid: string; gid: string; tid: string }> }) {

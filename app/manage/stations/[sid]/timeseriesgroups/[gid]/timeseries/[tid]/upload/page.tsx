@@ -7,7 +7,7 @@ import { writableSeries } from "@/lib/services/series-context";
 import { processesForEditing } from "@/lib/services/manage";
 import { findSeriesAt } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
-import { guarded } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/site/pages";
@@ -15,7 +15,9 @@ import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time"
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 
-export const metadata: Metadata = { title: "Upload records" };
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Upload records", params);
+}
 
 const integer = new Intl.NumberFormat("en-US");
 
