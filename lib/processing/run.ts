@@ -20,7 +20,7 @@ import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-
 import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
 import { EMPTY } from "./numerics/series";
 import {
-  changesDoneStatements, groupSeriesChangedStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
+  changesDoneStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
 } from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
 
@@ -127,12 +127,8 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
   let series = await seriesOfGroups(groupsOf(groupId, definition));
   let target = targetOf(groupId, definition, series);
   if (!target || (definition.type === "checks" && !sourceOf(groupId, definition, series))) {
-    const created = await db().write(async (tx) => {
-      const made = await createMissingSeries(tx, groupId, definition);
-      // The group's other processes may read a new series now; this run is from scratch anyway.
-      if (made) for (const sql of groupSeriesChangedStatements(groupsOf(groupId, definition))) await tx.$executeRaw(sql);
-      return made;
-    });
+    // The group's other processes may read a new series now (marked by createMissingSeries); this run is from scratch anyway.
+    const created = await db().write((tx) => createMissingSeries(tx, groupId, definition));
     if (created) notifyJobsQueued();
     series = await seriesOfGroups(groupsOf(groupId, definition));
     target = targetOf(groupId, definition, series)!;

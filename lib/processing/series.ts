@@ -9,6 +9,7 @@ import { db, Prisma, type Tx } from "@/lib/db";
 import { settings } from "@/lib/config";
 import { typeCode } from "@/lib/services/timeseries-types";
 import { aggregatedSeriesName, type ProcessConfig } from "./config";
+import { groupSeriesChangedStatements } from "./state";
 
 export interface SeriesInfo {
   id: number;
@@ -71,6 +72,12 @@ async function insert(tx: Tx, groupId: number, type: number, timeStep: string, n
  * Creates, in the caller's transaction, the series a process needs and its groups lack: the
  * checks' Initial source, and the target. A target copies time_step (checks, curves) and
  * publicly_available from the source when there is one. Returns whether it created any.
+ *
+ * A new Initial or Checked series may be another process's source or target now, so the
+ * processes of the groups are marked for runs from scratch (the caller then calls
+ * notifyJobsQueued()). An aggregation's new Aggregated series is not: no process reads an
+ * Aggregated series and only that aggregation writes it, so the group's checks and other
+ * processes are not run again for it (the caller queues the aggregation's own run).
  */
 export async function createMissingSeries(tx: Tx, groupId: number, p: ProcessConfig): Promise<boolean> {
   const groupIds = groupsOf(groupId, p);
@@ -79,16 +86,19 @@ export async function createMissingSeries(tx: Tx, groupId: number, p: ProcessCon
   let series = await read();
   const publicByDefault = settings().defaultPubliclyAvailable;
   let created = false;
+  let othersConcerned = false;
   if (p.type === "checks" && !sourceOf(groupId, p, series)) {
     await insert(tx, groupId, INITIAL, "", "", publicByDefault);
     series = await read();
-    created = true;
+    created = othersConcerned = true;
   }
   if (!targetOf(groupId, p, series)) {
     const source = sourceOf(groupId, p, series);
     const key = targetKey(groupId, p);
     await insert(tx, key.groupId, key.type, key.timeStep ?? source?.timeStep ?? "", key.name ?? "", source?.publiclyAvailable ?? publicByDefault);
     created = true;
+    othersConcerned ||= key.type !== AGGREGATED;
   }
+  if (othersConcerned) for (const sql of groupSeriesChangedStatements(groupIds)) await tx.$executeRaw(sql);
   return created;
 }

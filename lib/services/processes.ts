@@ -5,7 +5,7 @@ import { countJobs, getJob, jobHistory, jobRunJson, latestJobs, notifyJobsQueued
 import { configErrors, normalized, uniqueKey, type ProcessConfig, type ProcessType } from "@/lib/processing/config";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } from "@/lib/processing/series";
 import {
-  groupSeriesChangedStatements, loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
+  loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
 } from "@/lib/processing/state";
 import { named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
@@ -288,13 +288,11 @@ async function queueRun(tx: Tx, processId: number, fromScratch: boolean): Promis
 
 /**
  * Queues the process's run from scratch, then creates the series it needs (marking the
- * processes of the groups concerned, whose sources may change, for runs from scratch too).
+ * processes of the groups whose sources or targets may change for runs from scratch too).
  */
 async function prepareSeries(tx: Tx, groupId: number, definition: ProcessConfig, processId: number): Promise<void> {
   await queueRun(tx, processId, true);
-  if (await createMissingSeries(tx, groupId, definition)) {
-    for (const sql of groupSeriesChangedStatements(groupsOf(groupId, definition))) await tx.$executeRaw(sql);
-  }
+  await createMissingSeries(tx, groupId, definition);
 }
 
 /** How the activity log names a process: `aggregation 1h mean #3 of time series group "Rain" (#5)`. */
