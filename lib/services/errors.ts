@@ -39,9 +39,13 @@ export class ValidationFailed extends DomainError {
   }
 }
 
-/** The state of other objects forbids the change (409), e.g. deleting a lookup still referred to. */
+/**
+ * The state of other objects forbids the change (409), e.g. deleting a lookup still referred to.
+ * `explained` is what the site's pages show: the same, or more where the API's `detail` is fixed
+ * by the spec (e.g. which objects refer to the lookup).
+ */
 export class Conflict extends DomainError {
-  constructor(readonly detail: string) {
+  constructor(readonly detail: string, readonly explained: string = detail) {
     super(detail);
   }
 }

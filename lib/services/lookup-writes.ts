@@ -1,5 +1,5 @@
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
-import { db, type Tx } from "@/lib/db";
+import { db, type Prisma, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions, type Versioned } from "@/lib/services/concurrency";
 import { Conflict, NotFound } from "@/lib/services/errors";
@@ -23,8 +23,8 @@ export type AreaGeom = { ewkt: string; bbox: [number, number, number, number] };
 interface LookupWriter {
   create(tx: Tx, v: LookupValues): Promise<number>;
   update(tx: Tx, id: number, v: LookupValues): Promise<void>;
-  /** False when something still refers to the object. */
-  remove(tx: Tx, id: number): Promise<boolean>;
+  /** Deletes the object (nothing refers to it: see `referrers`). */
+  remove(tx: Tx, id: number): Promise<void>;
 }
 
 type V = LookupValues;
@@ -41,19 +41,8 @@ function descrLookup(model: "stationType" | "eventType" | "variable", searchable
   return {
     create: async (tx, v) => (await delegate(tx).create({ data: { descr: v.descr, ...norm(v), lastModified: now() } })).id,
     update: async (tx, id, v) => void (await delegate(tx).update({ where: { id }, data: defined({ descr: v.descr, ...norm(v), lastModified: now() }) })),
-    async remove(tx, id) {
-      const used = model === "stationType" ? await tx.stationStype.count({ where: { stationTypeId: id } })
-        : model === "eventType" ? await tx.event.count({ where: { typeId: id } })
-        : await tx.timeseriesGroup.count({ where: { variableId: id } });
-      if (used) return false;
-      await delegate(tx).delete({ where: { id } });
-      return true;
-    },
+    remove: async (tx, id) => void (await delegate(tx).delete({ where: { id } })),
   };
-}
-
-async function ownerUnused(tx: Tx, id: number): Promise<boolean> {
-  return (await tx.station.count({ where: { ownerId: id } })) === 0;
 }
 
 const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
@@ -63,7 +52,7 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
   filetypes: {
     create: async (tx, v) => (await tx.fileType.create({ data: { descr: v.descr as string, mimeType: v.mime_type as string, lastModified: now() } })).id,
     update: async (tx, id, v) => void (await tx.fileType.update({ where: { id }, data: defined({ descr: v.descr, mimeType: v.mime_type, lastModified: now() }) })),
-    remove: async (tx, id) => (await tx.fileType.delete({ where: { id } }), true),
+    remove: async (tx, id) => void (await tx.fileType.delete({ where: { id } })),
   },
   organizations: {
     async create(tx, v) {
@@ -75,11 +64,7 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
       const merged = { ...current, ...defined({ remarks: v.remarks, name: v.name, acronym: v.acronym }) };
       await tx.organization.update({ where: { id }, data: { remarks: merged.remarks, name: merged.name, acronym: merged.acronym, searchNorm: organizationNorm(merged), lastModified: now() } });
     },
-    async remove(tx, id) {
-      if (!(await ownerUnused(tx, id))) return false;
-      await tx.lentity.delete({ where: { id } });
-      return true;
-    },
+    remove: async (tx, id) => void (await tx.lentity.delete({ where: { id } })),
   },
   persons: {
     async create(tx, v) {
@@ -94,11 +79,7 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
         data: { remarks: merged.remarks, lastName: merged.lastName, firstName: merged.firstName, middleNames: merged.middleNames, initials: merged.initials, searchNorm: personNorm(merged), lastModified: now() },
       });
     },
-    async remove(tx, id) {
-      if (!(await ownerUnused(tx, id))) return false;
-      await tx.lentity.delete({ where: { id } });
-      return true;
-    },
+    remove: async (tx, id) => void (await tx.lentity.delete({ where: { id } })),
   },
   units: {
     async create(tx, v) {
@@ -114,11 +95,7 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
         await tx.unitVariable.createMany({ data: (v.variables as number[]).map((variableId) => ({ unitId: id, variableId })) });
       }
     },
-    async remove(tx, id) {
-      if (await tx.timeseriesGroup.count({ where: { unitId: id } })) return false;
-      await tx.unitOfMeasurement.delete({ where: { id } });
-      return true;
-    },
+    remove: async (tx, id) => void (await tx.unitOfMeasurement.delete({ where: { id } })),
   },
   gareas: {
     async create(tx, v) {
@@ -144,7 +121,7 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
       });
       if (g) await writeExactFloats(tx, "garea", id, { min_lon: g.bbox[0], min_lat: g.bbox[1], max_lon: g.bbox[2], max_lat: g.bbox[3] });
     },
-    remove: async (tx, id) => (await tx.gentity.delete({ where: { id } }), true),
+    remove: async (tx, id) => void (await tx.gentity.delete({ where: { id } })),
   },
 };
 
@@ -214,6 +191,56 @@ async function lookupExists(name: LookupName, id: number): Promise<boolean> {
 
 const IN_USE = "This object cannot be deleted because other objects refer to it.";
 
+/** How many of the objects that refer to a lookup object its refusal names. */
+const REFERRERS_NAMED = 10;
+
+/** The objects that refer to a lookup object: how many, and the names of the first REFERRERS_NAMED. */
+interface Referrers { count: number; names: string[]; one: string; many: string }
+
+const stationName = (s: { id: number; name: string }) => s.name || `Station ${s.id}`;
+
+/** What blocks the delete of a lookup object (api.md §11): null for lookups nothing refers to. */
+async function referrers(tx: Tx, name: LookupName, id: number): Promise<Referrers | null> {
+  const take = REFERRERS_NAMED;
+  const stations = async (where: Prisma.StationWhereInput): Promise<Referrers> => {
+    const count = await tx.station.count({ where });
+    const rows = await tx.station.findMany({ where, select: { id: true, name: true }, orderBy: [{ name: "asc" }, { id: "asc" }], take });
+    return { count, names: rows.map(stationName), one: "station", many: "stations" };
+  };
+  const groups = async (where: Prisma.TimeseriesGroupWhereInput): Promise<Referrers> => {
+    const count = await tx.timeseriesGroup.count({ where });
+    const rows = await tx.timeseriesGroup.findMany({
+      where, select: { id: true, name: true, station: { select: { id: true, name: true } }, variable: { select: { descr: true } } },
+      orderBy: [{ station: { name: "asc" } }, { name: "asc" }, { id: "asc" }], take,
+    });
+    return { count, names: rows.map((g) => `${stationName(g.station)} · ${g.name || g.variable.descr || `group ${g.id}`}`), one: "time series group", many: "time series groups" };
+  };
+  switch (name) {
+    case "stationtypes": return stations({ stypes: { some: { stationTypeId: id } } });
+    case "organizations":
+    case "persons": return stations({ ownerId: id });
+    case "variables": return groups({ variableId: id });
+    case "units": return groups({ unitId: id });
+    case "eventtypes": {
+      const where = { typeId: id };
+      const count = await tx.event.count({ where });
+      const rows = await tx.event.findMany({
+        where, select: { date: true, station: { select: { id: true, name: true } } }, orderBy: [{ station: { name: "asc" } }, { date: "asc" }, { id: "asc" }], take,
+      });
+      return { count, names: rows.map((e) => `${stationName(e.station)} (${e.date})`), one: "event", many: "events" };
+    }
+    case "filetypes":
+    case "gareas": return null;
+  }
+}
+
+/** The refusal of the delete: the API's fixed detail, and for the pages what refers to the object (`It is used by 12 stations: A, B, … and 2 more.`). */
+function inUse(r: Referrers): Conflict {
+  const more = r.count - r.names.length;
+  const names = `${r.names.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  return new Conflict(IN_USE, `${IN_USE} It is used by ${r.count} ${r.count === 1 ? r.one : r.many}: ${names}.`);
+}
+
 /** Inserts an object of the lookup in the caller's transaction, without a permission check (replication); its id. */
 export function insertLookup(tx: Tx, name: LookupName, values: LookupValues): Promise<number> {
   return LOOKUP_WRITERS[name].create(tx, values);
@@ -255,18 +282,17 @@ export async function updateLookup(actor: Actor, name: LookupName, id: number, g
 
 export async function deleteLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
   await existingLookup(actor, name, id);
-  let removed: boolean;
   try {
-    removed = await db().write(async (tx) => {
+    await db().write(async (tx) => {
+      const using = await referrers(tx, name, id);
+      if (using && using.count > 0) throw inUse(using);
       const label = lookupLabel(name, await lookupRow(tx, name, id), id);
-      const done = await LOOKUP_WRITERS[name].remove(tx, id);
-      if (done) await recordActivity(tx, actor, { action: "delete", objectType: objectType(name), objectId: id, stationId: null, summary: `Deleted ${label}` });
-      return done;
+      await LOOKUP_WRITERS[name].remove(tx, id);
+      await recordActivity(tx, actor, { action: "delete", objectType: objectType(name), objectId: id, stationId: null, summary: `Deleted ${label}` });
     });
   } catch (e) {
     // A reference added since the check: the database's foreign key refuses the delete.
     if ((e as { code?: string }).code === "P2003") throw new Conflict(IN_USE);
     throw e;
   }
-  if (!removed) throw new Conflict(IN_USE);
 }

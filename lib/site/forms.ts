@@ -14,6 +14,6 @@ export function formErrors(error: unknown): FieldErrors | null {
   if (error instanceof ValidationFailed) return error.fields;
   if (error instanceof PermissionDenied) return { form: [error.anonymous ? SESSION_ENDED : error.detail ?? NOT_ALLOWED] };
   if (error instanceof NotFound) return { form: [GONE] };
-  if (error instanceof Conflict) return { form: [error.detail] };
+  if (error instanceof Conflict) return { form: [error.explained] };
   return null;
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { startServer, type TestServer } from "@/tests/support/server";
+import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
+import { CookieJar, siteLogin } from "@/tests/support/site-session";
+import { formMessages, siteForms } from "@/tests/support/site-forms";
 
 /**
  * Lookup writes (api.md §11): superusers only; field rules; 409 for referenced objects.
@@ -356,5 +358,47 @@ describe("deleting referenced objects: 409 (§11)", () => {
       `/api/eventtypes/${await f.eventType()}/`, `/api/variables/${await f.variable()}/`, `/api/units/${await f.unit()}/`]) {
       expect((await http.delete(path, { token: admin.token })).status, path).toBe(204);
     }
+  });
+});
+
+describe(`the management page's delete of a referenced object names what refers to it (management.md §2, ${DIALECT})`, () => {
+  async function refusal(path: string, label: RegExp): Promise<string[]> {
+    const { jar, error } = await siteLogin(server.url, admin.username, admin.password, new CookieJar());
+    expect(error).toBeNull();
+    const site = siteForms(server.url);
+    const form = await site.form(path, jar.header(), label);
+    const r = await site.submit(form, {}, jar.header());
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    return formMessages(r.text);
+  }
+
+  it("an organization that owns 12 stations: the first 10 by name and how many more; the API's 409 body stays as specified", async () => {
+    const o = await f.organization("Owning Org");
+    for (let i = 12; i >= 1; i--) await f.station({ ownerId: o, name: `Owned ${String(i).padStart(2, "0")}` });
+    expect(await refusal(`/manage/lookups/organizations/${o}/delete/`, /^Delete organization/)).toEqual([
+      `${CONFLICT.detail} It is used by 12 stations: ${Array.from({ length: 10 }, (_, i) => `Owned ${String(i + 1).padStart(2, "0")}`).join(", ")} and 2 more.`,
+    ]);
+    expect((await http.get(`/api/organizations/${o}/`)).status).toBe(200);
+    const r = await http.delete(`/api/organizations/${o}/`, { token: admin.token });
+    expect(r.status).toBe(409);
+    expect(r.text).toBe(JSON.stringify(CONFLICT));
+  });
+
+  it("a variable used by one time series group; an event type used by events; a station type", async () => {
+    const v = await f.variable("Referred variable");
+    const sid = await f.station({ name: "Agios Nikolaos" });
+    await f.group(sid, { name: "Stage", variableId: v });
+    expect(await refusal(`/manage/lookups/variables/${v}/delete/`, /^Delete variable/))
+      .toEqual([`${CONFLICT.detail} It is used by 1 time series group: Agios Nikolaos · Stage.`]);
+    const et = await f.eventType("Referred event type");
+    await f.event(sid, { date: "2020-02-01", typeId: et });
+    await f.event(sid, { date: "2020-01-01", typeId: et });
+    expect(await refusal(`/manage/lookups/eventtypes/${et}/delete/`, /^Delete event type/))
+      .toEqual([`${CONFLICT.detail} It is used by 2 events: Agios Nikolaos (2020-01-01), Agios Nikolaos (2020-02-01).`]);
+    const st = await f.stationType("Referred station type");
+    await f.station({ name: "Kalamaki", stype: [st] });
+    expect(await refusal(`/manage/lookups/stationtypes/${st}/delete/`, /^Delete station type/))
+      .toEqual([`${CONFLICT.detail} It is used by 1 station: Kalamaki.`]);
+    for (const path of [`/api/variables/${v}/`, `/api/eventtypes/${et}/`, `/api/stationtypes/${st}/`]) expect((await http.get(path)).status).toBe(200);
   });
 });
