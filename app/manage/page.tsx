@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
+import { ZonedTime } from "@/components/site/ZonedTime";
 import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
 import { recentActivity } from "@/lib/services/activity";
 import { editableStations, failedProcesses, type EditableStation } from "@/lib/services/manage";
 import { manageUser, queryProblem } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { stationPath } from "@/lib/site/paths";
-import { formatDateTime } from "@/lib/site/time";
+import { formatDateTime, zoneOffsetMinutes } from "@/lib/site/time";
 
 export const metadata: Metadata = { title: "Manage" };
 
@@ -73,7 +74,9 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
                 <tr key={s.id}>
                   <th scope="row"><Link href={managePaths.station(s.id)}>{s.name || `Station ${s.id}`}</Link> {s.code && <span className="code">{s.code}</span>}</th>
                   <td data-label="Owner">{s.ownerName}</td>
-                  <td data-label="Last update" className="nowrap">{s.lastUpdate !== null ? `${formatDateTime(s.lastUpdate, 0)} UTC` : <span className="muted">no records</span>}</td>
+                  <td data-label="Last update" className="nowrap">
+                    {s.lastUpdate !== null ? <ZonedTime at={s.lastUpdate} offset={zoneOffsetMinutes(s.displayTimezone) ?? 0} /> : <span className="muted">no records</span>}
+                  </td>
                   <td data-label="" className="nowrap"><Link href={stationPath(s.id)} className="small">public page</Link></td>
                 </tr>
               ))}

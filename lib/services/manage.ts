@@ -32,6 +32,7 @@ export interface EditableStation {
   code: string;
   ownerName: string;
   lastUpdate: number | null;
+  displayTimezone: string;
 }
 
 /** The condition "the actor may edit station s" (api.md §15.1), for a list query. */
@@ -50,13 +51,15 @@ export async function editableStations(actor: Actor, q: string, offset: number, 
   const [[counted], rows] = await Promise.all([
     db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM station s WHERE ${where}`),
     db().query<Record<string, unknown>>(Prisma.sql`
-      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update
+      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update, s.display_timezone
       FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id
       WHERE ${where} ORDER BY s.name, s.id LIMIT ${limit} OFFSET ${offset}`),
   ]);
   return {
     count: toNumber(counted.n)!,
-    stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: toNumber(r.last_update) })),
+    stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: toNumber(r.last_update),
+      displayTimezone: String(r.display_timezone),
+    })),
   };
 }
 

@@ -102,3 +102,32 @@ describe("/manage/: links to the other management pages", () => {
     expect(links(adminHome.text)).toEqual(['href="/manage/lookups/"', 'href="/manage/users/"', 'href="/manage/synoptic/"', 'href="/manage/replication/"']);
   });
 });
+
+describe("/manage/: the stations' last update", () => {
+  const lastUpdate = (html: string, sid: number) =>
+    new RegExp(`href="/manage/stations/${sid}/"[\\s\\S]*?<td data-label="Last update"[^>]*>([\\s\\S]*?)</td>`).exec(html)?.[1] ?? null;
+  const publicLastUpdate = (html: string) => /<dt>Last update<\/dt>\s*<dd>([\s\S]*?)<\/dd>/.exec(html)?.[1] ?? null;
+
+  it("in each station's display zone, written as the public station page writes it", async () => {
+    const editor = await f.user();
+    const east = await f.station({ name: "Two hours east", maintainers: [editor.id], displayTimezone: "Etc/GMT-2" });
+    const west = await f.station({ name: "Three hours west", maintainers: [editor.id], displayTimezone: "Etc/GMT+3" });
+    const utc = await f.station({ name: "At Greenwich", maintainers: [editor.id], displayTimezone: "UTC" });
+    for (const sid of [east, west, utc]) {
+      const tid = await f.series(await f.group(sid), { type: "Initial", timeStep: "10min" });
+      await f.addRecords(tid, [["2025-12-31T21:50:00Z", 1]]);
+    }
+    const home = await siteForms(s.server.url).page("/manage/", await login(editor));
+    expect(home.status).toBe(200);
+    const shown = (sid: number) => text(lastUpdate(home.text, sid) ?? "");
+    expect(shown(east)).toBe("2025-12-31 23:50 (UTC+02:00)");
+    expect(shown(west)).toBe("2025-12-31 18:50 (UTC-03:00)");
+    expect(shown(utc)).toBe("2025-12-31 21:50 (UTC)");
+    expect(lastUpdate(home.text, east)).toMatch(/datetime="2025-12-31T21:50:00Z"/i);
+    for (const sid of [east, west, utc]) {
+      const station = await s.http.get(`/stations/${sid}/`);
+      expect(station.status).toBe(200);
+      expect(text(publicLastUpdate(station.text) ?? "")).toBe(shown(sid));
+    }
+  });
+});

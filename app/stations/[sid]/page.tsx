@@ -9,8 +9,9 @@ import { currentUser } from "@/lib/site/current-user";
 import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, groupPath } from "@/lib/site/paths";
 import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/site/pages";
-import { formatDate, formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { formatDate, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { ZonedTime } from "@/components/site/ZonedTime";
 
 type Params = Promise<{ sid: string }>;
 
@@ -110,11 +111,7 @@ export default async function StationPage({ params }: { params: Params }) {
             <Detail term="End date">{station.end_date ?? none}</Detail>
             <Detail term="Overseer">{station.overseer || none}</Detail>
             <Detail term="Last update">
-              {lastUpdate !== null ? (
-                <time dateTime={station.last_update!}>
-                  {formatDateTime(lastUpdate, offset)} <span className="muted small">({offsetLabel(offset)})</span>
-                </time>
-              ) : "no records"}
+              {lastUpdate !== null ? <ZonedTime at={lastUpdate} offset={offset} /> : "no records"}
             </Detail>
             <Detail term="Remarks">{station.remarks ? <span className="pre-line">{station.remarks}</span> : none}</Detail>
             {station.replicated_from !== undefined && (
