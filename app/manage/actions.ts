@@ -11,6 +11,7 @@ import { canCreateStation, isEditor } from "@/lib/auth/permissions";
 import { siteRoot } from "@/lib/http/urls";
 import { findAttachment, type AttachmentKind } from "@/lib/services/attachments";
 import { createAttachment, deleteAttachment, updateAttachment, type AttachmentValues, type NewContent } from "@/lib/services/attachment-writes";
+import { NotFound } from "@/lib/services/errors";
 import { createEvent, deleteEvent, findEvent, updateEvent, type EventData } from "@/lib/services/events";
 import { findGroup } from "@/lib/services/groups";
 import { LOOKUP_NAMES, lookupReaders, type LookupName } from "@/lib/services/lookups";
@@ -25,6 +26,7 @@ import { createUserBy, sendPasswordReset, updateUserBy, userChoices, usernames, 
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { formInput, openedAt, submitForm } from "@/lib/site/manage-form";
+import { queueing } from "@/lib/site/forms";
 import { attachmentValues, eventValues, geomText, groupValues, lookupValues, seriesValues, stationValues } from "@/lib/site/manage-values";
 import { managePaths as paths } from "@/lib/site/manage-paths";
 import { lineMessages, processInput, processValues } from "@/lib/site/process-form";
@@ -195,8 +197,14 @@ export async function removeProcess(sidValue: unknown, gidValue: unknown, pidVal
 export async function runProcess(sidValue: unknown, gidValue: unknown, pidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const path = { stationId: id(sidValue), groupId: id(gidValue), processId: id(pidValue) };
   return submitForm(prev, form, async (user) => {
-    const { run } = await requestRun(user, path, async () => ({ ...(await readRunRequest(formInput(form))), wait: false }));
-    return `${paths.process(path.stationId, path.groupId, path.processId)}?done=run-queued#run-${run.id}`;
+    try {
+      const { run } = await queueing("a process run", () => requestRun(user, path, async () => ({ ...(await readRunRequest(formInput(form))), wait: false })));
+      return `${paths.process(path.stationId, path.groupId, path.processId)}?done=run-queued#run-${run.id}`;
+    } catch (error) {
+      // Deleted meanwhile: its form is no longer on the page to say so, the group's page does.
+      if (error instanceof NotFound) return `${paths.group(path.stationId, path.groupId)}?problem=process-gone#processes`;
+      throw error;
+    }
   });
 }
 

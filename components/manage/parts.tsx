@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import type { ActivityItem } from "@/lib/services/activity";
 import type { RunJson } from "@/lib/services/processes";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
+import { NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
 
 /** Pieces shared by the management pages (server components). */
@@ -53,6 +54,23 @@ const DONE: Record<string, string> = {
 export function Done({ code }: { code: string | string[] | undefined }) {
   const message = typeof code === "string" ? DONE[code] : undefined;
   return message ? <p className="message success" role="status">{message}</p> : null;
+}
+
+/**
+ * Why a "Run now" queued nothing, when its form is no longer on the page to say so (the
+ * `problem` parameter of the redirect): its source or process was deleted meanwhile.
+ */
+const PROBLEMS: Record<string, string> = {
+  "source-gone": "The run was not queued: the source no longer exists (someone may have deleted it since you opened the page).",
+  "process-gone": "The run was not queued: the process no longer exists (someone may have deleted it since you opened the page).",
+  "not-queued": NOT_QUEUED,
+  "not-allowed": NOT_ALLOWED,
+  "session-ended": SESSION_ENDED,
+};
+
+export function Problem({ code }: { code: string | string[] | undefined }) {
+  const message = typeof code === "string" ? PROBLEMS[code] : undefined;
+  return message ? <p className="message error" role="alert">{message}</p> : null;
 }
 
 const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail", run: "run" };

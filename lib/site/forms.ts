@@ -1,4 +1,5 @@
-import { Conflict, NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/services/errors";
+import { logError } from "@/lib/log";
+import { Conflict, DomainError, NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/services/errors";
 
 /**
  * What a site form shows when a service refuses it: the API's field messages next to their
@@ -9,6 +10,23 @@ export const SESSION_ENDED = "Your session has ended. Log in again.";
 export const NOT_ALLOWED = "You do not have permission to perform this action.";
 
 export const GONE = "This no longer exists: someone may have deleted it since you opened the page.";
+
+export const NOT_QUEUED = "The run could not be queued: the server could not store it. Nothing has been queued; try again in a moment.";
+
+/**
+ * Queues a run for a page's "Run now": a failure that is not a refusal of the services (the
+ * database unreachable, …) is logged and becomes a refusal with NOT_QUEUED, which the page
+ * shows, instead of an error page.
+ */
+export async function queueing<T>(what: string, queue: () => Promise<T>): Promise<T> {
+  try {
+    return await queue();
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    logError(`queueing ${what}`, error);
+    throw ValidationFailed.nonField(NOT_QUEUED);
+  }
+}
 
 export function formErrors(error: unknown): FieldErrors | null {
   if (error instanceof ValidationFailed) return error.fields;

@@ -1,6 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { Conflict } from "@/lib/services/errors";
-import { formErrors } from "@/lib/site/forms";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/services/errors";
+import { formErrors, NOT_QUEUED, queueing } from "@/lib/site/forms";
+
+/** What a page's "Run now" shows when the queueing fails (lib/site/forms.ts). */
+describe("queueing", () => {
+  it("gives the queued result back", async () => {
+    await expect(queueing("a run", async () => 7)).resolves.toBe(7);
+  });
+
+  it("turns a failure that is not a refusal (the database…) into a refusal the form shows", async () => {
+    const refused = await queueing("a run", () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"))).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationFailed);
+    expect(formErrors(refused)).toEqual({ non_field_errors: [NOT_QUEUED] });
+  });
+
+  it("lets the services' refusals through as they are", async () => {
+    const gone = new NotFound();
+    await expect(queueing("a run", () => Promise.reject(gone))).rejects.toBe(gone);
+  });
+});
 
 describe("formErrors of a Conflict", () => {
   it("shows the pages' explanation where there is one, the API's detail otherwise", () => {

@@ -1,14 +1,33 @@
 "use server";
 
-import { refresh } from "next/cache";
+import { redirect } from "next/navigation";
 import { queueRun } from "@/lib/replication/sources";
+import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { currentUser } from "@/lib/site/current-user";
+import { queueing } from "@/lib/site/forms";
 
-/** "Run now" on `{site}/manage/replication/`: queues a run of the source as `run/` does (superusers). */
+/**
+ * "Run now" on `{site}/manage/replication/`: queues a run of the source as `run/` does
+ * (superusers), then shows the page again with what happened: `done=run-queued` (the run is in
+ * the source's runs), or `problem=…` when nothing was queued. The outcome travels in the address,
+ * not in the form's state, because the form of a source deleted meanwhile is no longer on the page.
+ */
 export async function runNow(form: FormData): Promise<void> {
-  const user = await currentUser();
   const id = Number(form.get("source"));
-  if (!user || !Number.isSafeInteger(id)) return;
-  await queueRun(user, id, {}).catch(() => undefined);
-  refresh();
+  redirect(`/manage/replication/?${await queued(id)}`);
+}
+
+async function queued(id: number): Promise<string> {
+  const user = await currentUser();
+  if (!user) return "problem=session-ended";
+  try {
+    if (!Number.isSafeInteger(id)) throw new NotFound();
+    await queueing("a replication run", () => queueRun(user, id, {}));
+    return `done=run-queued#source-${id}`;
+  } catch (error) {
+    if (error instanceof NotFound) return "problem=source-gone";
+    if (error instanceof PermissionDenied) return "problem=not-allowed";
+    if (error instanceof ValidationFailed) return "problem=not-queued";
+    throw error;
+  }
 }

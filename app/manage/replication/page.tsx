@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden, redirect } from "next/navigation";
+import { Done, Problem } from "@/components/manage/parts";
 import { isSuperuser } from "@/lib/auth/permissions";
 import { jobHistory } from "@/lib/jobs/queue";
 import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
@@ -36,7 +37,8 @@ function interval(seconds: number): string {
  * their latest runs, with "Run now". Sources are created with the API
  * (`POST /api/replication/sources/`) or by `npm run replicate`.
  */
-export default async function ReplicationPage() {
+export default async function ReplicationPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const query = await searchParams;
   const user = await currentUser();
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent("/manage/replication/")}`);
   // A page the user may not use answers 403 (management.md §1), as the other superuser pages do.
@@ -49,6 +51,8 @@ export default async function ReplicationPage() {
         <h1>Replication</h1>
         <p className="lead">Stations copied from other instances. Replicated stations are read-only here until a superuser detaches them.</p>
       </header>
+      <Done code={query.done} />
+      <Problem code={query.problem} />
       {sources.length === 0 && (
         <section className="card">
           <p>No sources yet. Add one with <code>POST /api/replication/sources/</code>, or copy once from the command line:</p>
@@ -64,7 +68,7 @@ export default async function ReplicationPage() {
             <div><dt>Schedule</dt><dd>{s.enabled ? interval(s.interval) : "disabled"}{s.prune ? "; deletions at the source are applied here" : ""}</dd></div>
             <div><dt>Credentials</dt><dd>{s.token ? "a token" : s.username ? `user ${s.username}` : "none (public data only)"}</dd></div>
           </dl>
-          <form action={runNow}>
+          <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
             <input type="hidden" name="source" value={s.id} />
             <button type="submit">Run now</button>
           </form>

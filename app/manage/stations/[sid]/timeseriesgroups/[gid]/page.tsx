@@ -3,7 +3,7 @@ import Link from "next/link";
 import { addProcess, addSeries, runProcess, saveGroup, saveSeries } from "@/app/manage/actions";
 import { GroupFields, SeriesFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
-import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
+import { Done, ManageHeader, Problem, RunStatus, Section } from "@/components/manage/parts";
 import { ProcessFields } from "@/components/manage/ProcessFields";
 import { settings } from "@/lib/config";
 import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/services/manage";
@@ -54,6 +54,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
           <Link className="button danger-link" href={`${managePaths.group(sid, gid)}delete/`}>Delete group</Link>
         </>} />
       <Done code={query.done} />
+      <Problem code={query.problem} />
 
       <Section id="details" title="Group">
         <ManagedForm action={saveGroup.bind(null, sid, gid)} initial={groupValues(group)} token={token} submit="Save group" label="Time series group">
