@@ -39,6 +39,16 @@ function ownerCondition(needle: string): Prisma.Sql {
     UNION ALL SELECT id FROM person WHERE ${containsSql(Prisma.sql`search_norm`, needle)})`;
 }
 
+/**
+ * Conditions that must all hold, nested by halves: SQLite refuses an expression deeper than 1000
+ * (a `q` of a thousand words joined in one chain of ANDs), a balanced tree is only log2(n) deep.
+ */
+function allOf(conditions: Prisma.Sql[]): Prisma.Sql {
+  if (conditions.length === 1) return conditions[0];
+  const half = conditions.length >> 1;
+  return Prisma.sql`(${allOf(conditions.slice(0, half))} AND ${allOf(conditions.slice(half))})`;
+}
+
 /** UTC epoch seconds of January 1st, 00:00 of a year (years before 1000 included). */
 function yearStart(year: number): number {
   const d = new Date(0);
@@ -87,10 +97,10 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
         return null;
       }
       const offset = displayOffsetSecondsSql(s("display_timezone"));
-      return Prisma.join(years.map(Number).map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
+      return allOf([...new Set(years.map(Number))].map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
           JOIN timeseries_group g ON g.id = t.timeseries_group_id
           JOIN timeseries_record r ON r.timeseries_id = t.id
-          WHERE g.station_id = s.id AND r.timestamp >= ${yearStart(year)} - ${offset} AND r.timestamp < ${yearStart(year + 1)} - ${offset})`), " AND ");
+          WHERE g.station_id = s.id AND r.timestamp >= ${yearStart(year)} - ${offset} AND r.timestamp < ${yearStart(year + 1)} - ${offset})`));
     }
     default:
       return null;
@@ -113,7 +123,8 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
   const errors = new ErrorCollector();
   const conditions: Prisma.Sql[] = [];
   let readsRecords = false;
-  for (const term of (terms.q ?? "").split(/\s+/).filter(Boolean)) {
+  // A term repeated adds nothing to the AND but its cost.
+  for (const term of new Set((terms.q ?? "").split(/\s+/).filter(Boolean))) {
     const condition = termCondition(term, errors);
     if (condition) conditions.push(condition);
     if (condition && term.startsWith("ts_has_years:")) readsRecords = true;
@@ -125,7 +136,7 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
     else errors.add("bbox", bboxMessage(bbox));
   }
   errors.throwIfAny();
-  return { filter: conditions.length ? { where: Prisma.join(conditions, " AND "), readsRecords } : ALL_STATIONS, sort };
+  return { filter: conditions.length ? { where: allOf(conditions), readsRecords } : ALL_STATIONS, sort };
 }
 
 export interface StationSearchResult {

@@ -220,6 +220,18 @@ describe("typed terms (§4.5)", () => {
   it("ignores an unknown term combined with a real one", async () => {
     expect(await q("foo:bar selune")).toEqual(set("selune"));
   });
+
+  it("answers a q of thousands of terms (up to the URL's limit) with the stations that match them all, list and site page alike", async () => {
+    // SQLite refuses an expression deeper than 1000: the terms must not make one chain of ANDs.
+    const words = Array.from({ length: 1500 }, (_, i) => `e${i}`).join(" ");
+    expect(await q(words)).toEqual([]);
+    expect(await q(`zephyr ${Array.from({ length: 1500 }, () => "yearly").join(" ")}`)).toEqual(set("year"));
+    const years = `ts_has_years:${Array.from({ length: 1200 }, (_, i) => 2020 + (i % 2)).join(",")},${Array.from({ length: 300 }, (_, i) => 3000 + i).join(",")}`;
+    expect(await q(years)).toEqual([]);
+    expect(await q(`ts_has_years:${Array.from({ length: 1200 }, (_, i) => 2020 + (i % 2)).join(",")}`)).toEqual(set("year"));
+    const page = await http.get(`/?q=${encodeURIComponent(words)}`);
+    expect(page.status).toBe(200);
+  });
 });
 
 describe("search errors (§4.4, §4.5)", () => {
