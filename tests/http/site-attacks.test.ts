@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as f from "@/tests/support/fixtures";
+import { ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { siteLogin } from "@/tests/support/site-session";
+
+/**
+ * What an attacker tries on the site beyond the API's checks: links that lead off-site, and
+ * server actions called directly (a POST with `Next-Action`, its id taken from the build).
+ */
+let server: TestServer;
+let user: f.TestUser;
+let stationName = "";
+
+beforeAll(async () => {
+  server = await startServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true" } });
+  user = await f.user({ password: "pass-word-1" });
+  stationName = `Secret station ${Date.now()}`;
+  await f.station({ name: stationName });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function sessionCookie(): Promise<string> {
+  const { jar, error } = await siteLogin(server.url, user.username, "pass-word-1");
+  expect(error).toBeNull();
+  return jar.header();
+}
+
+/** The id of a server action, as the build's manifest (and every page that uses it) names it. */
+function actionId(file: string, name: string): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { filename: string; exportedName: string }>;
+  };
+  const found = Object.entries(manifest.node).find(([, v]) => v.filename === file && v.exportedName === name);
+  if (!found) throw new Error(`no server action ${name} in ${file}`);
+  return found[0];
+}
+
+describe("the login page's link back (api.md §16)", () => {
+  it("never leads off-site, even through characters a browser drops from a link", async () => {
+    const cookie = await sessionCookie();
+    for (const next of ["/\t/evil.example/x", "/\n/evil.example/x", "/\r\n/evil.example", "//evil.example", "/\\evil.example", "https://evil.example/"]) {
+      const r = await fetch(`${server.url}/accounts/login/?next=${encodeURIComponent(next)}`, { headers: { Cookie: cookie } });
+      expect(r.status).toBe(200);
+      const html = await r.text();
+      // The page's address is in Next's payload (inert); what matters is where its links lead.
+      expect(html, JSON.stringify(next)).toContain('<a href="/">continue</a>');
+      expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]).filter((h) => h.includes("evil.example")), JSON.stringify(next)).toEqual([]);
+    }
+    const own = await fetch(`${server.url}/accounts/login/?next=${encodeURIComponent("/stations/1/?a=b")}`, { headers: { Cookie: cookie } });
+    expect(await own.text()).toContain('href="/stations/1/?a=b"');
+  });
+});
+
+describe("server actions called directly", () => {
+  const post = (path: string, action: string, body: unknown, cookie?: string) => fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "Next-Action": action, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+
+  it("the synoptic form's station choices are for logged-in users: an anonymous caller reads no station (authentication required or not)", async () => {
+    const action = actionId("app/manage/synoptic/actions.ts", "stationChoicesAction");
+    const ids = Array.from({ length: 200 }, (_, i) => i + 1);
+    const anonymous = await post("/manage/synoptic/new/", action, [ids]);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.text()).not.toContain(stationName);
+    const loggedIn = await post("/manage/synoptic/new/", action, [ids], await sessionCookie());
+    expect(loggedIn.status).toBe(200);
+    expect(await loggedIn.text()).toContain(stationName);
+  });
+});
