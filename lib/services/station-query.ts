@@ -56,6 +56,9 @@ function yearStart(year: number): number {
   return d.getTime() / 1000;
 }
 
+/** The start of a year as a BIGINT: PostgreSQL would take the bare number for an INTEGER (years from 2038 overflow it). */
+const since = (year: number) => Prisma.sql`CAST(${yearStart(year)} AS BIGINT)`;
+
 /** One search term (api.md §4.5), or null when the term is ignored. */
 function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null {
   const colon = term.indexOf(":");
@@ -100,7 +103,7 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
       return allOf([...new Set(years.map(Number))].map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
           JOIN timeseries_group g ON g.id = t.timeseries_group_id
           JOIN timeseries_record r ON r.timeseries_id = t.id
-          WHERE g.station_id = s.id AND r.timestamp >= ${yearStart(year)} - ${offset} AND r.timestamp < ${yearStart(year + 1)} - ${offset})`));
+          WHERE g.station_id = s.id AND r.timestamp >= ${since(year)} - ${offset} AND r.timestamp < ${since(year + 1)} - ${offset})`));
     }
     default:
       return null;

@@ -221,6 +221,12 @@ describe("typed terms (§4.5)", () => {
     expect(await q("foo:bar selune")).toEqual(set("selune"));
   });
 
+  it("ts_has_years of years a 32-bit timestamp cannot hold (from 2038, before 1902) finds nothing, not a 500", async () => {
+    expect(await q("ts_has_years:2040")).toEqual([]);
+    expect(await q("ts_has_years:1800,2020")).toEqual([]);
+    expect(await q("ts_has_years:-5000")).toEqual([]);
+  });
+
   it("answers a q of thousands of terms (up to the URL's limit) with the stations that match them all, list and site page alike", async () => {
     // SQLite refuses an expression deeper than 1000: the terms must not make one chain of ANDs.
     const words = Array.from({ length: 1500 }, (_, i) => `e${i}`).join(" ");
