@@ -55,6 +55,22 @@ describe("the login page's link back (api.md §16)", () => {
   });
 });
 
+describe("next-auth's callbackUrl (api.md §2.1)", () => {
+  it("goes to the site's root when it is another site's or no URL at all, never a 500", async () => {
+    for (const callbackUrl of [`${server.url}.evil.example/`, "http://[::1", "not a url", "https://evil.example/"]) {
+      const csrf = await fetch(`${server.url}/accounts/auth/csrf`);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const r = await fetch(`${server.url}/accounts/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") },
+        body: new URLSearchParams({ csrfToken, username: user.username, password: "pass-word-1", callbackUrl, json: "true" }),
+      });
+      expect(r.status, callbackUrl).toBe(200);
+      expect(((await r.json()) as { url: string }).url, callbackUrl).toBe(server.url);
+    }
+  });
+});
+
 describe("server actions called directly", () => {
   const post = (path: string, action: string, body: unknown, cookie?: string) => fetch(`${server.url}${path}`, {
     method: "POST",
