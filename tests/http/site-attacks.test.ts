@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as f from "@/tests/support/fixtures";
@@ -52,6 +53,28 @@ describe("the login page's link back (api.md §16)", () => {
     }
     const own = await fetch(`${server.url}/accounts/login/?next=${encodeURIComponent("/stations/1/?a=b")}`, { headers: { Cookie: cookie } });
     expect(await own.text()).toContain('href="/stations/1/?a=b"');
+  });
+});
+
+/** A GET of `path` exactly as written (fetch would turn a backslash into a slash). */
+function requestAsIs(path: string): Promise<{ status: number; location: string | undefined }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    }).on("error", reject).end();
+  });
+}
+
+describe("the trailing-slash redirect (api.md §16)", () => {
+  it("stays on the site when the path starts with two slashes or a backslash", async () => {
+    for (const [path, location] of [["//evil.example/x", "/evil.example/x/"], ["//evil.example/x?a=1", "/evil.example/x/?a=1"],
+      ["/\\/evil.example/x", "/evil.example/x/"], ["///evil.example", "/evil.example"], ["/stations/1", "/stations/1/"]]) {
+      const r = await requestAsIs(path);
+      expect(r.status, path).toBe(308);
+      expect(r.location, path).toBe(location);
+    }
   });
 });
 
