@@ -39,14 +39,24 @@ function ownerCondition(needle: string): Prisma.Sql {
     UNION ALL SELECT id FROM person WHERE ${containsSql(Prisma.sql`search_norm`, needle)})`;
 }
 
+/** More conditions than this are each kept as a condition of their own (below). */
+const FEW_CONDITIONS = 8;
+
 /**
- * Conditions that must all hold, nested by halves: SQLite refuses an expression deeper than 1000
+ * Conditions that must all hold. Nested by halves: SQLite refuses an expression deeper than 1000
  * (a `q` of a thousand words joined in one chain of ANDs), a balanced tree is only log2(n) deep.
+ * Beyond a few, each is wrapped in `IS TRUE`: PostgreSQL turns every top-level `IN (subquery)` or
+ * `EXISTS` into a join and its planning time grows steeply with their number (80 took 2.5 s to
+ * plan); wrapped, each is a subplan of its own and planning stays linear.
  */
 function allOf(conditions: Prisma.Sql[]): Prisma.Sql {
+  return bothHalves(conditions.length > FEW_CONDITIONS ? conditions.map((c) => Prisma.sql`(${c}) IS TRUE`) : conditions);
+}
+
+function bothHalves(conditions: Prisma.Sql[]): Prisma.Sql {
   if (conditions.length === 1) return conditions[0];
   const half = conditions.length >> 1;
-  return Prisma.sql`(${allOf(conditions.slice(0, half))} AND ${allOf(conditions.slice(half))})`;
+  return Prisma.sql`(${bothHalves(conditions.slice(0, half))} AND ${bothHalves(conditions.slice(half))})`;
 }
 
 /** UTC epoch seconds of January 1st, 00:00 of a year (years before 1000 included). */

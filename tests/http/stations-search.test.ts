@@ -236,6 +236,14 @@ describe("typed terms (§4.5)", () => {
     const page = await http.get(`/?q=${encodeURIComponent(words)}`);
     expect(page.status).toBe(200);
   });
+
+  it("answers hundreds of typed terms and ts_has_years years in moments on either database (PostgreSQL took minutes to plan them)", async () => {
+    const years = `ts_has_years:${Array.from({ length: 300 }, (_, i) => 1950 + i).join(",")}`;
+    const typed = Array.from({ length: 150 }, (_, i) => `variable:v${i} owner:o${i}`).join(" ");
+    expect(await q(years)).toEqual([]);
+    expect(await q(typed)).toEqual([]);
+    expect(await q(`${typed} ${years}`)).toEqual([]);
+  }, 20_000);
 });
 
 describe("search errors (§4.4, §4.5)", () => {
