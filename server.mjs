@@ -438,7 +438,8 @@ function serve(req, res, context) {
     return;
   }
   if (needsSlash(path)) {
-    res.writeHead(308, { Location: `${path}/${q < 0 ? "" : url.slice(q)}` });
+    // One leading slash: "//evil.example/x" (or "/\\evil.example") as a Location is another site's address.
+    res.writeHead(308, { Location: `${path.replace(/^[/\\]+/, "/")}/${q < 0 ? "" : url.slice(q)}` });
     res.end();
     return;
   }

@@ -49,6 +49,15 @@ export function nextAuthOptions(secure: boolean): NextAuthOptions {
         }
         return token;
       },
+      /**
+       * As next-auth's own rule (a path, or an address on this site's origin; anything else: the
+       * site's root), but a callbackUrl that is no URL at all (`http://host:3000.evil.example/`)
+       * also goes to the root, where next-auth's `new URL` would throw and answer 500.
+       */
+      redirect({ url, baseUrl }) {
+        if (url.startsWith("/")) return `${baseUrl}${url}`;
+        return URL.canParse(url) && new URL(url).origin === baseUrl ? url : baseUrl;
+      },
     },
     events: {
       async signOut({ token }) {

@@ -23,6 +23,12 @@ const UTC = resolveTimeZone("UTC")!;
 const PAGE_SIZE = 1000;
 /** Redirects followed within the source (fetch follows 20). */
 const MAX_REDIRECTS = 10;
+/**
+ * The most bytes of one answer of the source's API that is read whole (a page of a list, a legacy
+ * model list, the station export, and the table inside it): a source that sends more, or never
+ * stops, fails the run instead of filling this instance's memory.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 /** The site root of a source URL: http(s), no query, no trailing slash (nor a trailing /api). */
 export function normalizeSourceUrl(text: string): string | null {
@@ -47,7 +53,8 @@ export class Remote {
   private authorization: string | null = null;
   private loggedIn = false;
 
-  constructor(readonly site: string, private readonly credentials: Credentials, private readonly timeoutMs: number) {}
+  constructor(readonly site: string, private readonly credentials: Credentials, private readonly timeoutMs: number,
+    private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
 
   /** Logs in with a user name and password (a token is used as it is). */
   async open(): Promise<void> {
@@ -133,11 +140,31 @@ export class Remote {
   }
 
   private async text(response: Response, url: string): Promise<string> {
+    return new TextDecoder().decode(await this.body(response, url, this.maxAnswerBytes, `the answer is larger than ${this.maxAnswerBytes} bytes`));
+  }
+
+  /** A response's body, read as it arrives up to `maxBytes` (a source may send no Content-Length, or more than it says). */
+  private async body(response: Response, url: string, maxBytes: number, tooLarge: string): Promise<Buffer> {
+    const refuse = async () => {
+      await response.body?.cancel().catch(() => undefined);
+      return new SourceError(`GET ${url}: ${tooLarge}`);
+    };
+    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw await refuse();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (!response.body) return Buffer.alloc(0);
+    const reader = response.body.getReader();
     try {
-      return await response.text();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        size += next.value.byteLength;
+        if (size > maxBytes) throw await refuse();
+        chunks.push(next.value);
+      }
     } catch (error) {
+      if (error instanceof SourceError) throw error;
       throw this.failure("GET", url, error);
     }
+    return Buffer.concat(chunks, size);
   }
 
   private failure(method: string, url: string, error: unknown): SourceError {
@@ -210,19 +237,26 @@ export class Remote {
   }
 
   /**
-   * A link the source gave, as a URL of the source: its path and query on the source's own
-   * root (a server behind a proxy may name itself differently), and nothing outside its API.
+   * A link of the source's (a file's `content`) on the source's own origin: the source may name
+   * itself differently (behind a proxy), but its links must not send this instance's requests,
+   * and the source's credentials with them, to another host.
    */
-  private onSource(link: string, path: string): string {
+  private onSourceOrigin(link: string, base = this.url("")): URL {
     let url: URL;
     try {
-      url = new URL(link, this.url(path));
+      url = new URL(link, base);
     } catch {
-      throw new SourceError(`GET ${this.url(path)}: a page link is not a URL (${link})`);
+      throw new SourceError(`GET ${base}: a link of the source is not a URL (${link})`);
     }
-    const api = new URL(this.url(""));
-    if (!url.pathname.startsWith(api.pathname)) throw new SourceError(`GET ${this.url(path)}: a page link leaves the source's API (${link})`);
-    return `${api.origin}${url.pathname}${url.search}`;
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new SourceError(`GET ${base}: a link of the source is not an http(s) URL (${link})`);
+    return new URL(`${url.pathname}${url.search}`, new URL(this.site).origin);
+  }
+
+  /** A page link of a list (`next`), on the source's origin and within its API. */
+  private onSource(link: string, path: string): string {
+    const url = this.onSourceOrigin(link, this.url(path));
+    if (!url.pathname.startsWith(new URL(this.url("")).pathname)) throw new SourceError(`GET ${this.url(path)}: a page link leaves the source's API (${link})`);
+    return url.toString();
   }
 
   /**
@@ -307,20 +341,13 @@ export class Remote {
 
   /** The bytes of a file or image (its `content` link) and the name the source gives it. */
   async content(link: string, maxBytes: number): Promise<{ name: string; bytes: Uint8Array }> {
-    const url = new URL(link, this.url(""));
+    const url = this.onSourceOrigin(link);
     const response = await this.send("GET", url.toString());
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       throw new SourceError(`GET ${url}: HTTP ${response.status}`);
     }
-    const length = Number(response.headers.get("content-length") ?? 0);
-    if (length > maxBytes) throw new SourceError(`GET ${url}: the file is larger than ENHYDRIS_MAX_UPLOAD_SIZE`);
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await response.arrayBuffer());
-    } catch (error) {
-      throw this.failure("GET", url.toString(), error);
-    }
+    const bytes = new Uint8Array(await this.body(response, url.toString(), maxBytes, "the file is larger than ENHYDRIS_MAX_UPLOAD_SIZE"));
     const disposition = response.headers.get("content-disposition") ?? "";
     const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
     const plain = /filename="([^"]*)"/i.exec(disposition)?.[1];
@@ -345,13 +372,8 @@ export class Remote {
       await response.body?.cancel().catch(() => undefined);
       return null;
     }
-    let zip: Buffer;
-    try {
-      zip = Buffer.from(await response.arrayBuffer());
-    } catch (error) {
-      throw this.failure("GET", url.toString(), error);
-    }
-    const csv = zipMember(zip, "timeseries.csv");
+    const zip = await this.body(response, url.toString(), this.maxAnswerBytes, `the answer is larger than ${this.maxAnswerBytes} bytes`);
+    const csv = zipMember(zip, "timeseries.csv", this.maxAnswerBytes);
     if (csv === null) return null;
     const rows = parseCsv(csv);
     const header = rows.shift() ?? [];
@@ -403,8 +425,8 @@ function isoOffset(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(0, 19) + "+00:00";
 }
 
-/** The text of one member of a zip archive (stored or deflated), or null. */
-export function zipMember(zip: Buffer, name: string): string | null {
+/** The text of one member of a zip archive (stored or deflated), or null (also when it would be larger than `maxBytes`). */
+export function zipMember(zip: Buffer, name: string, maxBytes = MAX_ANSWER_BYTES): string | null {
   const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (end < 0 || end + 22 > zip.length) return null;
   const entries = zip.readUInt16LE(end + 10);
@@ -424,7 +446,8 @@ export function zipMember(zip: Buffer, name: string): string | null {
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const data = zip.subarray(start, start + compressed);
     try {
-      return (method === 0 ? data : method === 8 ? inflateRawSync(data) : null)?.toString("utf8") ?? null;
+      // A few kilobytes of deflated zeros can stand for gigabytes: inflated no further than maxBytes.
+      return (method === 0 ? data : method === 8 ? inflateRawSync(data, { maxOutputLength: maxBytes }) : null)?.toString("utf8") ?? null;
     } catch {
       return null;
     }

@@ -39,12 +39,35 @@ function ownerCondition(needle: string): Prisma.Sql {
     UNION ALL SELECT id FROM person WHERE ${containsSql(Prisma.sql`search_norm`, needle)})`;
 }
 
+/** More conditions than this are each kept as a condition of their own (below). */
+const FEW_CONDITIONS = 8;
+
+/**
+ * Conditions that must all hold. Nested by halves: SQLite refuses an expression deeper than 1000
+ * (a `q` of a thousand words joined in one chain of ANDs), a balanced tree is only log2(n) deep.
+ * Beyond a few, each is wrapped in `IS TRUE`: PostgreSQL turns every top-level `IN (subquery)` or
+ * `EXISTS` into a join and its planning time grows steeply with their number (80 took 2.5 s to
+ * plan); wrapped, each is a subplan of its own and planning stays linear.
+ */
+function allOf(conditions: Prisma.Sql[]): Prisma.Sql {
+  return bothHalves(conditions.length > FEW_CONDITIONS ? conditions.map((c) => Prisma.sql`(${c}) IS TRUE`) : conditions);
+}
+
+function bothHalves(conditions: Prisma.Sql[]): Prisma.Sql {
+  if (conditions.length === 1) return conditions[0];
+  const half = conditions.length >> 1;
+  return Prisma.sql`(${bothHalves(conditions.slice(0, half))} AND ${bothHalves(conditions.slice(half))})`;
+}
+
 /** UTC epoch seconds of January 1st, 00:00 of a year (years before 1000 included). */
 function yearStart(year: number): number {
   const d = new Date(0);
   d.setUTCFullYear(year, 0, 1);
   return d.getTime() / 1000;
 }
+
+/** The start of a year as a BIGINT: PostgreSQL would take the bare number for an INTEGER (years from 2038 overflow it). */
+const since = (year: number) => Prisma.sql`CAST(${yearStart(year)} AS BIGINT)`;
 
 /** One search term (api.md §4.5), or null when the term is ignored. */
 function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null {
@@ -87,10 +110,10 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
         return null;
       }
       const offset = displayOffsetSecondsSql(s("display_timezone"));
-      return Prisma.join(years.map(Number).map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
+      return allOf([...new Set(years.map(Number))].map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
           JOIN timeseries_group g ON g.id = t.timeseries_group_id
           JOIN timeseries_record r ON r.timeseries_id = t.id
-          WHERE g.station_id = s.id AND r.timestamp >= ${yearStart(year)} - ${offset} AND r.timestamp < ${yearStart(year + 1)} - ${offset})`), " AND ");
+          WHERE g.station_id = s.id AND r.timestamp >= ${since(year)} - ${offset} AND r.timestamp < ${since(year + 1)} - ${offset})`));
     }
     default:
       return null;
@@ -113,7 +136,8 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
   const errors = new ErrorCollector();
   const conditions: Prisma.Sql[] = [];
   let readsRecords = false;
-  for (const term of (terms.q ?? "").split(/\s+/).filter(Boolean)) {
+  // A term repeated adds nothing to the AND but its cost.
+  for (const term of new Set((terms.q ?? "").split(/\s+/).filter(Boolean))) {
     const condition = termCondition(term, errors);
     if (condition) conditions.push(condition);
     if (condition && term.startsWith("ts_has_years:")) readsRecords = true;
@@ -125,7 +149,7 @@ export function stationQuery(terms: StationSearchTerms): StationQuery {
     else errors.add("bbox", bboxMessage(bbox));
   }
   errors.throwIfAny();
-  return { filter: conditions.length ? { where: Prisma.join(conditions, " AND "), readsRecords } : ALL_STATIONS, sort };
+  return { filter: conditions.length ? { where: allOf(conditions), readsRecords } : ALL_STATIONS, sort };
 }
 
 export interface StationSearchResult {

@@ -220,6 +220,30 @@ describe("typed terms (§4.5)", () => {
   it("ignores an unknown term combined with a real one", async () => {
     expect(await q("foo:bar selune")).toEqual(set("selune"));
   });
+
+  it("ts_has_years of years a 32-bit timestamp cannot hold (from 2038, before 1902) finds nothing, not a 500", async () => {
+    expect(await q("ts_has_years:2040")).toEqual([]);
+    expect(await q("ts_has_years:1800,2020")).toEqual([]);
+    expect(await q("ts_has_years:-5000")).toEqual([]);
+  });
+
+  it("answers a q of thousands of terms (up to the URL's limit) with the stations that match them all, list and site page alike", async () => {
+    // SQLite refuses an expression deeper than 1000: the terms must not make one chain of ANDs.
+    const words = Array.from({ length: 1500 }, (_, i) => `e${i}`).join(" ");
+    expect(await q(words)).toEqual([]);
+    expect(await q(`zephyr ${Array.from({ length: 1500 }, () => "yearly").join(" ")}`)).toEqual(set("year"));
+    expect(await q(`ts_has_years:${Array.from({ length: 1200 }, (_, i) => 2020 + (i % 2)).join(",")}`)).toEqual(set("year"));
+    const page = await http.get(`/?q=${encodeURIComponent(words)}`);
+    expect(page.status).toBe(200);
+  });
+
+  it("answers hundreds of typed terms and ts_has_years years in moments on either database (PostgreSQL took minutes to plan them)", async () => {
+    const years = `ts_has_years:${Array.from({ length: 300 }, (_, i) => 1950 + i).join(",")}`;
+    const typed = Array.from({ length: 150 }, (_, i) => `variable:v${i} owner:o${i}`).join(" ");
+    expect(await q(years)).toEqual([]);
+    expect(await q(typed)).toEqual([]);
+    expect(await q(`${typed} ${years}`)).toEqual([]);
+  }, 20_000);
 });
 
 describe("search errors (§4.4, §4.5)", () => {

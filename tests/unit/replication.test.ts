@@ -85,6 +85,44 @@ describe("the source's answers", () => {
     expect(zipMember(Buffer.concat(chunks), "missing.csv")).toBeNull();
     expect(zipMember(Buffer.from("not a zip"), "timeseries.csv")).toBeNull();
   });
+
+  it("inflates a zip member no further than its limit (a zip bomb is no table)", async () => {
+    const zip = new ZipArchive({ zlib: { level: 9 } });
+    zip.append(Buffer.alloc(4_000_000, 0x30), { name: "timeseries.csv" });
+    void zip.finalize();
+    const chunks: Buffer[] = [];
+    for await (const chunk of Readable.from(zip)) chunks.push(Buffer.from(chunk));
+    const bomb = Buffer.concat(chunks);
+    expect(bomb.length).toBeLessThan(50_000);
+    expect(zipMember(bomb, "timeseries.csv", 1_000_000)).toBeNull();
+    expect(zipMember(bomb, "timeseries.csv")).toHaveLength(4_000_000);
+  });
+
+  it("reads an answer no further than its limit, with or without a Content-Length", async () => {
+    const server: Server = createServer((req, res) => {
+      if (req.url!.startsWith("/api/said/")) {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "5000" }).end(`{"a":"${"x".repeat(4992)}"}`);
+        return;
+      }
+      // Never ends: a chunk after another until the client goes away.
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.write('{"a":"');
+      const more = () => res.write("x".repeat(1000), () => setImmediate(more));
+      more();
+      res.on("close", () => res.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const remote = new Remote(url, {}, 5_000, 4_096);
+      await expect(remote.object("endless/")).rejects.toThrow(new SourceError(`GET ${url}/api/endless/: the answer is larger than 4096 bytes`));
+      await expect(remote.object("said/")).rejects.toThrow(new SourceError(`GET ${url}/api/said/: the answer is larger than 4096 bytes`));
+      expect(await new Remote(url, {}, 5_000, 5_000).object("said/")).toEqual({ a: "x".repeat(4992) });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
 });
 
 describe("Remote's redirects", () => {

@@ -4,6 +4,7 @@ import Link from "next/link";
 import LoginForm from "@/components/accounts/LoginForm";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { currentUser } from "@/lib/site/current-user";
+import { safeNextPath } from "@/lib/site/paths";
 
 export const metadata: Metadata = { title: "Log in" };
 
@@ -22,7 +23,8 @@ function nextPath(value: string, host: string | null): string {
       return "/";
     }
   }
-  return value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/";
+  // The same rule as the form's redirect: a browser drops tabs and line breaks from a link, so "/\t/evil.example" leads off-site.
+  return safeNextPath(value);
 }
 
 /** `{site}/accounts/login/` (api.md §16). */

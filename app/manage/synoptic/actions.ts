@@ -114,7 +114,15 @@ export async function resendWarningAction(form: FormData): Promise<void> {
   redirect(`/manage/synoptic/${id}/?resent=1#warnings`);
 }
 
-/** The stations picked in the form, with their groups (public metadata). */
+/** The most stations one call names: the form asks for the one just picked. */
+const MAX_CHOICES = 100;
+
+/**
+ * The stations picked in the form, with their groups: for logged-in users, as the form's page
+ * is. A server action answers a POST to any management path, which the proxy's login redirect
+ * (ENHYDRIS_AUTHENTICATION_REQUIRED) does not see.
+ */
 export async function stationChoicesAction(ids: number[]): Promise<StationChoice[]> {
-  return stationChoices(Array.isArray(ids) ? ids.map(Number) : []);
+  if (!(await currentUser()) || !Array.isArray(ids)) return [];
+  return stationChoices(ids.slice(0, MAX_CHOICES).map(Number));
 }

@@ -1,0 +1,114 @@
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as f from "@/tests/support/fixtures";
+import { ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { siteLogin } from "@/tests/support/site-session";
+
+/**
+ * What an attacker tries on the site beyond the API's checks: links that lead off-site, and
+ * server actions called directly (a POST with `Next-Action`, its id taken from the build).
+ */
+let server: TestServer;
+let user: f.TestUser;
+let stationName = "";
+
+beforeAll(async () => {
+  server = await startServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true" } });
+  user = await f.user({ password: "pass-word-1" });
+  stationName = `Secret station ${Date.now()}`;
+  await f.station({ name: stationName });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function sessionCookie(): Promise<string> {
+  const { jar, error } = await siteLogin(server.url, user.username, "pass-word-1");
+  expect(error).toBeNull();
+  return jar.header();
+}
+
+/** The id of a server action, as the build's manifest (and every page that uses it) names it. */
+function actionId(file: string, name: string): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { filename: string; exportedName: string }>;
+  };
+  const found = Object.entries(manifest.node).find(([, v]) => v.filename === file && v.exportedName === name);
+  if (!found) throw new Error(`no server action ${name} in ${file}`);
+  return found[0];
+}
+
+describe("the login page's link back (api.md §16)", () => {
+  it("never leads off-site, even through characters a browser drops from a link", async () => {
+    const cookie = await sessionCookie();
+    for (const next of ["/\t/evil.example/x", "/\n/evil.example/x", "/\r\n/evil.example", "//evil.example", "/\\evil.example", "https://evil.example/"]) {
+      const r = await fetch(`${server.url}/accounts/login/?next=${encodeURIComponent(next)}`, { headers: { Cookie: cookie } });
+      expect(r.status).toBe(200);
+      const html = await r.text();
+      // The page's address is in Next's payload (inert); what matters is where its links lead.
+      expect(html, JSON.stringify(next)).toContain('<a href="/">continue</a>');
+      expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]).filter((h) => h.includes("evil.example")), JSON.stringify(next)).toEqual([]);
+    }
+    const own = await fetch(`${server.url}/accounts/login/?next=${encodeURIComponent("/stations/1/?a=b")}`, { headers: { Cookie: cookie } });
+    expect(await own.text()).toContain('href="/stations/1/?a=b"');
+  });
+});
+
+/** A GET of `path` exactly as written (fetch would turn a backslash into a slash). */
+function requestAsIs(path: string): Promise<{ status: number; location: string | undefined }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    }).on("error", reject).end();
+  });
+}
+
+describe("the trailing-slash redirect (api.md §16)", () => {
+  it("stays on the site when the path starts with two slashes or a backslash", async () => {
+    for (const [path, location] of [["//evil.example/x", "/evil.example/x/"], ["//evil.example/x?a=1", "/evil.example/x/?a=1"],
+      ["/\\/evil.example/x", "/evil.example/x/"], ["///evil.example", "/evil.example"], ["/stations/1", "/stations/1/"]]) {
+      const r = await requestAsIs(path);
+      expect(r.status, path).toBe(308);
+      expect(r.location, path).toBe(location);
+    }
+  });
+});
+
+describe("next-auth's callbackUrl (api.md §2.1)", () => {
+  it("goes to the site's root when it is another site's or no URL at all, never a 500", async () => {
+    for (const callbackUrl of [`${server.url}.evil.example/`, "http://[::1", "not a url", "https://evil.example/"]) {
+      const csrf = await fetch(`${server.url}/accounts/auth/csrf`);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const r = await fetch(`${server.url}/accounts/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") },
+        body: new URLSearchParams({ csrfToken, username: user.username, password: "pass-word-1", callbackUrl, json: "true" }),
+      });
+      expect(r.status, callbackUrl).toBe(200);
+      expect(((await r.json()) as { url: string }).url, callbackUrl).toBe(server.url);
+    }
+  });
+});
+
+describe("server actions called directly", () => {
+  const post = (path: string, action: string, body: unknown, cookie?: string) => fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "Next-Action": action, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+
+  it("the synoptic form's station choices are for logged-in users: an anonymous caller reads no station (authentication required or not)", async () => {
+    const action = actionId("app/manage/synoptic/actions.ts", "stationChoicesAction");
+    const ids = Array.from({ length: 200 }, (_, i) => i + 1);
+    const anonymous = await post("/manage/synoptic/new/", action, [ids]);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.text()).not.toContain(stationName);
+    const loggedIn = await post("/manage/synoptic/new/", action, [ids], await sessionCookie());
+    expect(loggedIn.status).toBe(200);
+    expect(await loggedIn.text()).toContain(stationName);
+  });
+});
