@@ -265,11 +265,14 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
   const path = { stationId, groupId, processId };
   const found = await pathProcess(path);
   const history = await processRuns(actor, path);
-  const unit = (await db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }))?.symbol ?? "";
+  const [unit, variable] = await Promise.all([
+    db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }),
+    db().prisma.variable.findUnique({ where: { id: page.group.variableId } }),
+  ]);
   const targetGroupName = found.process.definition.type === "curve_interpolation"
     ? (await groupNames([found.process.definition.targetGroupId])).get(found.process.definition.targetGroupId) : undefined;
   return {
-    ...page, process: found.process, description: describeProcess(found.process.definition, { unit, targetGroupName }),
+    ...page, variable: variable?.descr ?? "", process: found.process, description: describeProcess(found.process.definition, { unit: unit?.symbol ?? "", targetGroupName }),
     runCount: history.count, runs: await history.page(0, runs),
   };
 }

@@ -14,6 +14,7 @@ import { groupValues, seriesValues } from "@/lib/site/manage-values";
 import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -42,7 +43,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const stationName = station.name || `Station ${sid}`;
   const variable = choices.variables.find((v) => v.id === group.variableId)?.label ?? "";
-  const title = group.name || variable || `Group ${gid}`;
+  const title = groupTitle({ id: gid, name: group.name, variable });
   const units = choices.units.map((u) => ({ id: u.id, label: u.label }));
   const taken = new Set(series.map((s) => s.type));
   const nextType = ["Initial", "Checked", "Regularized"].find((t) => !taken.has(t)) ?? "Aggregated";
@@ -98,7 +99,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
       </Section>
 
       <Section id="processes" title="Processes">
-        <p className="muted small">Run automatically after every write to their source series (processing.md): checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
+        <p className="muted small">Run automatically after every write to their source series: checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
         {processes.length === 0 && <p className="muted">No processes yet.</p>}
         <ul className="item-list process-list">
           {processes.map((p) => (

@@ -10,6 +10,7 @@ import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 import { periodCount, processValues } from "@/lib/site/process-form";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -30,10 +31,10 @@ export default async function ManageProcessPage({ params, searchParams }: { para
     const [page, groups] = await Promise.all([processForEditing(u, sid, gid, pid), stationGroupChoices(sid)]);
     return { ...page, groups: groups.filter((g) => g.value !== String(gid)) };
   });
-  const { station, group, process, description, runs, runCount, groups } = data;
+  const { station, group, variable, process, description, runs, runCount, groups } = data;
   const token = formToken(user.sessionId);
   const stationName = station.name || `Station ${sid}`;
-  const groupName = group.name || `Group ${gid}`;
+  const groupName = groupTitle({ id: gid, name: group.name, variable });
   const initial = processValues(process);
   return (
     <div className="page manage">

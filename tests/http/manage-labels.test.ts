@@ -1,0 +1,86 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import * as f from "@/tests/support/fixtures";
+import { CookieJar, siteLogin } from "@/tests/support/site-session";
+import { siteForms } from "@/tests/support/site-forms";
+import { suiteServer } from "@/tests/support/suite";
+
+/**
+ * What the management pages call things, as an operator reads them (walk-through of
+ * 2026-11-26): a group without a name is called by its variable on every page, as its form
+ * promises ("May be empty: the variable names it then"); display zones are offered with their
+ * offset, since Etc/GMT-2 is two hours east; the pages do not cite the specification's files;
+ * the replication page leads back to /manage/ as the other management pages do.
+ * The server runs no jobs: the process made here need not run.
+ */
+const s = suiteServer({ env: { ENHYDRIS_JOB_RUNNER: "false" } });
+
+const VARIABLE = "Stage of the walk";
+let cookie: string;
+let station: string;
+let group: string;
+let upload: string;
+let process: string;
+
+beforeAll(async () => {
+  const admin = await f.user({ superuser: true });
+  const sid = await f.station({ name: "Walk Bridge" });
+  const gid = await f.group(sid, { name: "", variableId: await f.variable(VARIABLE) });
+  const tid = await f.series(gid, { type: "Initial", timeStep: "10min" });
+  const created = await s.http.post(`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`, {
+    token: admin.token, json: { type: "aggregation", target_time_step: "1h", method: "mean" },
+  });
+  expect(created.status, created.text).toBe(201);
+  station = `/manage/stations/${sid}/`;
+  group = `${station}timeseriesgroups/${gid}/`;
+  upload = `${group}timeseries/${tid}/upload/`;
+  process = `${group}processes/${created.json.id}/`;
+  const { jar, error } = await siteLogin(s.server.url, admin.username, admin.password, new CookieJar());
+  expect(error).toBeNull();
+  cookie = jar.header();
+});
+
+async function html(path: string): Promise<string> {
+  const r = await siteForms(s.server.url).page(path, cookie);
+  expect(r.status, path).toBe(200);
+  return r.text;
+}
+
+/** The text of the page's breadcrumb trail. */
+function crumbs(page: string): string {
+  const nav = /<nav[^>]*aria-label="Breadcrumb"[^>]*>([\s\S]*?)<\/nav>/i.exec(page);
+  expect(nav, "a breadcrumb trail").not.toBeNull();
+  return [...nav![1].matchAll(/<li[^>]*>([\s\S]*?)<\/li>/g)].map((li) => li[1].replace(/<[^>]+>/g, "").trim()).join(" › ");
+}
+
+describe("a group without a name", () => {
+  it.each([["the station", () => station], ["the group", () => group], ["the upload", () => upload], ["the process", () => process]])(
+    "is called by its variable on %s page", async (_, path) => {
+      const page = await html(path());
+      expect(page).toContain(VARIABLE);
+      expect(page).not.toMatch(/Group \d+/);
+    });
+
+  it("is named by its variable in the upload and process pages' breadcrumbs", async () => {
+    expect(crumbs(await html(upload))).toContain(`Walk Bridge › ${VARIABLE} › Upload`);
+    expect(crumbs(await html(process))).toContain(`Walk Bridge › ${VARIABLE} › Process`);
+  });
+});
+
+describe("display time zones", () => {
+  it.each([["the new station", "/manage/stations/new/"], ["the new synoptic group", "/manage/synoptic/new/"]])(
+    "are offered on %s form with their offset", async (_, path) => {
+      const page = await html(path);
+      expect(page).toMatch(/<option value="Etc\/GMT-2"[^>]*>UTC\+02:00 \(Etc\/GMT-2\)<\/option>/);
+      expect(page).toMatch(/<option value="Etc\/GMT\+5"[^>]*>UTC-05:00 \(Etc\/GMT\+5\)<\/option>/);
+    });
+});
+
+it("the group page explains its processes without citing the specification", async () => {
+  const page = await html(group);
+  expect(page).toContain("Run automatically after every write to their source series");
+  expect(page).not.toContain("processing.md");
+});
+
+it("the replication page has the management pages' breadcrumb trail back to /manage/", async () => {
+  expect(crumbs(await html("/manage/replication/"))).toBe("Manage › Replication");
+});
