@@ -33,6 +33,8 @@ export interface EditableStation {
   ownerName: string;
   lastUpdate: number | null;
   displayTimezone: string;
+  /** A copy of another instance's station: read-only here until detached (replication.md §2). */
+  replicated: boolean;
 }
 
 /** The condition "the actor may edit station s" (api.md §15.1), for a list query. */
@@ -51,14 +53,14 @@ export async function editableStations(actor: Actor, q: string, offset: number, 
   const [[counted], rows] = await Promise.all([
     db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM station s WHERE ${where}`),
     db().query<Record<string, unknown>>(Prisma.sql`
-      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update, s.display_timezone
+      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update, s.display_timezone, s.replicated_from
       FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id
       WHERE ${where} ORDER BY s.name, s.id LIMIT ${limit} OFFSET ${offset}`),
   ]);
   return {
     count: toNumber(counted.n)!,
     stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: toNumber(r.last_update),
-      displayTimezone: String(r.display_timezone),
+      displayTimezone: String(r.display_timezone), replicated: r.replicated_from !== null && r.replicated_from !== undefined,
     })),
   };
 }

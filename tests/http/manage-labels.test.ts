@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
 import * as f from "@/tests/support/fixtures";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
 import { siteForms } from "@/tests/support/site-forms";
@@ -9,7 +10,8 @@ import { suiteServer } from "@/tests/support/suite";
  * 2026-11-26): a group without a name is called by its variable on every page, as its form
  * promises ("May be empty: the variable names it then"); display zones are offered with their
  * offset, since Etc/GMT-2 is two hours east; the pages do not cite the specification's files;
- * the replication page leads back to /manage/ as the other management pages do.
+ * the replication page leads back to /manage/ as the other management pages do; a replicated
+ * station, read-only here, is listed without a link to an edit page it cannot open.
  * The server runs no jobs: the process made here need not run.
  */
 const s = suiteServer({ env: { ENHYDRIS_JOB_RUNNER: "false" } });
@@ -20,6 +22,7 @@ let station: string;
 let group: string;
 let upload: string;
 let process: string;
+let replicated: number;
 
 beforeAll(async () => {
   const admin = await f.user({ superuser: true });
@@ -34,6 +37,10 @@ beforeAll(async () => {
   group = `${station}timeseriesgroups/${gid}/`;
   upload = `${group}timeseries/${tid}/upload/`;
   process = `${group}processes/${created.json.id}/`;
+  const source = await s.http.post("/api/replication/sources/", { token: admin.token, json: { name: "Walk source", url: "https://other.example.org/" } });
+  expect(source.status, source.text).toBe(201);
+  replicated = await f.station({ name: "Walk Copied Spring" });
+  await db().write((tx) => tx.station.update({ where: { id: replicated }, data: { replicatedFrom: source.json.id as number } }));
   const { jar, error } = await siteLogin(s.server.url, admin.username, admin.password, new CookieJar());
   expect(error).toBeNull();
   cookie = jar.header();
@@ -79,6 +86,26 @@ it("the group page explains its processes without citing the specification", asy
   const page = await html(group);
   expect(page).toContain("Run automatically after every write to their source series");
   expect(page).not.toContain("processing.md");
+});
+
+describe("a replicated station on /manage/", () => {
+  it("is listed as read-only, without a link to its edit page (which answers 403)", async () => {
+    const page = await html(`/manage/?q=${encodeURIComponent("Walk Copied Spring")}`);
+    const row = /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Walk Copied Spring[\s\S]*?<\/tr>/.exec(page)?.[0];
+    expect(row, "the station's row").toBeDefined();
+    expect(row).toContain("replicated, read-only");
+    expect(row).not.toContain(`href="/manage/stations/${replicated}/"`);
+    expect(row).toContain(`href="/stations/${replicated}/"`);
+    const edit = await siteForms(s.server.url).page(`/manage/stations/${replicated}/`, cookie);
+    expect(edit.status).toBe(403);
+    expect(edit.text).toContain("is read-only here until an administrator detaches it");
+  });
+
+  it("leaves the other stations linked to their edit pages", async () => {
+    const page = await html(`/manage/?q=${encodeURIComponent("Walk Bridge")}`);
+    expect(page).toContain(`href="${station}"`);
+    expect(page).not.toContain("replicated, read-only");
+  });
 });
 
 it("the replication page has the management pages' breadcrumb trail back to /manage/", async () => {
