@@ -107,7 +107,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
               <div>
                 <Link href={managePaths.process(sid, gid, p.row.id)}>{p.description}</Link>
                 {!p.row.enabled && <span className="badge">disabled</span>}
-                <div className="small"><RunStatus run={p.lastRun} /></div>
+                <div className="small"><RunStatus run={p.lastRun} offset={offset} /></div>
               </div>
               <span className="item-actions">
                 <Link href={managePaths.process(sid, gid, p.row.id)}>Edit and runs</Link>

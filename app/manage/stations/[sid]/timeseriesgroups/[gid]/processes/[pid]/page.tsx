@@ -11,6 +11,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 import { periodCount, processValues } from "@/lib/site/process-form";
 import { groupTitle } from "@/lib/site/names";
+import { zoneOffsetMinutes } from "@/lib/site/time";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -54,7 +55,7 @@ export default async function ManageProcessPage({ params, searchParams }: { para
         ) : <p className="muted">Enable the process to run it.</p>}
         {runs.length === 0 ? <p className="muted">No runs yet.</p> : (
           <ol className="item-list run-list">
-            {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} /></li>)}
+            {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} offset={zoneOffsetMinutes(station.display_timezone) ?? 0} /></li>)}
           </ol>
         )}
         {runCount > runs.length && <p className="muted small">The newest {runs.length} of {runCount} runs.</p>}
