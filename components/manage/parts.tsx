@@ -114,7 +114,8 @@ export function RunStatus({ run, offset }: { run: RunJson | null; offset: number
       {run.status === "failed" && <>{when(run.finished_at)}</>}
       {run.status === "queued" && <>since {when(run.queued_at)}</>}
       {run.status === "running" && <>since {when(run.started_at)}</>}
-      {run.error && <span className="run-error" role="note"> — {run.error}</span>}
+      {/* A queued run with an error is a retry after a failed attempt (the job queue's backoff). */}
+      {run.error && <span className="run-error" role="note"> — {run.status === "queued" ? "the last attempt failed and will be retried: " : ""}{run.error}</span>}
     </span>
   );
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
+import { processKey } from "@/lib/processing/state";
 import * as f from "@/tests/support/fixtures";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
 import { siteForms } from "@/tests/support/site-forms";
@@ -22,6 +23,7 @@ let station: string;
 let group: string;
 let upload: string;
 let process: string;
+let processId: number;
 let replicated: number;
 
 beforeAll(async () => {
@@ -36,7 +38,8 @@ beforeAll(async () => {
   station = `/manage/stations/${sid}/`;
   group = `${station}timeseriesgroups/${gid}/`;
   upload = `${group}timeseries/${tid}/upload/`;
-  process = `${group}processes/${created.json.id}/`;
+  processId = created.json.id as number;
+  process = `${group}processes/${processId}/`;
   const source = await s.http.post("/api/replication/sources/", { token: admin.token, json: { name: "Walk source", url: "https://other.example.org/" } });
   expect(source.status, source.text).toBe(201);
   replicated = await f.station({ name: "Walk Copied Spring" });
@@ -110,4 +113,17 @@ describe("a replicated station on /manage/", () => {
 
 it("the replication page has the management pages' breadcrumb trail back to /manage/", async () => {
   expect(crumbs(await html("/manage/replication/"))).toBe("Manage › Replication");
+});
+
+it("a run queued again after a failed attempt says so beside the attempt's error", async () => {
+  const error = "The source time series has no time step, so it cannot be regularized and aggregated.";
+  await db().prisma.job.updateMany({ where: { key: processKey(processId), status: "queued" }, data: { attempts: 1, error } });
+  try {
+    for (const path of [group, process]) {
+      const page = (await html(path)).replace(/<!-- -->/g, "");
+      expect(page, path).toContain(`the last attempt failed and will be retried: ${error}`);
+    }
+  } finally {
+    await db().prisma.job.updateMany({ where: { key: processKey(processId), status: "queued" }, data: { attempts: 0, error: null } });
+  }
 });
