@@ -74,6 +74,12 @@ describe("a group without a name", () => {
     expect(crumbs(await html(upload))).toContain(`Walk Bridge › ${VARIABLE} › Upload`);
     expect(crumbs(await html(process))).toContain(`Walk Bridge › ${VARIABLE} › Process`);
   });
+
+  it("is not named twice in the upload page's lead", async () => {
+    const page = (await html(upload)).replace(/<!-- -->/g, "");
+    expect(page).toContain(`${VARIABLE} (`);
+    expect(page).not.toContain(`${VARIABLE} · ${VARIABLE}`);
+  });
 });
 
 describe("display time zones", () => {

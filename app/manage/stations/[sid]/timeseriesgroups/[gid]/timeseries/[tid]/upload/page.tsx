@@ -39,7 +39,7 @@ export default async function UploadPage({ params }: { params: Params }) {
   return (
     <div className="page manage">
       <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Upload" }]}
-        title={`Upload records to ${label}`} lead={`${groupName} · ${s.variable.descr} (${s.unit.symbol})`} />
+        title={`Upload records to ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
       <section className="card">
         <p className="muted">
           Stored now: {integer.format(s.recordCount)} {s.recordCount === 1 ? "record" : "records"}
