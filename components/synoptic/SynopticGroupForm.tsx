@@ -201,7 +201,7 @@ export default function SynopticGroupForm({ initial, choices, zones, tileUrl, ti
               <span>
                 <button type="button" className="secondary" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${d.station.name} up`}>↑</button>{" "}
                 <button type="button" className="secondary" onClick={() => move(i, 1)} disabled={i === drafts.length - 1} aria-label={`Move ${d.station.name} down`}>↓</button>{" "}
-                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))}>Remove</button>
+                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))} aria-label={`Remove ${d.station.name}`}>Remove</button>
               </span>
             </div>
             <FieldErrors id={`st-${i}-errors`} errors={messages.byStation.get(i)} />

@@ -24,6 +24,7 @@ let group: string;
 let upload: string;
 let process: string;
 let processId: number;
+let synoptic: string;
 let replicated: number;
 
 beforeAll(async () => {
@@ -40,6 +41,11 @@ beforeAll(async () => {
   upload = `${group}timeseries/${tid}/upload/`;
   processId = created.json.id as number;
   process = `${group}processes/${processId}/`;
+  const sg = await s.http.post("/api/synopticgroups/", {
+    token: admin.token, json: { name: "Walk synoptic", slug: "walk-synoptic", fresh_time_limit: 600, stations: [{ station: sid, timeseries_groups: [{ timeseries_group: gid }] }] },
+  });
+  expect(sg.status, sg.text).toBe(201);
+  synoptic = `/manage/synoptic/${sg.json.id}/`;
   const source = await s.http.post("/api/replication/sources/", { token: admin.token, json: { name: "Walk source", url: "https://other.example.org/" } });
   expect(source.status, source.text).toBe(201);
   replicated = await f.station({ name: "Walk Copied Spring" });
@@ -132,4 +138,9 @@ it("a run queued again after a failed attempt says so beside the attempt's error
   } finally {
     await db().prisma.job.updateMany({ where: { key: processKey(processId), status: "queued" }, data: { attempts: 0, error: null } });
   }
+});
+
+it("the synoptic form's buttons of a station name the station, for those who hear them", async () => {
+  const page = await html(synoptic);
+  for (const name of ["Move Walk Bridge up", "Move Walk Bridge down", "Remove Walk Bridge"]) expect(page).toContain(`aria-label="${name}"`);
 });
