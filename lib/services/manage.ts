@@ -98,7 +98,7 @@ export interface Choice {
 }
 
 /** The choices of the forms' selects: station types, variables, units (with their variables) and event types. */
-export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { variables: number[] })[]; eventTypes: Choice[] }> {
+export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { symbol: string; variables: number[] })[]; eventTypes: Choice[] }> {
   const p = db().prisma;
   const [stationTypes, variables, units, eventTypes] = await Promise.all([
     p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
@@ -110,7 +110,7 @@ export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variabl
   return {
     stationTypes: stationTypes.map(descr),
     variables: variables.map(descr),
-    units: units.map((u) => ({ id: u.id, label: u.descr ? `${u.symbol} (${u.descr})` : u.symbol, variables: u.variables.map((v) => v.variableId) })),
+    units: units.map((u) => ({ id: u.id, label: u.descr ? `${u.symbol} (${u.descr})` : u.symbol, symbol: u.symbol, variables: u.variables.map((v) => v.variableId) })),
     eventTypes: eventTypes.map(descr),
   };
 }

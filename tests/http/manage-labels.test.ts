@@ -30,7 +30,7 @@ let replicated: number;
 beforeAll(async () => {
   const admin = await f.user({ superuser: true });
   const sid = await f.station({ name: "Walk Bridge" });
-  const gid = await f.group(sid, { name: "", variableId: await f.variable(VARIABLE) });
+  const gid = await f.group(sid, { name: "", variableId: await f.variable(VARIABLE), unitId: await f.unit("wm", [], "Walk metres") });
   const tid = await f.series(gid, { type: "Initial", timeStep: "10min" });
   const created = await s.http.post(`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`, {
     token: admin.token, json: { type: "aggregation", target_time_step: "1h", method: "mean" },
@@ -39,6 +39,10 @@ beforeAll(async () => {
   station = `/manage/stations/${sid}/`;
   group = `${station}timeseriesgroups/${gid}/`;
   upload = `${group}timeseries/${tid}/upload/`;
+  const checks = await s.http.post(`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`, {
+    token: admin.token, json: { type: "checks", range_check: { lower_bound: 0, upper_bound: 10 } },
+  });
+  expect(checks.status, checks.text).toBe(201);
   processId = created.json.id as number;
   process = `${group}processes/${processId}/`;
   const sg = await s.http.post("/api/synopticgroups/", {
@@ -143,4 +147,10 @@ it("a run queued again after a failed attempt says so beside the attempt's error
 it("the synoptic form's buttons of a station name the station, for those who hear them", async () => {
   const page = await html(synoptic);
   for (const name of ["Move Walk Bridge up", "Move Walk Bridge down", "Remove Walk Bridge"]) expect(page).toContain(`aria-label="${name}"`);
+});
+
+it("the group page describes its processes with the unit's symbol, as the process page does", async () => {
+  const page = (await html(group)).replace(/<!-- -->/g, "");
+  expect(page).toContain("Checked: range 0…10 wm");
+  expect(page).not.toContain("Checked: range 0…10 wm (Walk metres)");
 });

@@ -34,7 +34,8 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const [sid, gid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0];
   const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/`, async (u) => {
     const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
-    const unit = choices.units.find((c) => c.id === page.group.unitId)?.label ?? "";
+    // The unit as the process pages write it ("range 0…10 m"), not as the unit select labels it ("m (Metres)").
+    const unit = choices.units.find((c) => c.id === page.group.unitId)?.symbol ?? "";
     const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
     return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
   });
