@@ -10,7 +10,7 @@ export default function Forbidden() {
     <div className="narrow">
       <div className="card">
         <h1>You do not have permission to see this page</h1>
-        <p>Only the people who may change it can open it: the editors of its station, the creator of a synoptic group, or for lookups, users and replication the administrators.</p>
+        <p>Only the people who may change it can open it: the editors of its station, the creator of a synoptic group, or for lookups, users and replication the administrators. A station copied from another instance (replication) is read-only here until an administrator detaches it.</p>
         <p><Link href="/manage/">Your stations</Link> · <Link href="/">Station map</Link></p>
       </div>
     </div>

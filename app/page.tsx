@@ -59,6 +59,8 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
           </div>
         ) : (
           <>
+            {/* A site without stations (a new instance) says so, rather than that none "match (all stations)". */}
+            {result.count === 0 && !searching ? <p className="result-summary" aria-live="polite">There are no stations yet.</p> : (
             <p className="result-summary" aria-live="polite">
               {result.count === 0 ? "No stations match" : `${COUNT.format(result.count)} ${result.count === 1 ? "station matches" : "stations match"}`}
               {q ? <> the search <q className="query">{q}</q></> : searching ? " the search" : " (all stations)"}
@@ -66,6 +68,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
               {bbox && <> <Link href={withoutBbox.size ? `/?${withoutBbox}` : "/"}>Search everywhere</Link>.</>}
               {searching && !bbox && <> <Link href="/">Show all stations</Link>.</>}
             </p>
+            )}
           </>
         )}
 

@@ -5,9 +5,9 @@ import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
 import { settings } from "@/lib/config";
 import type { Choice } from "@/lib/services/manage";
 import type { FormState, FormValues } from "@/lib/site/form-state";
-import { offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { zoneChoiceLabel, zoneOffsetMinutes } from "@/lib/site/time";
 
-const ZONES = DISPLAY_TIMEZONES.map((z) => ({ value: z, label: `${offsetLabel(zoneOffsetMinutes(z) ?? 0)} (${z})` }))
+const ZONES = DISPLAY_TIMEZONES.map((z) => ({ value: z, label: zoneChoiceLabel(z) }))
   .sort((a, b) => (zoneOffsetMinutes(a.value) ?? 0) - (zoneOffsetMinutes(b.value) ?? 0));
 
 /**

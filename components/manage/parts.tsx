@@ -5,6 +5,7 @@ import type { RunJson } from "@/lib/services/processes";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
 import { NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
+import { formatDateTime, offsetLabel } from "@/lib/site/time";
 
 /** Pieces shared by the management pages (server components). */
 
@@ -98,18 +99,23 @@ export function ActivityList({ items, empty, stationLinks }: { items: ActivityIt
   );
 }
 
-/** A process's run in one line: its state, when, what it wrote, its error. */
-export function RunStatus({ run }: { run: RunJson | null }) {
+/**
+ * A process's run in one line: its state, when (in UTC, as the other job times), what it wrote
+ * from which record's time (in the station's zone, `offset` minutes east, as the station's data), its error.
+ */
+export function RunStatus({ run, offset }: { run: RunJson | null; offset: number }) {
   if (!run) return <span className="muted">Not run yet.</span>;
   const when = (t: string | null) => (t ? `${t.slice(0, 16).replace("T", " ")} UTC` : "");
+  const dataTime = (t: string) => `${formatDateTime(Date.parse(t) / 1000, offset)} (${offsetLabel(offset)})`;
   return (
     <span className={`run-status run-${run.status}`} data-status={run.status}>
       <span className={`badge run-${run.status}`}>{run.status}</span>{" "}
-      {run.status === "succeeded" && <>{when(run.finished_at)} · {run.records_written} {run.records_written === 1 ? "record" : "records"} written{run.from ? ` from ${run.from}` : " (from scratch)"}</>}
+      {run.status === "succeeded" && <>{when(run.finished_at)} · {run.records_written} {run.records_written === 1 ? "record" : "records"} written{run.from ? ` from ${dataTime(run.from)}` : " (from scratch)"}</>}
       {run.status === "failed" && <>{when(run.finished_at)}</>}
       {run.status === "queued" && <>since {when(run.queued_at)}</>}
       {run.status === "running" && <>since {when(run.started_at)}</>}
-      {run.error && <span className="run-error" role="note"> — {run.error}</span>}
+      {/* A queued run with an error is a retry after a failed attempt (the job queue's backoff). */}
+      {run.error && <span className="run-error" role="note"> — {run.status === "queued" ? "the last attempt failed and will be retried: " : ""}{run.error}</span>}
     </span>
   );
 }

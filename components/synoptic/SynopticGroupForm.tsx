@@ -9,6 +9,7 @@ import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from 
 import type { SynopticGroupJson } from "@/lib/services/synoptic-groups";
 import type { GroupChoice, StationChoice } from "@/lib/services/synoptic-pages";
 import type { SynopticSeriesDefinition } from "@/lib/synoptic/config";
+import { zoneChoiceLabel } from "@/lib/site/time";
 
 /**
  * The form of a synoptic group (synoptic.md §2, management.md): its fields, and its stations
@@ -179,7 +180,7 @@ export default function SynopticGroupForm({ initial, choices, zones, tileUrl, ti
           "Letters, digits, - and _: the page will be /synoptic/<slug>/.")}
         {field("sg-zone", "Display time zone", "display_timezone", (
           <select id="sg-zone" name="display_timezone" value={zone} onChange={(e) => setZone(e.target.value)} aria-invalid={!!errors.display_timezone} aria-describedby={describedBy("display_timezone")}>
-            {zones.map((z) => <option key={z} value={z}>{z}</option>)}
+            {zones.map((z) => <option key={z} value={z}>{zoneChoiceLabel(z)}</option>)}
           </select>
         ))}
         {field("sg-fresh", "Fresh time limit (seconds)", "fresh_time_limit", <input id="sg-fresh" name="fresh_time_limit" inputMode="numeric" value={fresh} onChange={(e) => setFresh(e.target.value)} required aria-invalid={!!errors.fresh_time_limit} aria-describedby={describedBy("fresh_time_limit", "sg-fresh-help")} />,
@@ -200,7 +201,7 @@ export default function SynopticGroupForm({ initial, choices, zones, tileUrl, ti
               <span>
                 <button type="button" className="secondary" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${d.station.name} up`}>↑</button>{" "}
                 <button type="button" className="secondary" onClick={() => move(i, 1)} disabled={i === drafts.length - 1} aria-label={`Move ${d.station.name} down`}>↓</button>{" "}
-                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))}>Remove</button>
+                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))} aria-label={`Remove ${d.station.name}`}>Remove</button>
               </span>
             </div>
             <FieldErrors id={`st-${i}-errors`} errors={messages.byStation.get(i)} />
@@ -271,7 +272,7 @@ function ConflictNote({ current, choices }: { current: SynopticGroupJson; choice
       <dl className="details">
         <div><dt>Name</dt><dd>{current.name}</dd></div>
         <div><dt>Slug</dt><dd>{current.slug}</dd></div>
-        <div><dt>Display time zone</dt><dd>{current.display_timezone}</dd></div>
+        <div><dt>Display time zone</dt><dd>{zoneChoiceLabel(current.display_timezone)}</dd></div>
         <div><dt>Fresh time limit</dt><dd>{current.fresh_time_limit} s</dd></div>
         <div><dt>Early warning e-mails</dt><dd>{current.early_warning_emails.join(", ") || "—"}</dd></div>
         <div><dt>Stations</dt><dd>{current.stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>

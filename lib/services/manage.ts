@@ -33,6 +33,8 @@ export interface EditableStation {
   ownerName: string;
   lastUpdate: number | null;
   displayTimezone: string;
+  /** A copy of another instance's station: read-only here until detached (replication.md §2). */
+  replicated: boolean;
 }
 
 /** The condition "the actor may edit station s" (api.md §15.1), for a list query. */
@@ -51,14 +53,14 @@ export async function editableStations(actor: Actor, q: string, offset: number, 
   const [[counted], rows] = await Promise.all([
     db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM station s WHERE ${where}`),
     db().query<Record<string, unknown>>(Prisma.sql`
-      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update, s.display_timezone
+      SELECT s.id, s.name, s.code, ${OWNER_DISPLAY_SQL} AS owner_name, ${LAST_UPDATE_SQL} AS last_update, s.display_timezone, s.replicated_from
       FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id
       WHERE ${where} ORDER BY s.name, s.id LIMIT ${limit} OFFSET ${offset}`),
   ]);
   return {
     count: toNumber(counted.n)!,
     stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: toNumber(r.last_update),
-      displayTimezone: String(r.display_timezone),
+      displayTimezone: String(r.display_timezone), replicated: r.replicated_from !== null && r.replicated_from !== undefined,
     })),
   };
 }
@@ -96,7 +98,7 @@ export interface Choice {
 }
 
 /** The choices of the forms' selects: station types, variables, units (with their variables) and event types. */
-export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { variables: number[] })[]; eventTypes: Choice[] }> {
+export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { symbol: string; variables: number[] })[]; eventTypes: Choice[] }> {
   const p = db().prisma;
   const [stationTypes, variables, units, eventTypes] = await Promise.all([
     p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
@@ -108,7 +110,7 @@ export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variabl
   return {
     stationTypes: stationTypes.map(descr),
     variables: variables.map(descr),
-    units: units.map((u) => ({ id: u.id, label: u.descr ? `${u.symbol} (${u.descr})` : u.symbol, variables: u.variables.map((v) => v.variableId) })),
+    units: units.map((u) => ({ id: u.id, label: u.descr ? `${u.symbol} (${u.descr})` : u.symbol, symbol: u.symbol, variables: u.variables.map((v) => v.variableId) })),
     eventTypes: eventTypes.map(descr),
   };
 }
@@ -265,11 +267,14 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
   const path = { stationId, groupId, processId };
   const found = await pathProcess(path);
   const history = await processRuns(actor, path);
-  const unit = (await db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }))?.symbol ?? "";
+  const [unit, variable] = await Promise.all([
+    db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }),
+    db().prisma.variable.findUnique({ where: { id: page.group.variableId } }),
+  ]);
   const targetGroupName = found.process.definition.type === "curve_interpolation"
     ? (await groupNames([found.process.definition.targetGroupId])).get(found.process.definition.targetGroupId) : undefined;
   return {
-    ...page, process: found.process, description: describeProcess(found.process.definition, { unit, targetGroupName }),
+    ...page, variable: variable?.descr ?? "", process: found.process, description: describeProcess(found.process.definition, { unit: unit?.symbol ?? "", targetGroupName }),
     runCount: history.count, runs: await history.page(0, runs),
   };
 }

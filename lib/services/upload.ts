@@ -9,6 +9,7 @@ import { activitySql, named } from "@/lib/services/activity";
 import { contentsText } from "@/lib/services/contents";
 import { ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/services/series-context";
 
 /**
@@ -29,6 +30,16 @@ export interface UploadValues {
 
 export type UploadOutcome = { stored: number } | { dryRun: ReturnType<typeof dryRunSummary> };
 
+/**
+ * "2025-03-01 00:00 to 2025-03-01 00:10 UTC+02:00": the records' range as the station's pages
+ * show its data (its display zone), for the activity that its editors read beside those pages.
+ */
+function stationRange(timestamps: ArrayLike<number>, zone: string): string {
+  const offset = zoneOffsetMinutes(zone) ?? 0;
+  if (timestamps.length === 0) return "no records";
+  return `${formatDateTime(timestamps[0], offset)} to ${formatDateTime(timestamps[timestamps.length - 1], offset)} ${offsetLabel(offset)}`;
+}
+
 export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given<UploadValues, SeriesContext>): Promise<UploadOutcome> {
   const s = await writableSeries(actor, path);
   const { text, zone, mode, dryRun } = await valuesOf(given, s);
@@ -43,7 +54,7 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
       ...(parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : []),
       activitySql(actor, {
         action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
-        summary: `Uploaded ${contentsText({ records: summary.count })} (${summary.start_date} to ${summary.end_date}, ${mode}) to time series #${s.id} `
+        summary: `Uploaded ${contentsText({ records: summary.count })} (${stationRange(parsed.timestamps, s.station.displayTimezone)}, ${mode}) to time series #${s.id} `
           + `of time series group ${named(s.group.name, s.group.id)}`,
       }),
     ],

@@ -27,6 +27,11 @@ export function offsetLabel(minutes: number): string {
   return minutes === 0 ? "UTC" : `UTC${offsetText(minutes)}`;
 }
 
+/** "UTC+02:00 (Etc/GMT-2)": a display zone as a choice, its offset first (Etc/GMT's sign is POSIX's, the reverse of what people expect). */
+export function zoneChoiceLabel(zone: string): string {
+  return `${offsetLabel(zoneOffsetMinutes(zone) ?? 0)} (${zone})`;
+}
+
 function civil(epochSeconds: number, offsetMinutes: number): Date {
   return new Date((epochSeconds + offsetMinutes * 60) * 1000);
 }

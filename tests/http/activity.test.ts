@@ -53,7 +53,8 @@ async function newStation(name: string): Promise<number> {
 describe("GET stations/{sid}/activity/", () => {
   it("lists what the API and the legacy interface changed, newest first, each entry with its fields in order", async () => {
     const started = Date.now();
-    const sid = await newStation("Komboti");
+    // Two hours east of UTC: an upload's range is in the station's zone, as its pages show the data.
+    const sid = ok(await http.post("/api/stations/", { token: adder.token, json: { name: "Komboti", geom: "POINT (21 39)", owner, display_timezone: "Etc/GMT-2" } }), 201).id as number;
     ok(await http.patch(`/api/stations/${sid}/`, { token: adder.token, json: { name: "Komboti bridge", altitude: 219 } }));
     const gid = ok(await http.post(`/api/stations/${sid}/timeseriesgroups/`, {
       token: adder.token, json: { name: "Stage", variable, unit_of_measurement: unit, precision: 2 },
@@ -84,8 +85,8 @@ describe("GET stations/{sid}/activity/", () => {
     expect(entries.map(({ action, object_type, object_id, summary }) => ({ action, object_type, object_id, summary }))).toEqual([
       { action: "delete", object_type: "event", object_id: eid, summary: `Deleted event #${eid} of 2025-03-02` },
       { action: "create", object_type: "event", object_id: eid, summary: `Added event #${eid} of 2025-03-02` },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 1 record (2025-03-01T00:20:00Z to 2025-03-01T00:20:00Z, append) to time series #${tid} of time series group "Stage"` },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 2 records (2025-03-01T00:00:00Z to 2025-03-01T00:10:00Z, append) to time series #${tid} of time series group "Stage"` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 1 record (2025-03-01 00:20 to 2025-03-01 00:20 UTC+02:00, append) to time series #${tid} of time series group "Stage"` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 2 records (2025-03-01 00:00 to 2025-03-01 00:10 UTC+02:00, append) to time series #${tid} of time series group "Stage"` },
       { action: "create", object_type: "timeseries", object_id: tid, summary: `Created time series Initial 10min #${tid} of time series group "Stage"` },
       { action: "create", object_type: "timeseries_group", object_id: gid, summary: 'Created time series group "Stage"' },
       { action: "change", object_type: "station", object_id: sid, summary: 'Changed station "Komboti bridge": name, altitude' },

@@ -2,11 +2,13 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden, redirect } from "next/navigation";
 import { Done, Problem } from "@/components/manage/parts";
+import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { isSuperuser } from "@/lib/auth/permissions";
 import { jobHistory } from "@/lib/jobs/queue";
 import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
 import { currentUser } from "@/lib/site/current-user";
 import { superuserPageMetadata } from "@/lib/site/manage-guard";
+import { managePaths } from "@/lib/site/manage-paths";
 import { runNow } from "./actions";
 
 export function generateMetadata(): Promise<Metadata> {
@@ -47,6 +49,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
   return (
     <div className="page">
+      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, { label: "Replication" }]} />
       <header className="page-header">
         <h1>Replication</h1>
         <p className="lead">Stations copied from other instances. Replicated stations are read-only here until a superuser detaches them.</p>

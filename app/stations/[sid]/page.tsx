@@ -12,6 +12,7 @@ import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from
 import { formatDate, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { ZonedTime } from "@/components/site/ZonedTime";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string }>;
 
@@ -135,7 +136,7 @@ export default async function StationPage({ params }: { params: Params }) {
             return (
               <tr key={g.id}>
                 <th scope="row">
-                  <Link href={groupPath(station.id, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>
+                  <Link href={groupPath(station.id, g.id)}>{groupTitle(g)}</Link>
                 </th>
                 <td data-label="Variable">{g.variable}</td>
                 <td data-label="Unit">{g.unit}</td>

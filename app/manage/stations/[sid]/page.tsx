@@ -13,6 +13,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { stationValues } from "@/lib/site/manage-values";
 import { contentPath, stationPath } from "@/lib/site/paths";
 import { pathId } from "@/lib/site/pages";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -72,7 +73,7 @@ export default async function ManageStationPage({ params, searchParams }: { para
           <Table columns={["Group", "Variable", "Unit", "Time series", "Records"]}>
             {data.groups.map((g) => (
               <tr key={g.id}>
-                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{g.name || g.variable || `Group ${g.id}`}</Link>{g.hidden && <span className="badge">hidden</span>}</th>
+                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{groupTitle(g)}</Link>{g.hidden && <span className="badge">hidden</span>}</th>
                 <td data-label="Variable">{g.variable}</td>
                 <td data-label="Unit">{g.unit}</td>
                 <td data-label="Time series">{g.series}</td>

@@ -11,6 +11,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { groupTitle } from "@/lib/site/names";
 
 // server.mjs serves this page's HTML to anonymous visitors from a cache once this is registered (ADR 0018).
 registerPageCache();
@@ -57,7 +58,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
   const selected = series.find((s) => s.id === requested) ?? preferred;
   const stationName = station.name || `Station ${station.id}`;
-  const title = group.name || group.variable || `Group ${group.id}`;
+  const title = groupTitle(group);
   const here = groupPath(station.id, group.id);
   // The chart the browser would ask for first (same URL as SeriesChart builds), read here.
   let chart = null;

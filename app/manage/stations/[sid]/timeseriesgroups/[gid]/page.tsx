@@ -14,6 +14,7 @@ import { groupValues, seriesValues } from "@/lib/site/manage-values";
 import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -33,7 +34,8 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const [sid, gid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0];
   const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/`, async (u) => {
     const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
-    const unit = choices.units.find((c) => c.id === page.group.unitId)?.label ?? "";
+    // The unit as the process pages write it ("range 0…10 m"), not as the unit select labels it ("m (Metres)").
+    const unit = choices.units.find((c) => c.id === page.group.unitId)?.symbol ?? "";
     const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
     return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
   });
@@ -42,7 +44,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const stationName = station.name || `Station ${sid}`;
   const variable = choices.variables.find((v) => v.id === group.variableId)?.label ?? "";
-  const title = group.name || variable || `Group ${gid}`;
+  const title = groupTitle({ id: gid, name: group.name, variable });
   const units = choices.units.map((u) => ({ id: u.id, label: u.label }));
   const taken = new Set(series.map((s) => s.type));
   const nextType = ["Initial", "Checked", "Regularized"].find((t) => !taken.has(t)) ?? "Aggregated";
@@ -98,7 +100,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
       </Section>
 
       <Section id="processes" title="Processes">
-        <p className="muted small">Run automatically after every write to their source series (processing.md): checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
+        <p className="muted small">Run automatically after every write to their source series: checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
         {processes.length === 0 && <p className="muted">No processes yet.</p>}
         <ul className="item-list process-list">
           {processes.map((p) => (
@@ -106,7 +108,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
               <div>
                 <Link href={managePaths.process(sid, gid, p.row.id)}>{p.description}</Link>
                 {!p.row.enabled && <span className="badge">disabled</span>}
-                <div className="small"><RunStatus run={p.lastRun} /></div>
+                <div className="small"><RunStatus run={p.lastRun} offset={offset} /></div>
               </div>
               <span className="item-actions">
                 <Link href={managePaths.process(sid, gid, p.row.id)}>Edit and runs</Link>

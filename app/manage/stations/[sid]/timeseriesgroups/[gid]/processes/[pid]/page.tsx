@@ -10,6 +10,8 @@ import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/site/pages";
 import { periodCount, processValues } from "@/lib/site/process-form";
+import { groupTitle } from "@/lib/site/names";
+import { zoneOffsetMinutes } from "@/lib/site/time";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -30,10 +32,10 @@ export default async function ManageProcessPage({ params, searchParams }: { para
     const [page, groups] = await Promise.all([processForEditing(u, sid, gid, pid), stationGroupChoices(sid)]);
     return { ...page, groups: groups.filter((g) => g.value !== String(gid)) };
   });
-  const { station, group, process, description, runs, runCount, groups } = data;
+  const { station, group, variable, process, description, runs, runCount, groups } = data;
   const token = formToken(user.sessionId);
   const stationName = station.name || `Station ${sid}`;
-  const groupName = group.name || `Group ${gid}`;
+  const groupName = groupTitle({ id: gid, name: group.name, variable });
   const initial = processValues(process);
   return (
     <div className="page manage">
@@ -53,7 +55,7 @@ export default async function ManageProcessPage({ params, searchParams }: { para
         ) : <p className="muted">Enable the process to run it.</p>}
         {runs.length === 0 ? <p className="muted">No runs yet.</p> : (
           <ol className="item-list run-list">
-            {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} /></li>)}
+            {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} offset={zoneOffsetMinutes(station.display_timezone) ?? 0} /></li>)}
           </ol>
         )}
         {runCount > runs.length && <p className="muted small">The newest {runs.length} of {runCount} runs.</p>}

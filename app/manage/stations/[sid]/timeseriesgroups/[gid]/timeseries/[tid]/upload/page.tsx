@@ -12,6 +12,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/site/pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 
@@ -33,12 +34,12 @@ export default async function UploadPage({ params }: { params: Params }) {
   });
   const { s, label, processes } = data;
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
-  const groupName = s.group.name || `Group ${gid}`;
+  const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
   const chartHref = `${groupPath(sid, gid)}?series=${tid}`;
   return (
     <div className="page manage">
       <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Upload" }]}
-        title={`Upload records to ${label}`} lead={`${groupName} · ${s.variable.descr} (${s.unit.symbol})`} />
+        title={`Upload records to ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
       <section className="card">
         <p className="muted">
           Stored now: {integer.format(s.recordCount)} {s.recordCount === 1 ? "record" : "records"}
