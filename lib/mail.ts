@@ -31,7 +31,11 @@ function smtp(): Transporter {
   }));
 }
 
-export async function sendMail(mail: Mail): Promise<void> {
+/** A header's value on one line: a name with a line break (a station's, say) must not start another header. */
+const oneLine = (value: string) => value.replace(/[\r\n]+/g, " ");
+
+export async function sendMail(given: Mail): Promise<void> {
+  const mail = { ...given, from: oneLine(given.from), to: oneLine(given.to), subject: oneLine(given.subject) };
   if (settings().emailHost) {
     await smtp().sendMail({ ...mail, textEncoding: "quoted-printable" });
     return;
