@@ -11,9 +11,14 @@ import type { Dialect } from "@/lib/db/url";
  */
 export type Row = Record<string, unknown>;
 
-/** The database's clock, as the dialect's timestamp columns hold it (epoch ms on SQLite, UTC on PostgreSQL). */
+/**
+ * The database's clock, as the dialect's timestamp columns hold it: epoch ms on SQLite, UTC in
+ * TIMESTAMP(3) on PostgreSQL. Rounded to the millisecond as the columns are, so that a job queued
+ * "now" is due to a claim that reads the clock a moment later (an unrounded clock could still be
+ * half a millisecond below the stored, rounded-up time).
+ */
 export function now(dialect: Dialect): Prisma.Sql {
-  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')");
+  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')::timestamp(3)");
 }
 
 /** The database's clock plus `ms` milliseconds (negative for the past). */

@@ -8,6 +8,7 @@ import {
   claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
 } from "@/lib/jobs/queue";
 import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
+import { now } from "@/lib/jobs/sql";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -145,6 +146,19 @@ describe(`claiming, finishing and leases (${DIALECT})`, () => {
     const done = (await getJob(k1))!;
     expect(done.finishedAt!.getTime()).toBeGreaterThanOrEqual(done.startedAt!.getTime());
     expect(done.leaseUntil).toBeNull();
+  });
+
+  it("finds a job queued now due at once, with the clock read in the same transaction", async () => {
+    // PostgreSQL stores run_after rounded to the millisecond; an unrounded now() in the same
+    // transaction was below it about half the time, and a claim right after the enqueue missed it.
+    for (let i = 0; i < 20; i++) {
+      const due = await db().write(async (tx) => {
+        const [{ id }] = await tx.$queryRaw<{ id: unknown }[]>(enqueueSql({ kind: "t.work", key: `now-${i}` }));
+        const [row] = await tx.$queryRaw<{ due: unknown }[]>(Prisma.sql`SELECT run_after <= ${now(db().dialect)} AS due FROM job WHERE id = ${Number(id)}`);
+        return Boolean(row.due);
+      });
+      expect(due, `attempt ${i}`).toBe(true);
+    }
   });
 
   it("retries a failed attempt after its backoff, then fails for good with the error", async () => {
