@@ -275,17 +275,56 @@ function answer(res, status, path, detail, headers = {}) {
 
 const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
-/** The 403 of a site form posted from another site (management.md §1): an HTML page, before Next sees it. */
-function forbiddenPage(res, detail) {
-  res.writeHead(403, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+/** A site form refused before Next sees it: a small HTML page. */
+function refusalPage(res, status, title, message, detail, headers = {}) {
+  res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", ...headers });
   res.end(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Forbidden</title><link rel="stylesheet" href="/site.css"></head>
-<body><main class="site-main narrow"><div class="card"><h1>Forbidden (403)</h1>
-<p>This form was sent from another site, so it has been refused.</p>
-<p class="muted small">${escapeHtml(detail)}</p>
+<title>${title}</title><link rel="stylesheet" href="/site.css"></head>
+<body><main class="site-main narrow"><div class="card"><h1>${title} (${status})</h1>
+<p>${message}</p>${detail ? `
+<p class="muted small">${escapeHtml(detail)}</p>` : ""}
 <p><a href="/">Back to the site</a></p></div></main></body></html>
 `);
+}
+
+/** The 403 of a site form posted from another site (management.md §1). */
+function forbiddenPage(res, detail) {
+  refusalPage(res, 403, "Forbidden", "This form was sent from another site, so it has been refused.", detail);
+}
+
+/**
+ * Site forms sent without a login (signing in, registering, a password reset) are small. Next
+ * reads a server action's whole body, up to its 100 MB bodySizeLimit, before the action can
+ * refuse an anonymous caller; so a larger site post, or one of unstated length, must carry a
+ * live session, checked here before Next reads a byte of it.
+ */
+const ANONYMOUS_FORM_LIMIT = 1 << 20;
+const SITE_SESSION_CHECK = Symbol.for("enhydris.siteSessionCheck");
+
+function smallBody(req) {
+  const length = req.headers["content-length"];
+  if (length === undefined) return req.headers["transfer-encoding"] === undefined;
+  return /^\d{1,16}$/.test(length) && Number(length) <= ANONYMOUS_FORM_LIMIT;
+}
+
+/** Whether the request's cookies name a live site session (lib/auth/session.ts registers the check). */
+async function hasLiveSession(req) {
+  const check = globalThis[SITE_SESSION_CHECK];
+  // Registered once the API's bundle has loaded (the warm-up at start-up loads it); until then
+  // Next's own limit applies.
+  if (!check) return true;
+  return req.headers.cookie ? check(req.headers.cookie) : false;
+}
+
+/** The connection is closed after the answer: the body it refuses is never read. */
+function refuseAnonymousBody(res, lengthUnstated) {
+  const limit = `${ANONYMOUS_FORM_LIMIT / (1 << 20)} MB`;
+  if (lengthUnstated) {
+    refusalPage(res, 411, "Length required", `A form sent without logging in must state its length (Content-Length), and may be at most ${limit}.`, "", { Connection: "close" });
+  } else {
+    refusalPage(res, 413, "Too large", `A form sent without logging in may be at most ${limit}. Log in, then send it again.`, "", { Connection: "close" });
+  }
 }
 
 /** The request id: the client's or proxy's X-Request-Id when it is a sane token, else a new one. */
@@ -460,7 +499,19 @@ function serve(req, res, context) {
       else forbiddenPage(res, `CSRF verification failed: ${failure}`);
       return;
     }
+    if (!smallBody(req)) {
+      hasLiveSession(req).then((live) => {
+        if (live) serveSite(req, res, path, url, q, host, https);
+        else refuseAnonymousBody(res, req.headers["content-length"] === undefined);
+      }).catch((error) => failed(res, error));
+      return;
+    }
   }
+  serveSite(req, res, path, url, q, host, https);
+}
+
+/** A site page, form post or next-auth route: Next's part. */
+function serveSite(req, res, path, url, q, host, https) {
   restoreContentLength(res);
   // The group page's HTML for anonymous visitors comes from a per-process cache while what it
   // shows is unchanged (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md).

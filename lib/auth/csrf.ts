@@ -10,7 +10,11 @@ export const CSRF_COOKIE = "csrftoken";
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 export function readCookie(request: Request, name: string): string | null {
-  const header = request.headers.get("cookie");
+  return cookieOfHeader(request.headers.get("cookie"), name);
+}
+
+/** The value of cookie `name` in a Cookie header. */
+export function cookieOfHeader(header: string | null | undefined, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");

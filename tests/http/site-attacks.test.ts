@@ -112,3 +112,64 @@ describe("server actions called directly", () => {
     expect(await loggedIn.text()).toContain(stationName);
   });
 });
+
+/**
+ * Sends only the head of a POST (its body never follows) and returns the answer: a server that
+ * waited to read the body would not answer within `ms`.
+ */
+function headOnlyPost(path: string, headers: Record<string, string>, ms = 5_000): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method: "POST", headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.setTimeout(ms, () => req.destroy(new Error(`no answer within ${ms} ms: the server is reading the body`)));
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
+describe("large site form posts without a login", () => {
+  const action = () => actionId("app/manage/synoptic/actions.ts", "stationChoicesAction");
+  const form = (extra: Record<string, string> = {}) => ({ "Next-Action": action(), "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...extra });
+
+  it("are refused before their body is read (413), with a page that says why", async () => {
+    const r = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(90 << 20) }));
+    expect(r.status).toBe(413);
+    expect(r.body).toContain("A form sent without logging in may be at most 1 MB. Log in, then send it again.");
+    expect(r.body).not.toMatch(/at \S+ \(|node_modules/);
+  });
+
+  it("are refused when their length is unstated (411), and a forged or ended session counts as none", async () => {
+    const chunked = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked" }));
+    expect(chunked.status).toBe(411);
+    expect(chunked.body).toContain("must state its length");
+    const forged = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(2 << 20), Cookie: "next-auth.session-token=forged.token.value" }));
+    expect(forged.status).toBe(413);
+    const { jar } = await siteLogin(server.url, user.username, "pass-word-1");
+    const csrf = await fetch(`${server.url}/accounts/auth/csrf`, { headers: { Cookie: jar.header() } });
+    jar.take(csrf);
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const loggedOut = jar.header();
+    jar.take(await fetch(`${server.url}/accounts/auth/signout`, {
+      method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: jar.header() },
+      body: new URLSearchParams({ csrfToken, json: "true" }),
+    }));
+    const ended = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(2 << 20), Cookie: loggedOut }));
+    expect(ended.status).toBe(413);
+  });
+
+  it("are read as before with a live session, and small anonymous posts still reach the form", async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+    const padded = JSON.stringify([ids]) + " ".repeat(2 << 20);
+    const loggedIn = await fetch(`${server.url}/manage/synoptic/new/`, { method: "POST", headers: { ...form(), Cookie: await sessionCookie() }, body: padded });
+    expect(loggedIn.status).toBe(200);
+    expect(await loggedIn.text()).toContain(stationName);
+    const small = await fetch(`${server.url}/manage/synoptic/new/`, { method: "POST", headers: form(), body: JSON.stringify([ids]) });
+    expect(small.status).toBe(200);
+    expect(await small.text()).not.toContain(stationName);
+  });
+});
