@@ -154,6 +154,7 @@ describe("large site form posts without a login", () => {
     jar.take(csrf);
     const { csrfToken } = (await csrf.json()) as { csrfToken: string };
     const loggedOut = jar.header();
+    expect(loggedOut).toContain("next-auth.session-token=");
     jar.take(await fetch(`${server.url}/accounts/auth/signout`, {
       method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: jar.header() },
       body: new URLSearchParams({ csrfToken, json: "true" }),
