@@ -19,6 +19,7 @@ import { deferPageScripts } from "./lib/http/deferred-scripts.mjs";
 import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "./lib/http/page-cache.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
+import { answerBodyFaultsAsClientErrors, markBodyFaults } from "./lib/http/body-faults.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
 import { MESSAGE, runPrimary, serveHandedConnections, workerSetting } from "./lib/http/cluster.mjs";
 import { readAfterFromCookies } from "./lib/db/read-after.mjs";
@@ -28,6 +29,7 @@ const demo = process.argv.includes("--demo");
 const log = await setupLogger({ pretty: dev });
 // In production every line of output is a JSON object, Next's own messages included.
 if (!dev) routeConsoleToLogger();
+markBodyFaults();
 
 function refuse(message) {
   log.fatal(message);
@@ -501,18 +503,19 @@ function serve(req, res, context) {
     }
     if (!smallBody(req)) {
       hasLiveSession(req).then((live) => {
-        if (live) serveSite(req, res, path, url, q, host, https);
+        if (live) serveSite(req, res, context, path, url, q, host, https);
         else refuseAnonymousBody(res, req.headers["content-length"] === undefined);
       }).catch((error) => failed(res, error));
       return;
     }
   }
-  serveSite(req, res, path, url, q, host, https);
+  serveSite(req, res, context, path, url, q, host, https);
 }
 
 /** A site page, form post or next-auth route: Next's part. */
-function serveSite(req, res, path, url, q, host, https) {
+function serveSite(req, res, context, path, url, q, host, https) {
   restoreContentLength(res);
+  if (UNSAFE.has(req.method ?? "")) answerBodyFaultsAsClientErrors(res, context);
   // The group page's HTML for anonymous visitors comes from a per-process cache while what it
   // shows is unchanged (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md).
   if (!dev && isGroupPagePath(path)) {

@@ -174,3 +174,28 @@ describe("large site form posts without a login", () => {
     expect(await small.text()).not.toContain(stationName);
   });
 });
+
+describe("site posts whose body cannot be decoded", () => {
+  it("get 400 with a plain message, not Next's 500, and the server says no more", async () => {
+    const action = actionId("app/manage/synoptic/actions.ts", "stationChoicesAction");
+    const cases: [string, Record<string, string>, string][] = [
+      ["/manage/synoptic/new/", { "Next-Action": action, "Content-Type": "text/plain;charset=UTF-8" }, "garbage"],
+      ["/manage/synoptic/new/", { "Next-Action": action, "Content-Type": "text/plain;charset=UTF-8" }, '["$Q1"]'],
+      ["/manage/synoptic/new/", { "Next-Action": action, "Content-Type": "multipart/form-data; boundary=zzz" }, "garbage"],
+      ["/", { "Content-Type": "multipart/form-data; boundary=zz" }, "garbage"],
+      ["/stations/", { "Content-Type": "multipart/form-data" }, "--x\r\nContent-Disposition: form-data\r\n"],
+    ];
+    for (const [path, headers, body] of cases) {
+      // This server requires a login: an anonymous post to a page gets the login page first.
+      for (const cookie of [...(headers["Next-Action"] ? [undefined] : []), await sessionCookie()]) {
+        const r = await fetch(`${server.url}${path}`, { method: "POST", headers: { ...headers, ...(cookie ? { Cookie: cookie } : {}) }, body });
+        const label = `${path} ${JSON.stringify(headers)} ${body} ${cookie ? "logged in" : "anonymous"}`;
+        expect(r.status, label).toBe(400);
+        expect(await r.text(), label).toBe("Bad request: the form's data could not be read.\n");
+      }
+    }
+    // A well-formed call still works.
+    const ok = await fetch(`${server.url}/manage/synoptic/new/`, { method: "POST", headers: { "Next-Action": action, "Content-Type": "text/plain;charset=UTF-8", Cookie: await sessionCookie() }, body: "[[1]]" });
+    expect(ok.status).toBe(200);
+  });
+});
