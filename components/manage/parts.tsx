@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import type { ActivityItem } from "@/lib/services/activity";
 import type { RunJson } from "@/lib/services/processes";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
-import { NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
+import { FORM_EXPIRED, NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formatDateTime, offsetLabel } from "@/lib/site/time";
 
@@ -67,6 +67,7 @@ const PROBLEMS: Record<string, string> = {
   "not-queued": NOT_QUEUED,
   "not-allowed": NOT_ALLOWED,
   "session-ended": SESSION_ENDED,
+  "form-expired": FORM_EXPIRED,
 };
 
 export function Problem({ code }: { code: string | string[] | undefined }) {

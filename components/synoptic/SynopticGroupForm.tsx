@@ -19,6 +19,8 @@ import { zoneChoiceLabel } from "@/lib/site/time";
  */
 export interface SynopticGroupFormProps {
   initial: SynopticGroupJson | null;
+  /** The management forms' token (lib/site/form-token.ts). */
+  token: string;
   choices: StationChoice[];
   zones: readonly string[];
   tileUrl: string;
@@ -105,7 +107,7 @@ const groupLabel = (g: GroupChoice) => `${g.name || g.variable}${g.name && g.var
 
 const EMPTY: SynopticFormState = { errors: {} };
 
-export default function SynopticGroupForm({ initial, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
+export default function SynopticGroupForm({ initial, token, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
   const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
   const live = useHydrated();
   const [name, setName] = useState(initial?.name ?? "");
@@ -166,6 +168,7 @@ export default function SynopticGroupForm({ initial, choices, zones, tileUrl, ti
 
   return (
     <form onSubmit={submit} className="synoptic-editor" data-client="" data-hydrated={live || undefined} noValidate>
+      <input type="hidden" name="csrfmiddlewaretoken" value={token} />
       {initial && <input type="hidden" name="id" value={initial.id} />}
       {/* After a conflict, saving again replaces the version shown (the user has seen it). */}
       {initial && <input type="hidden" name="based_on" value={state.conflict?.last_modified ?? initial.last_modified ?? ""} />}

@@ -7,6 +7,8 @@ import { Conflict, DomainError, NotFound, PermissionDenied, ValidationFailed, ty
  * that are not the user's to correct.
  */
 export const SESSION_ENDED = "Your session has ended. Log in again.";
+/** A form whose token (lib/site/form-token.ts) is not the session's. */
+export const FORM_EXPIRED = "This form has expired (you have logged in again since it was opened). Submit it again.";
 export const NOT_ALLOWED = "You do not have permission to perform this action.";
 
 export const GONE = "This no longer exists: someone may have deleted it since you opened the page.";

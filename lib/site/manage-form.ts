@@ -4,15 +4,14 @@ import { StaleObject } from "@/lib/services/errors";
 import { validFormToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
 
-/**
+/*
  * The server side of the management forms (management.md §1): every change is a POST (a server
  * action), checked against the session's form token, parsed by the API's own field readers
  * (`RequestInput.formData`) and done by the same service as the API; a refusal comes back with
  * the API's messages and the input kept, a success redirects to the object's page.
  */
-export const FORM_EXPIRED = "This form has expired (you have logged in again since it was opened). Submit it again.";
 
 /** The text values of a form, as typed: for showing them again. */
 export function formValues(form: FormData): FormValues {

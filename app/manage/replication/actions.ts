@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { queueRun } from "@/lib/replication/sources";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { currentUser } from "@/lib/site/current-user";
+import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { queueing } from "@/lib/site/forms";
 
 /**
@@ -13,13 +14,14 @@ import { queueing } from "@/lib/site/forms";
  * not in the form's state, because the form of a source deleted meanwhile is no longer on the page.
  */
 export async function runNow(form: FormData): Promise<void> {
-  const id = Number(form.get("source"));
-  redirect(`/manage/replication/?${await queued(id)}`);
+  redirect(`/manage/replication/?${await queued(form)}`);
 }
 
-async function queued(id: number): Promise<string> {
+async function queued(form: FormData): Promise<string> {
+  const id = Number(form.get("source"));
   const user = await currentUser();
   if (!user) return "problem=session-ended";
+  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return "problem=form-expired";
   try {
     if (!Number.isSafeInteger(id)) throw new NotFound();
     await queueing("a replication run", () => queueRun(user, id, {}));

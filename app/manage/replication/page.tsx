@@ -9,6 +9,7 @@ import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/l
 import { currentUser } from "@/lib/site/current-user";
 import { superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
+import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import { runNow } from "./actions";
 
 export function generateMetadata(): Promise<Metadata> {
@@ -45,6 +46,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent("/manage/replication/")}`);
   // A page the user may not use answers 403 (management.md §1), as the other superuser pages do.
   if (!isSuperuser(user)) forbidden();
+  const token = formToken(user.sessionId);
   const sources = await sourcesPage(user, 0, await countSources(user));
   const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
   return (
@@ -72,6 +74,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
             <div><dt>Credentials</dt><dd>{s.token ? "a token" : s.username ? `user ${s.username}` : "none (public data only)"}</dd></div>
           </dl>
           <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
+            <input type="hidden" name={TOKEN_FIELD} value={token} />
             <input type="hidden" name="source" value={s.id} />
             <button type="submit">Run now</button>
           </form>

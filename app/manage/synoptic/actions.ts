@@ -9,8 +9,9 @@ import {
   createSynopticGroup, deleteSynopticGroup, findSynopticGroup, synopticGroupJson, updateSynopticGroup, type SynopticGroupJson,
 } from "@/lib/services/synoptic-groups";
 import { stationChoices, type StationChoice } from "@/lib/services/synoptic-pages";
-import { currentUser } from "@/lib/site/current-user";
-import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { currentUser, type SiteUser } from "@/lib/site/current-user";
+import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
+import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
 import type { SynopticGroupValues } from "@/lib/synoptic/config";
 
 /**
@@ -67,6 +68,7 @@ function emailMessages(errors: Record<string, string[]>, form: FormData): Record
 export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData): Promise<SynopticFormState> {
   const user = await currentUser();
   if (!user) return NOT_LOGGED_IN;
+  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return { errors: { form: [FORM_EXPIRED] } };
   const input = apiInput(form);
   const existing = Number(text(form, "id")) || null;
   let id: number;
@@ -87,10 +89,16 @@ export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData
   redirect(`/manage/synoptic/${id}/?saved=1`);
 }
 
-/** Runs a plain form's action; a refusal shows the 404 or 403 page, or the login page when the session has ended. */
-async function asPage(back: string, action: () => Promise<void>): Promise<void> {
+/**
+ * Runs a plain form's action for the logged-in user; a refusal shows the 404 or 403 page, the
+ * login page when the session has ended, or the form's page again saying it has expired when its
+ * token is not this session's.
+ */
+async function asPage(back: string, form: FormData, action: (user: SiteUser | null) => Promise<void>): Promise<void> {
+  const user = await currentUser();
+  if (user && !validFormToken(user.sessionId, form.get(TOKEN_FIELD))) redirect(`${back}?expired=1`);
   try {
-    await action();
+    await action(user);
   } catch (error) {
     if (error instanceof NotFound) notFound();
     if (error instanceof PermissionDenied) {
@@ -104,13 +112,13 @@ async function asPage(back: string, action: () => Promise<void>): Promise<void> 
 export async function deleteSynopticGroupAction(form: FormData): Promise<void> {
   const id = Number(text(form, "id"));
   const group = await findSynopticGroup(id);
-  await asPage(`/manage/synoptic/${id}/delete/`, async () => deleteSynopticGroup(await currentUser(), id));
+  await asPage(`/manage/synoptic/${id}/delete/`, form, (user) => deleteSynopticGroup(user, id));
   redirect(`/manage/synoptic/?deleted=${encodeURIComponent(group?.name ?? "")}`);
 }
 
 export async function resendWarningAction(form: FormData): Promise<void> {
   const id = Number(text(form, "id"));
-  await asPage(`/manage/synoptic/${id}/`, async () => resendWarning(await currentUser(), id, Number(text(form, "warning"))));
+  await asPage(`/manage/synoptic/${id}/`, form, (user) => resendWarning(user, id, Number(text(form, "warning"))));
   redirect(`/manage/synoptic/${id}/?resent=1#warnings`);
 }
 

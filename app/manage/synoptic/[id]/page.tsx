@@ -11,6 +11,8 @@ import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time"
 import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
 import { resendWarningAction } from "@/app/manage/synoptic/actions";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
+import { FORM_EXPIRED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
 
 type Params = Promise<{ id: string }>;
@@ -32,6 +34,7 @@ const STATUS_TEXT: Record<WarningJson["status"], string> = {
 /** `{site}/manage/synoptic/{id}/`: the form, the recorded warnings (management.md; synoptic.md §3) and the way to delete. */
 export default async function EditSynopticGroupPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { user, group } = await editable((await params).id, (id) => `/manage/synoptic/${id}/`);
+  const token = formToken(user.sessionId);
   const sp = await searchParams;
   const json = (await synopticGroupJson(group.id))!;
   const [choices, warnings] = await Promise.all([stationChoices(json.stations.map((s) => s.station)), synopticWarnings(user, group.id)]);
@@ -47,7 +50,8 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
       </header>
       {sp.saved !== undefined && <p className="message success" role="status">The synoptic group has been saved.</p>}
       {sp.resent !== undefined && <p className="message success" role="status">The warning will be sent again.</p>}
-      <SynopticGroupForm key={json.last_modified} initial={json} choices={choices} zones={DISPLAY_TIMEZONES} tileUrl={mapTileUrl}
+      {sp.expired !== undefined && <p className="message error" role="alert">{FORM_EXPIRED}</p>}
+      <SynopticGroupForm key={json.last_modified} initial={json} token={token} choices={choices} zones={DISPLAY_TIMEZONES} tileUrl={mapTileUrl}
         tileAttribution={mapTileAttribution} defaultBbox={mapDefaultViewport as [number, number, number, number]} />
 
       <section className="card synoptic-warnings" id="warnings" aria-labelledby="warnings-heading">
@@ -67,7 +71,8 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
                         {w.recipients.length > 0 && <span className="block small muted">to {w.recipients.join(", ")}</span>}
                         {w.error && <span className="block small error-text">{w.status === "pending" ? "Retrying after: " : ""}{w.error}</span>}
                         {w.status === "failed" && (
-                          <form action={resendWarningAction}>
+                          <form action={resendWarningAction} aria-label={`Send the warning of ${formatDateTime(Date.parse(w.created) / 1000, offset)} again`}>
+                            <input type="hidden" name={TOKEN_FIELD} value={token} />
                             <input type="hidden" name="id" value={group.id} />
                             <input type="hidden" name="warning" value={w.id} />
                             <button type="submit" className="secondary">Send again</button>
