@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { sourceKey } from "@/lib/replication/sources";
 import * as f from "@/tests/support/fixtures";
-import { DIALECT, ROOT } from "@/tests/support/server";
+import { DIALECT } from "@/tests/support/server";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
-import { siteForms, type SiteForm } from "@/tests/support/site-forms";
+import { actionId, siteForms, type SiteForm } from "@/tests/support/site-forms";
 import { suiteServer } from "@/tests/support/suite";
 
 /**
@@ -104,16 +102,6 @@ describe(`plain forms with the session's token (${DIALECT})`, () => {
     expect(await db().prisma.synopticGroup.count({ where: { id } })).toBe(0);
   });
 });
-
-/** The id of a server action, as the build's manifest names it. */
-function actionId(file: string, name: string): string {
-  const manifest = JSON.parse(readFileSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "server", "server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { filename: string; exportedName: string }>;
-  };
-  const found = Object.entries(manifest.node).find(([, v]) => v.filename === file && v.exportedName === name);
-  if (!found) throw new Error(`no server action ${name} in ${file}`);
-  return found[0];
-}
 
 describe(`the synoptic group's form (${DIALECT})`, () => {
   /**

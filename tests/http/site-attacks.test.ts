@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { request } from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as f from "@/tests/support/fixtures";
-import { ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { startServer, type TestServer } from "@/tests/support/server";
+import { actionId } from "@/tests/support/site-forms";
 import { siteLogin } from "@/tests/support/site-session";
 
 /**
@@ -28,16 +27,6 @@ async function sessionCookie(): Promise<string> {
   const { jar, error } = await siteLogin(server.url, user.username, "pass-word-1");
   expect(error).toBeNull();
   return jar.header();
-}
-
-/** The id of a server action, as the build's manifest (and every page that uses it) names it. */
-function actionId(file: string, name: string): string {
-  const manifest = JSON.parse(readFileSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "server", "server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { filename: string; exportedName: string }>;
-  };
-  const found = Object.entries(manifest.node).find(([, v]) => v.filename === file && v.exportedName === name);
-  if (!found) throw new Error(`no server action ${name} in ${file}`);
-  return found[0];
 }
 
 describe("the login page's link back (api.md §16)", () => {

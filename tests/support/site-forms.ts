@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TestResponse } from "@/tests/support/http";
+import { ROOT } from "@/tests/support/server";
 
 /**
  * The management pages' forms as a browser without JavaScript uses them: GET the page, take a
@@ -112,4 +115,14 @@ export function fieldMessages(html: string): string[] {
 export function formMessages(html: string): string[] {
   return [...html.matchAll(/<div class="form-errors" role="alert">([\s\S]*?)<\/div>/g)]
     .flatMap((m) => [...m[1].matchAll(/<p>([\s\S]*?)<\/p>/g)].map((p) => decode(p[1])));
+}
+
+/** The id of a server action, as the build's manifest (and every page that uses it) names it. */
+export function actionId(file: string, name: string): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { filename: string; exportedName: string }>;
+  };
+  const found = Object.entries(manifest.node).find(([, v]) => v.filename === file && v.exportedName === name);
+  if (!found) throw new Error(`no server action ${name} in ${file}`);
+  return found[0];
 }
