@@ -550,12 +550,6 @@ if (cluster.isPrimary && !dev && workerCount.workers > 1) {
 
 /** Serves in this process (a worker of the cluster, or the only process). */
 async function serveHere() {
-  // A worker asked to stop while it starts stops once it can (see below).
-  let stopAskedEarly = null;
-  const whileStarting = (message) => {
-    if (message?.type === MESSAGE.shutdown) stopAskedEarly = message.signal ?? "SIGTERM";
-  };
-  if (clustered) process.on("message", whileStarting);
   const app = next({ dev, hostname, port, dir: process.cwd() });
   handle = app.getRequestHandler();
   // A worker's metrics exist (and answer the primary's collection) from the start.
@@ -669,7 +663,5 @@ async function serveHere() {
     });
     // A primary that is gone (killed) leaves its workers without a port's connections: stop too.
     process.on("disconnect", () => stop("the primary is gone"));
-    process.off("message", whileStarting);
-    if (stopAskedEarly) stop(stopAskedEarly);
   }
 }

@@ -142,8 +142,10 @@ export async function runPrimary({ workers, port, hostname, log }) {
 
   const fork = (role) => {
     const worker = cluster.fork({ [ROLE_VARIABLE]: role });
-    roles.set(worker.id, { role, started: Date.now() });
+    roles.set(worker.id, { role, started: Date.now(), serving: false });
     worker.on("message", (message) => onMessage(worker, message));
+    // A message to a worker that has just died fails (EPIPE): its exit is handled below.
+    worker.on("error", (error) => log.warn(`worker ${worker.process.pid}: ${error.message}`));
     return worker;
   };
 
@@ -154,6 +156,8 @@ export async function runPrimary({ workers, port, hostname, log }) {
     if (!message || typeof message !== "object") return;
     if (message.type === MESSAGE.connectionTaken) connections.taken(worker.id, message.id);
     else if (message.type === MESSAGE.ready) {
+      const role = roles.get(worker.id);
+      if (role) role.serving = true;
       if (!stopping) connections.ready(worker.id);
     } else if (message.type === MESSAGE.jobsQueued) {
       const id = lead();
@@ -200,8 +204,10 @@ export async function runPrimary({ workers, port, hostname, log }) {
     listener.close();
     connections.close();
     if (roles.size === 0) process.exit(0);
+    // A worker still starting cannot take the message yet (it listens once it has loaded: a
+    // message before that is lost); the signal stops it, gracefully once it has set its handlers.
     for (const worker of Object.values(cluster.workers ?? {})) {
-      if (worker?.isConnected()) worker.send({ type: MESSAGE.shutdown, signal });
+      if (worker?.isConnected() && roles.get(worker.id)?.serving) worker.send({ type: MESSAGE.shutdown, signal });
       else worker?.process.kill("SIGTERM");
     }
     setTimeout(() => {

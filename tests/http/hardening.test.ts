@@ -120,7 +120,11 @@ describe("Host header poisoning: a request for another host never yields a link 
 });
 
 /** Runs server.mjs with `env` and `args` until it prints `until` or exits; returns its output and exit code. */
-async function runServer(args: string[], env: Record<string, string>, until: RegExp): Promise<{ code: number | null; output: string; port: number }> {
+/**
+ * Starts `node server.mjs` until its output matches `until` (or it exits: `code`), then stops it
+ * with SIGTERM: `stopped` says how it exited and how long that took.
+ */
+async function runServer(args: string[], env: Record<string, string>, until: RegExp): Promise<{ code: number | null; output: string; port: number; stopped: { code: number | null; ms: number } | null }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "enhydris-start-"));
   const database = await scratchDatabase();
@@ -145,11 +149,18 @@ async function runServer(args: string[], env: Record<string, string>, until: Reg
         }
       }, 50);
     });
-    return { code, output, port };
-  } finally {
+    let stopped: { code: number | null; ms: number } | null = null;
     if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
+      const signalled = Date.now();
+      const exited = new Promise<number | null>((r) => child.once("exit", r));
       child.kill("SIGTERM");
+      stopped = { code: await exited, ms: Date.now() - signalled };
+    }
+    return { code, output, port, stopped };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
       await exited;
     }
     await database.dispose();
@@ -171,6 +182,16 @@ describe("start-up without a site URL or allowed hosts", () => {
     const { code, output } = await runServer(["--demo"], {}, /listening/);
     expect(code, output).toBeNull();
     expect(output).toContain("answering to localhost, 127.0.0.1, [::1] only");
+  });
+
+  it("stops within seconds, exit code 0, when told to stop while its workers start", async () => {
+    const { code, output, stopped } = await runServer(["--demo"], { ENHYDRIS_WORKERS: "2" }, /listening/);
+    expect(code, output).toBeNull();
+    expect(output).toContain("(2 worker processes, ENHYDRIS_WORKERS)");
+    expect(stopped?.code, output).toBe(0);
+    // The workers' shutdown timeout is 55 s: a worker that missed the request to stop would wait for it.
+    expect(stopped!.ms, output).toBeLessThan(20_000);
+    expect(output).not.toContain("still running after the shutdown timeout");
   });
 
   it("names an invalid ENHYDRIS_ALLOWED_HOSTS", async () => {
