@@ -20,6 +20,7 @@ import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } fro
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
 import { answerBodyFaultsAsClientErrors, markBodyFaults } from "./lib/http/body-faults.mjs";
+import { bodyIdleWatch } from "./lib/http/body-idle.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
 import { MESSAGE, runPrimary, serveHandedConnections, workerSetting } from "./lib/http/cluster.mjs";
 import { readAfterFromCookies } from "./lib/db/read-after.mjs";
@@ -48,6 +49,9 @@ const hstsText = String(process.env.ENHYDRIS_HSTS_MAX_AGE ?? "").trim();
 if (hstsText && !/^\d+$/.test(hstsText)) refuse(`Invalid setting ENHYDRIS_HSTS_MAX_AGE=${JSON.stringify(process.env.ENHYDRIS_HSTS_MAX_AGE)}: expected an integer of at least 0.`);
 const hsts = strictTransportSecurity(hstsText ? Number(hstsText) : 31_536_000);
 const metricsToken = String(process.env.ENHYDRIS_METRICS_TOKEN ?? "").trim();
+const bodyIdleText = String(process.env.ENHYDRIS_BODY_IDLE_TIMEOUT ?? "").trim();
+if (bodyIdleText && !/^\d{1,7}$/.test(bodyIdleText)) refuse(`Invalid setting ENHYDRIS_BODY_IDLE_TIMEOUT=${JSON.stringify(process.env.ENHYDRIS_BODY_IDLE_TIMEOUT)}: expected a number of seconds (0 turns the check off).`);
+const bodyIdleSeconds = bodyIdleText ? Number(bodyIdleText) : 60;
 const siteUrlOrigins = siteOrigins(String(process.env.ENHYDRIS_SITE_URL ?? "").trim());
 const tiles = tileOrigin(process.env.ENHYDRIS_MAP_TILE_URL);
 
@@ -560,6 +564,16 @@ async function serveHere() {
   /** Responses not yet ended: a shutdown lets them finish. */
   const inFlight = new Set();
   let stopping = false;
+  const stalledBodies = bodyIdleWatch({
+    idleMs: bodyIdleSeconds * 1000,
+    onStall: (req) => log.warn({ method: req.method, path: String(req.url ?? "").split("?")[0].slice(0, 200) }, `a request's body stopped arriving (nothing for ${bodyIdleSeconds} s): answered 408 and closed`),
+    answer: (req) => {
+      const detail = `Request timeout: no data of the request's body arrived for ${bodyIdleSeconds} seconds.`;
+      return isApiPath(String(req.url ?? "").split("?")[0])
+        ? { contentType: "application/json", body: JSON.stringify({ detail }) }
+        : { contentType: "text/plain; charset=utf-8", body: detail };
+    },
+  });
 
   /** The request handler; `warm`: this process's own start-up requests, not counted in the metrics. */
   const onRequest = (warm) => (req, res) => {
@@ -578,6 +592,7 @@ async function serveHere() {
       inFlight.delete(res);
       finished(req, res, context, q < 0 ? url : url.slice(0, q), started, warm);
     });
+    stalledBodies.watch(req, res);
     withRequestContext(context, () => serve(req, res, context));
   };
   const server = http.createServer(onRequest(false));

@@ -372,3 +372,75 @@ describe("the development mail transport", () => {
     }
   });
 });
+
+describe("a request body that stops arriving (ENHYDRIS_BODY_IDLE_TIMEOUT)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ env: { ENHYDRIS_BODY_IDLE_TIMEOUT: "1" } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** Sends the head and the first `sent` bytes of a body of `length`, then nothing; what comes back before the server closes. */
+  function stalledPost(path: string, headers: string, length: number, sent: string): Promise<{ text: string; ms: number }> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      let text = "";
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1", () => {
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: ${length}\r\n\r\n${sent}`);
+      });
+      const giveUp = setTimeout(() => socket.destroy(new Error(`no answer in 20 s; got ${JSON.stringify(text)}`)), 20_000);
+      socket.on("data", (d) => (text += d));
+      socket.on("close", () => {
+        clearTimeout(giveUp);
+        resolve({ text, ms: Date.now() - started });
+      });
+      socket.on("error", reject);
+    });
+  }
+
+  it("answers 408 in the API's JSON and closes the connection", async () => {
+    const r = await stalledPost("/api/auth/login/", "Content-Type: application/x-www-form-urlencoded\r\n", 200, "username=a");
+    expect(r.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(r.text).toContain("Content-Type: application/json\r\n");
+    expect(r.text).toContain("Connection: close\r\n");
+    expect(r.text.split("\r\n\r\n")[1]).toBe(JSON.stringify({ detail: "Request timeout: no data of the request's body arrived for 1 seconds." }));
+    expect(r.ms).toBeGreaterThanOrEqual(1_000);
+    expect(server.output()).toContain("a request's body stopped arriving");
+  });
+
+  it("answers 408 as text on the site (a form read by Next)", async () => {
+    const r = await stalledPost("/accounts/auth/callback/credentials", "Content-Type: application/x-www-form-urlencoded\r\n", 200, "username=a");
+    expect(r.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(r.text).toContain("Content-Type: text/plain; charset=utf-8\r\n");
+    expect(r.text.split("\r\n\r\n")[1]).toBe("Request timeout: no data of the request's body arrived for 1 seconds.");
+  });
+
+  it("lets a slow but steady body through, however long it takes in all", async () => {
+    const body = "username=nobody&password=wrong-password-1";
+    const answer = new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1", async () => {
+        socket.write(`POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`);
+        // 2.5 s in all, a part every 250 ms.
+        for (let i = 0; i < body.length; i += 4) {
+          await new Promise((r) => setTimeout(r, 250));
+          socket.write(body.slice(i, i + 4));
+        }
+      });
+      socket.on("data", (d) => (text += d));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(text).toContain("Unable to log in with provided credentials.");
+  });
+
+  it("refuses to start with a setting that is not a number of seconds", async () => {
+    const { code, output } = await runServer([], { ENHYDRIS_ALLOWED_HOSTS: "localhost", ENHYDRIS_BODY_IDLE_TIMEOUT: "1m" }, /listening/);
+    expect(code).toBe(1);
+    expect(output).toContain('Invalid setting ENHYDRIS_BODY_IDLE_TIMEOUT=\\"1m\\": expected a number of seconds (0 turns the check off).');
+  });
+});
