@@ -12,8 +12,9 @@ import { suiteServer } from "@/tests/support/suite";
  * browser without JavaScript posts the forms: a source is added, edited and deleted with the
  * API's rules and messages (the same values refused by both, with the same words), its password
  * and token never appear in a page; anonymous visitors are sent to the login page, other users
- * get the 403 page and change nothing, a form with another session's token does nothing. What
- * changed is read back through the API. The server runs no jobs: the scheduled runs stay queued.
+ * get the 403 page and change nothing, a form with another session's token does nothing; a
+ * superuser detaches a replicated station, which others cannot. What changed is read back
+ * through the API. The server runs no jobs: the scheduled runs stay queued.
  */
 const s = suiteServer({ env: { ENHYDRIS_JOB_RUNNER: "false" } });
 
@@ -263,5 +264,58 @@ describe(`who may change replication sources on the site (${DIALECT})`, () => {
       expect(formMessages(r.text)).toEqual([EXPIRED]);
       expect(await done(), page).toBe(false);
     }
+  });
+});
+
+describe(`detaching a replicated station on the site (${DIALECT})`, () => {
+  async function replicatedStation() {
+    const r = await s.http.post("/api/replication/sources/", { token: admin.user.token, json: { name: "Detach source", url: "https://other.example.org/" } });
+    const sid = await f.station({ name: "Copied Spring", maintainers: [editor.user.id] });
+    await db().write((tx) => tx.station.update({ where: { id: sid }, data: { replicatedFrom: r.json.id as number } }));
+    const page = `/manage/stations/${sid}/detach/`;
+    return { sid, page, form: await site().form(page, admin.cookie, "Detach from Detach source") };
+  }
+  const replicatedFrom = async (sid: number) => (await api(`/api/stations/${sid}/`)).json.replicated_from;
+
+  it("a superuser sees the way to detach on the station's page, confirms, and the station becomes editable", async () => {
+    const { sid, page, form } = await replicatedStation();
+    const view = await site().page(`/manage/stations/${sid}/`, admin.cookie);
+    expect(view.status).toBe(200);
+    expect(view.text).toContain(`href="${page}"`);
+    const confirm = text((await site().page(page, admin.cookie)).text);
+    expect(confirm).toContain("Later runs of the source no longer update this station");
+    const r = await post(form, {}, admin);
+    expectLanded(r, new RegExp(`^/manage/stations/${sid}/\\?done=detached$`));
+    expect(await replicatedFrom(sid)).toBeUndefined();
+    const edit = await site().page(`/manage/stations/${sid}/?done=detached`, admin.cookie);
+    expect(edit.status).toBe(200);
+    expect(text(edit.text)).toContain("The station has been detached");
+    expect(formsOf(edit.text, "").has("Maintainers and data viewers")).toBe(true);
+    // Its maintainer may edit it now.
+    expect((await site().page(`/manage/stations/${sid}/`, editor.cookie)).status).toBe(200);
+    // Detached already: the confirmation page says so instead of offering the form.
+    const again = await site().page(page, admin.cookie);
+    expect(again.status).toBe(200);
+    expect(text(again.text)).toContain("This station is not replicated from another instance");
+  });
+
+  it("its maintainer and another user do not see it (403) and their posts do nothing; anonymous visitors log in first", async () => {
+    const { sid, page, form } = await replicatedStation();
+    for (const who of [editor, plain]) {
+      expectForbidden(await site().page(`/manage/stations/${sid}/`, who.cookie));
+      expectForbidden(await site().page(page, who.cookie));
+      expectForbidden(await post(form, {}, who));
+      expect(await replicatedFrom(sid)).toBeDefined();
+    }
+    expectLogin(await post(form, {}, null), page);
+    expect(await replicatedFrom(sid)).toBeDefined();
+  });
+
+  it("with another session's token: refused as expired; the station stays replicated", async () => {
+    const { sid, form } = await replicatedStation();
+    const r = await site().submit(form, [["csrfmiddlewaretoken", "forged"]], admin.cookie);
+    expect(r.status).toBe(200);
+    expect(formMessages(r.text)).toEqual([EXPIRED]);
+    expect(await replicatedFrom(sid)).toBeDefined();
   });
 });
