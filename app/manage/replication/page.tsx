@@ -59,8 +59,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
       <Problem code={query.problem} />
       {sources.length === 0 && (
         <section className="card">
-          <p>No sources yet. Add one below (or with <code>POST /api/replication/sources/</code>), or copy once from the command line:</p>
-          <pre>npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]</pre>
+          <p>No sources yet. Add one below, or with <code>POST /api/replication/sources/</code>.</p>
         </section>
       )}
       {sources.map((s) => (
@@ -116,6 +115,8 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
         <ManagedForm action={addSource} initial={sourceValues(null)} token={token} submit="Add source" label="New replication source">
           <SourceFields />
         </ManagedForm>
+        <p className="muted small">To copy once, without keeping a source, from the command line:</p>
+        <pre>npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]</pre>
       </Section>
       <p className="muted small"><Link href="/">Back to the stations</Link></p>
     </div>
