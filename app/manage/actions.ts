@@ -25,7 +25,7 @@ import { seriesAt } from "@/lib/services/timeseries";
 import { createUserBy, sendPasswordReset, updateUserBy, userChoices, usernames, type UserAdminData } from "@/lib/services/users";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState, FormValues } from "@/lib/site/form-state";
-import { formInput, openedAt, submitForm } from "@/lib/site/manage-form";
+import { boundId, formInput, openedAt, submitForm } from "@/lib/site/manage-form";
 import { queueing } from "@/lib/site/forms";
 import { attachmentValues, eventValues, geomText, groupValues, lookupValues, seriesValues, stationValues } from "@/lib/site/manage-values";
 import { managePaths as paths } from "@/lib/site/manage-paths";
@@ -40,11 +40,7 @@ import { typeName } from "@/lib/services/timeseries-types";
  */
 
 type Id = number;
-
-function id(value: unknown): Id {
-  // A bound id is browser input: anything else names nothing (the service then says "not found").
-  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : 0;
-}
+const id = boundId;
 
 /** The station form's input: `geom` from the typed x, y and SRID, and `original_srid` kept when the point did not move. */
 function stationInput(form: FormData) {

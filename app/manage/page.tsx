@@ -73,8 +73,8 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
               {result.stations.map((s) => (
                 <tr key={s.id}>
                   <th scope="row">
-                    {/* A replicated station is read-only here: no link to its edit page (replication.md §2). */}
-                    {s.replicated ? s.name || `Station ${s.id}` : <Link href={managePaths.station(s.id)}>{s.name || `Station ${s.id}`}</Link>} {s.code && <span className="code">{s.code}</span>}
+                    {/* A replicated station is read-only here: no link to its edit page (replication.md §2), but superusers' to its page with Detach. */}
+                    {s.replicated && !superuser ? s.name || `Station ${s.id}` : <Link href={managePaths.station(s.id)}>{s.name || `Station ${s.id}`}</Link>} {s.code && <span className="code">{s.code}</span>}
                     {s.replicated && <span className="badge" title="Copied from another instance: read-only here until an administrator detaches it">replicated, read-only</span>}
                   </th>
                   <td data-label="Owner">{s.ownerName}</td>

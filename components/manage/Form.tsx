@@ -128,7 +128,7 @@ export function FieldMessages({ id, errors }: { id: string; errors?: string[] })
   );
 }
 
-export function TextField(props: FieldProps & { type?: "text" | "email" | "date" | "number"; maxLength?: number; inputMode?: "decimal" | "numeric"; autoComplete?: string; placeholder?: string }) {
+export function TextField(props: FieldProps & { type?: "text" | "email" | "date" | "number" | "password"; maxLength?: number; inputMode?: "decimal" | "numeric"; autoComplete?: string; placeholder?: string }) {
   const state = useFormState();
   const { name, type = "text", maxLength, inputMode, autoComplete, placeholder, required } = props;
   return (

@@ -1,6 +1,7 @@
 import { CheckboxField, Hidden, SelectField, TextArea, TextField, FileField } from "@/components/manage/Form";
 import { settings } from "@/lib/config";
 import type { Choice } from "@/lib/services/manage";
+import { INTERVAL_UNITS } from "@/lib/site/replication-form";
 import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
 
 /** The fields of each management form, by the API's field names (api.md §5, §6, §9, §10). */
@@ -64,6 +65,44 @@ export function EventFields({ eventTypes }: { eventTypes: Choice[] }) {
         <TextField name="user" label="User" maxLength={64} help="Who reported it (free text)." />
       </div>
       <TextArea name="report" label="Report" rows={3} />
+    </>
+  );
+}
+
+/**
+ * A replication source (replication.md §1). The password and token are write-only: never shown;
+ * on an edit, left empty they keep the stored ones, and "clear" removes all three credentials.
+ */
+export function SourceFields({ stored }: { stored?: { username: boolean; password: boolean; token: boolean } }) {
+  const kept = (what: "password" | "token") => (stored?.[what] ? `A ${what} is stored; leave empty to keep it.` : `No ${what} is stored.`);
+  return (
+    <>
+      <div className="form-grid">
+        <TextField name="name" label="Name" maxLength={200} help="How this page names the source; may be empty (its URL then)." />
+        <TextField name="url" label="URL" required maxLength={500} placeholder="https://other.example.org/" help="The other instance's site root (http or https)." />
+        <TextField name="query" label="Stations" maxLength={1000} help='A station search, as on the map (e.g. owner:ntua); empty for all stations.' />
+      </div>
+      <fieldset className="field-group">
+        <legend>Schedule</legend>
+        <div className="form-grid">
+          <TextField name="interval" label="Run every" type="number" inputMode="numeric" required help="0: only on demand (Run now); otherwise at least 60 seconds." />
+          <SelectField name="interval_unit" label="Unit" options={INTERVAL_UNITS} />
+        </div>
+        <CheckboxField name="enabled" label="Enabled" help="Runs on its schedule; a disabled source runs only on demand." />
+        <CheckboxField name="prune" label="Delete here what is deleted at the source" help="Otherwise such objects are only reported in the run." />
+      </fieldset>
+      <fieldset className="field-group">
+        <legend>Credentials</legend>
+        <p className="help">Optional: without them only public data is copied. Either a username and password or a token. They are never shown again.</p>
+        <div className="form-grid">
+          <TextField name="username" label="Username" maxLength={150} />
+          <TextField name="password" label="Password" type="password" maxLength={500} autoComplete="new-password" help={stored ? kept("password") : undefined} />
+          <TextField name="token" label="Token" type="password" maxLength={500} autoComplete="off" help={stored ? kept("token") : undefined} />
+        </div>
+        {stored && (stored.username || stored.password || stored.token) && (
+          <CheckboxField name="clear_credentials" label="Clear the stored credentials" help="Removes the username, password and token: replication then copies public data only." />
+        )}
+      </fieldset>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listResponse, writeMode } from "@/lib/api/common";
-import { boolean, integer, text, validatedFields, type Field } from "@/lib/http/fields";
+import type { RequestInput } from "@/lib/http/body";
+import { boolean, integer, text, validatedFields, type Field, type WriteMode } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import { getJob, waitForJob } from "@/lib/jobs/queue";
 import type { Route, RouteContext } from "@/lib/http/router";
@@ -63,13 +64,16 @@ export const runFields = () => ({
 
 const CREDENTIALS_CLASH = "Give either a username and password or a token, not both.";
 
+/** A source's fields as the API and the management site's form read them (one set of rules for both). */
+export async function readSourceInput(input: RequestInput, mode: WriteMode): Promise<Partial<SourceValues>> {
+  const values = await validatedFields(input, sourceFields(), mode, (v, errors) => {
+    if (v.token && v.username) errors.add("non_field_errors", CREDENTIALS_CLASH);
+  });
+  return values as Partial<SourceValues>;
+}
+
 function readSource(ctx: RouteContext) {
-  return async (): Promise<Partial<SourceValues>> => {
-    const values = await validatedFields(await ctx.input(), sourceFields(), writeMode(ctx), (v, errors) => {
-      if (v.token && v.username) errors.add("non_field_errors", CREDENTIALS_CLASH);
-    });
-    return values as Partial<SourceValues>;
-  };
+  return async (): Promise<Partial<SourceValues>> => readSourceInput(await ctx.input(), writeMode(ctx));
 }
 
 const sourceOf = async (ctx: RouteContext) => sourceJson(await getSource(ctx.auth.user, ctx.params.id), await lastRun(ctx.params.id));

@@ -9,7 +9,7 @@ import { db, Prisma } from "@/lib/db";
 import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { Conflict, orNotFound } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
-import { existingStation } from "@/lib/services/stations";
+import { existingStation, type StationAccess } from "@/lib/services/stations";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;
@@ -157,11 +157,33 @@ export async function sourceRuns(actor: Actor, id: number): Promise<Job[]> {
   return jobHistory(sourceKey(id));
 }
 
-/** Makes a replicated station an ordinary one of this instance (superusers); replication leaves it alone from then on. */
-export async function detachStation(actor: Actor, stationId: number): Promise<void> {
+/** A replicated station, for a superuser (404, then 403, then 409 when it is not replicated). */
+async function replicatedStation(actor: Actor, stationId: number): Promise<StationAccess & { replicatedFrom: number }> {
   const station = await existingStation(stationId);
   ensureSuperuser(actor);
   if (station.replicatedFrom === null) throw new Conflict("This station is not replicated from another instance.");
+  return { ...station, replicatedFrom: station.replicatedFrom };
+}
+
+/** The stations copied from the source (they stay, as stations of this instance, when it is deleted). */
+export async function copiedStationCount(actor: Actor, id: number): Promise<number> {
+  await existingSource(actor, id);
+  return db().prisma.station.count({ where: { replicatedFrom: id } });
+}
+
+/** A replicated station and its source, for a superuser who may detach it (404, 403, or 409 when it is not replicated). */
+export async function detachableStation(actor: Actor, stationId: number) {
+  const station = await replicatedStation(actor, stationId);
+  const [row, source] = await Promise.all([
+    db().prisma.station.findUniqueOrThrow({ where: { id: station.id }, select: { id: true, name: true, code: true } }),
+    db().prisma.replicationSource.findUniqueOrThrow({ where: { id: station.replicatedFrom }, select: { id: true, name: true, url: true } }),
+  ]);
+  return { ...row, source: { id: source.id, name: source.name || source.url } };
+}
+
+/** Makes a replicated station an ordinary one of this instance (superusers); replication leaves it alone from then on. */
+export async function detachStation(actor: Actor, stationId: number): Promise<void> {
+  const station = await replicatedStation(actor, stationId);
   await db().write((tx) => tx.station.update({ where: { id: station.id }, data: { replicatedFrom: null, lastModified: new Date() } }));
 }
 

@@ -46,6 +46,11 @@ export function formInput(form: FormData, extra: Record<string, string> = {}): R
   return RequestInput.formData(data);
 }
 
+/** An id a page binds to a form's action: browser input like any other, so anything but a database id names nothing (the service then says "not found"). */
+export function boundId(value: unknown): number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
 /** The `last_modified` a form was opened with: undefined when it carries none. */
 export function openedAt(form: FormData): Date | null | undefined {
   const v = form.get("last_modified");

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { ensureSuperuser } from "@/lib/auth/permissions";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
+import { getSource } from "@/lib/replication/sources";
 import { lookupForAdmin } from "@/lib/services/lookups";
 import { editableStation } from "@/lib/services/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
@@ -59,6 +60,12 @@ export async function lookupObjectPageMetadata(title: string, params: Promise<{ 
   const { lookup, id } = await params;
   const name = lookupOf(lookup);
   return name ? manageMetadata(title, (user) => lookupForAdmin(user, name, pathId(id) ?? 0)) : { title: NOT_FOUND_TITLE };
+}
+
+/** The metadata of a replication source's page (superusers), by the path's `id`. */
+export async function sourcePageMetadata(title: string, params: Promise<{ id: string }>): Promise<Metadata> {
+  const id = pathId((await params).id) ?? 0;
+  return manageMetadata(title, (user) => getSource(user, id));
 }
 
 /** Loads what a page shows with the services' checks, turning their refusals into the page's answer. */

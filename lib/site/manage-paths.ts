@@ -14,6 +14,8 @@ export const managePaths = {
   users: "/manage/users/",
   synoptic: "/manage/synoptic/",
   replication: "/manage/replication/",
+  source: (id: number) => `/manage/replication/${id}/`,
+  detach: (sid: number) => `/manage/stations/${sid}/detach/`,
   user: (id: number) => `/manage/users/${id}/`,
 };
 

@@ -12,7 +12,8 @@ import { suiteServer } from "@/tests/support/suite";
  * promises ("May be empty: the variable names it then"); display zones are offered with their
  * offset, since Etc/GMT-2 is two hours east; the pages do not cite the specification's files;
  * the replication page leads back to /manage/ as the other management pages do; a replicated
- * station, read-only here, is listed without a link to an edit page it cannot open.
+ * station, read-only here, is listed to its maintainers without a link to an edit page they
+ * cannot open, and to superusers with a link to its read-only page, where they may detach it.
  * The server runs no jobs: the process made here need not run.
  */
 const s = suiteServer({ env: { ENHYDRIS_JOB_RUNNER: "false" } });
@@ -26,6 +27,8 @@ let process: string;
 let processId: number;
 let synoptic: string;
 let replicated: number;
+/** A maintainer of the replicated station, not a superuser. */
+let keeperCookie: string;
 
 beforeAll(async () => {
   const admin = await f.user({ superuser: true });
@@ -52,7 +55,11 @@ beforeAll(async () => {
   synoptic = `/manage/synoptic/${sg.json.id}/`;
   const source = await s.http.post("/api/replication/sources/", { token: admin.token, json: { name: "Walk source", url: "https://other.example.org/" } });
   expect(source.status, source.text).toBe(201);
-  replicated = await f.station({ name: "Walk Copied Spring" });
+  const keeper = await f.user();
+  replicated = await f.station({ name: "Walk Copied Spring", maintainers: [keeper.id] });
+  const kept = await siteLogin(s.server.url, keeper.username, keeper.password, new CookieJar());
+  expect(kept.error).toBeNull();
+  keeperCookie = kept.jar.header();
   await db().write((tx) => tx.station.update({ where: { id: replicated }, data: { replicatedFrom: source.json.id as number } }));
   const { jar, error } = await siteLogin(s.server.url, admin.username, admin.password, new CookieJar());
   expect(error).toBeNull();
@@ -108,16 +115,31 @@ it("the group page explains its processes without citing the specification", asy
 });
 
 describe("a replicated station on /manage/", () => {
-  it("is listed as read-only, without a link to its edit page (which answers 403)", async () => {
-    const page = await html(`/manage/?q=${encodeURIComponent("Walk Copied Spring")}`);
-    const row = /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Walk Copied Spring[\s\S]*?<\/tr>/.exec(page)?.[0];
+  const rowOf = (page: string) => /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Walk Copied Spring[\s\S]*?<\/tr>/.exec(page)?.[0];
+
+  it("is listed to its maintainer as read-only, without a link to its edit page (which answers 403)", async () => {
+    const list = await siteForms(s.server.url).page(`/manage/?q=${encodeURIComponent("Walk Copied Spring")}`, keeperCookie);
+    const row = rowOf(list.text);
     expect(row, "the station's row").toBeDefined();
     expect(row).toContain("replicated, read-only");
     expect(row).not.toContain(`href="/manage/stations/${replicated}/"`);
     expect(row).toContain(`href="/stations/${replicated}/"`);
-    const edit = await siteForms(s.server.url).page(`/manage/stations/${replicated}/`, cookie);
+    const edit = await siteForms(s.server.url).page(`/manage/stations/${replicated}/`, keeperCookie);
     expect(edit.status).toBe(403);
     expect(edit.text).toContain("is read-only here until an administrator detaches it");
+  });
+
+  it("is listed to a superuser as read-only, with a link to its page, which has no forms but the way to detach it", async () => {
+    const row = rowOf(await html(`/manage/?q=${encodeURIComponent("Walk Copied Spring")}`));
+    expect(row, "the station's row").toBeDefined();
+    expect(row).toContain("replicated, read-only");
+    expect(row).toContain(`href="/manage/stations/${replicated}/"`);
+    const page = (await html(`/manage/stations/${replicated}/`)).replace(/<!-- -->/g, "");
+    expect(page).toContain("<title>Replicated station");
+    expect(page).toContain("Replicated from");
+    expect(page).toContain(`href="/manage/stations/${replicated}/detach/"`);
+    expect(page).toContain("Detach from Walk source…");
+    expect(page).not.toMatch(/<form\b[^>]*class="manage-form/);
   });
 
   it("leaves the other stations linked to their edit pages", async () => {

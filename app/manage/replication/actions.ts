@@ -1,11 +1,52 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { queueRun } from "@/lib/replication/sources";
+import { createSource, deleteSource, detachStation, queueRun, updateSource, type SourceValues } from "@/lib/replication/sources";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { currentUser } from "@/lib/site/current-user";
+import type { FormState } from "@/lib/site/form-state";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { queueing } from "@/lib/site/forms";
+import { boundId, submitForm } from "@/lib/site/manage-form";
+import { managePaths as paths } from "@/lib/site/manage-paths";
+import { readSourceForm, withoutSecrets } from "@/lib/site/replication-form";
+
+/**
+ * Adding, editing and deleting a replication source on `{site}/manage/replication/` (superusers):
+ * the API's reader (lib/site/replication-form.ts) and services, as the management forms do
+ * (lib/site/manage-form.ts: the form token, the API's messages next to the fields, the input kept).
+ */
+export async function addSource(prev: FormState, form: FormData): Promise<FormState> {
+  return withoutSecrets(await submitForm(prev, form, async (user) => {
+    const id = await createSource(user, async () => (await readSourceForm(form, false)) as SourceValues);
+    return `${paths.replication}?done=source-created#source-${id}`;
+  }));
+}
+
+export async function saveSource(idValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const id = boundId(idValue);
+  return withoutSecrets(await submitForm(prev, form, async (user) => {
+    await updateSource(user, id, () => readSourceForm(form, true));
+    return `${paths.replication}?done=source-saved#source-${id}`;
+  }));
+}
+
+export async function removeSource(idValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const id = boundId(idValue);
+  return submitForm(prev, form, async (user) => {
+    await deleteSource(user, id);
+    return `${paths.replication}?done=source-deleted`;
+  });
+}
+
+/** "Detach" of a replicated station (replication.md §2, superusers): it becomes a station of this instance, editable here. */
+export async function detach(sidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const sid = boundId(sidValue);
+  return submitForm(prev, form, async (user) => {
+    await detachStation(user, sid);
+    return `${paths.station(sid)}?done=detached`;
+  });
+}
 
 /**
  * "Run now" on `{site}/manage/replication/`: queues a run of the source as `run/` does

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden, redirect } from "next/navigation";
-import { Done, Problem } from "@/components/manage/parts";
-import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import ManagedForm from "@/components/manage/Form";
+import { SourceFields } from "@/components/manage/fields";
+import { Done, ManageHeader, Problem, Section } from "@/components/manage/parts";
 import { isSuperuser } from "@/lib/auth/permissions";
 import { jobHistory } from "@/lib/jobs/queue";
 import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
@@ -10,7 +11,8 @@ import { currentUser } from "@/lib/site/current-user";
 import { superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
-import { runNow } from "./actions";
+import { sourceValues } from "@/lib/site/replication-form";
+import { addSource, runNow } from "./actions";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Replication");
@@ -37,8 +39,8 @@ function interval(seconds: number): string {
 
 /**
  * `{site}/manage/replication/` (replication.md §1, superusers): the replication sources and
- * their latest runs, with "Run now". Sources are created with the API
- * (`POST /api/replication/sources/`) or by `npm run replicate`.
+ * their latest runs, with "Run now", Edit and Delete, and the form of a new source (the same
+ * rules as `POST /api/replication/sources/`).
  */
 export default async function ReplicationPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const query = await searchParams;
@@ -50,18 +52,14 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   const sources = await sourcesPage(user, 0, await countSources(user));
   const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
   return (
-    <div className="page">
-      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, { label: "Replication" }]} />
-      <header className="page-header">
-        <h1>Replication</h1>
-        <p className="lead">Stations copied from other instances. Replicated stations are read-only here until a superuser detaches them.</p>
-      </header>
+    <div className="page manage narrow-wide">
+      <ManageHeader crumbs={[{ label: "Replication" }]} title="Replication"
+        lead="Stations copied from other instances of this service (or Enhydris). Add, edit or delete a source here; its runs copy the stations its query finds, on its schedule or with Run now. Copied stations are read-only here until a superuser detaches them on the station's management page." />
       <Done code={query.done} />
       <Problem code={query.problem} />
       {sources.length === 0 && (
         <section className="card">
-          <p>No sources yet. Add one with <code>POST /api/replication/sources/</code>, or copy once from the command line:</p>
-          <pre>npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]</pre>
+          <p>No sources yet. Add one below, or with <code>POST /api/replication/sources/</code>.</p>
         </section>
       )}
       {sources.map((s) => (
@@ -73,11 +71,15 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
             <div><dt>Schedule</dt><dd>{s.enabled ? interval(s.interval) : "disabled"}{s.prune ? "; deletions at the source are applied here" : ""}</dd></div>
             <div><dt>Credentials</dt><dd>{s.token ? "a token" : s.username ? `user ${s.username}` : "none (public data only)"}</dd></div>
           </dl>
-          <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
-            <input type="hidden" name={TOKEN_FIELD} value={token} />
-            <input type="hidden" name="source" value={s.id} />
-            <button type="submit">Run now</button>
-          </form>
+          <div className="form-actions">
+            <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
+              <input type="hidden" name={TOKEN_FIELD} value={token} />
+              <input type="hidden" name="source" value={s.id} />
+              <button type="submit">Run now</button>
+            </form>
+            <Link className="button secondary" href={managePaths.source(s.id)} aria-label={`Edit ${s.name || s.url}`}>Edit</Link>
+            <Link className="button danger-link" href={`${managePaths.source(s.id)}delete/`} aria-label={`Delete ${s.name || s.url}`}>Delete</Link>
+          </div>
           <h3>Runs</h3>
           {(runs.get(s.id) ?? []).length === 0 ? <p className="muted">No runs yet.</p> : (
             <div className="table-wrap">
@@ -109,6 +111,13 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
           )}
         </section>
       ))}
+      <Section id="add" title="Add a source">
+        <ManagedForm action={addSource} initial={sourceValues(null)} token={token} submit="Add source" label="New replication source">
+          <SourceFields />
+        </ManagedForm>
+        <p className="muted small">To copy once, without keeping a source, from the command line:</p>
+        <pre>npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]</pre>
+      </Section>
       <p className="muted small"><Link href="/">Back to the stations</Link></p>
     </div>
   );

@@ -5,10 +5,15 @@ import { AttachmentFields, EventFields, GroupFields } from "@/components/manage/
 import ManagedForm from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Section, Table } from "@/components/manage/parts";
 import { UserPicker } from "@/components/manage/Pickers";
+import ReplicatedStation from "@/components/manage/ReplicatedStation";
 import StationForm from "@/components/manage/StationForm";
+import { ensureEditor, isSuperuser } from "@/lib/auth/permissions";
+import { Conflict, NotFound } from "@/lib/services/errors";
+import { detachableStation } from "@/lib/replication/sources";
 import { lookupChoices, ownerChoices, stationForEditing } from "@/lib/services/manage";
+import { existingStation, stationAccess } from "@/lib/services/stations";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
+import { guarded, manageMetadata, manageUser } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { stationValues } from "@/lib/site/manage-values";
 import { contentPath, stationPath } from "@/lib/site/paths";
@@ -16,10 +21,26 @@ import { pathId } from "@/lib/site/pages";
 import { groupTitle } from "@/lib/site/names";
 
 type Params = Promise<{ sid: string }>;
+
+/** A replicated station for a superuser (its read-only view); null for others, whom the editors' check below answers. */
+async function replicatedForSuperuser(path: string, sid: number) {
+  const user = await manageUser(path);
+  if (!isSuperuser(user)) return null;
+  return detachableStation(user, sid).catch((error: unknown) => {
+    if (error instanceof Conflict || error instanceof NotFound) return null;
+    throw error;
+  });
+}
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Edit station", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  const sid = pathId((await params).sid) ?? 0;
+  // A replicated station's page is its superusers' read-only view with Detach (others: 403).
+  const replicated = (await stationAccess(sid))?.replicatedFrom != null;
+  return manageMetadata(replicated ? "Replicated station" : "Edit station", async (user) => {
+    const station = await existingStation(sid);
+    if (!(station.replicatedFrom !== null && isSuperuser(user))) ensureEditor(user, station);
+  });
 }
 
 const integer = new Intl.NumberFormat("en-US");
@@ -31,6 +52,8 @@ const integer = new Intl.NumberFormat("en-US");
 export default async function ManageStationPage({ params, searchParams }: { params: Params; searchParams: Search }) {
   const [{ sid: sidText }, query] = await Promise.all([params, searchParams]);
   const sid = pathId(sidText) ?? 0;
+  const replicated = await replicatedForSuperuser(`/manage/stations/${sidText}/`, sid);
+  if (replicated) return <ReplicatedStation station={replicated} done={query.done} />;
   const { user, data } = await guarded(`/manage/stations/${sidText}/`, async (u) => {
     const [page, choices, owners] = await Promise.all([stationForEditing(u, sid), lookupChoices(), ownerChoices("", 1000)]);
     return { ...page, choices, owners };
