@@ -60,7 +60,8 @@ export function runJson(job: Job): RunJson {
     unchanged: n("unchanged"),
     deleted: n("deleted"),
     records: n("records"),
-    warnings: Array.isArray(r.warnings) ? (r.warnings as string[]) : [],
+    // A run that found its source disabled (or deleted) did nothing: it says so.
+    warnings: typeof r.skipped === "string" ? [`Not run: ${r.skipped}.`] : Array.isArray(r.warnings) ? (r.warnings as string[]) : [],
     error: job.error,
   };
 }
@@ -123,10 +124,16 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
   return id;
 }
 
-/** Changes the fields given (credentials not given are kept); a new interval schedules the next run. */
+/**
+ * Changes the fields given (credentials not given are kept, but one kind replaces the other: a new
+ * token drops a stored username and password, a new username a stored token); a new interval
+ * schedules the next run.
+ */
 export async function updateSource(actor: Actor, id: number, given: Given<Partial<SourceValues>>): Promise<void> {
   await existingSource(actor, id);
   const values = await valuesOf(given, undefined);
+  if (values.token && values.username === undefined) Object.assign(values, { username: "", password: "" });
+  if (values.username && values.token === undefined) values.token = "";
   await db().write(async (tx) => {
     const source = await tx.replicationSource.update({ where: { id }, data: { ...values, lastModified: new Date() } });
     const schedule = scheduleSql(source, source.interval * 1000);

@@ -183,6 +183,35 @@ describe("replication/sources/", () => {
     expect((await b().post("/api/replication/sources/", { token: bAdmin.token, json: {} })).json).toEqual({ url: ["This field is required."] });
   });
 
+  it("keeps one kind of credentials: a new token replaces a username and password, and the other way round", async () => {
+    const id = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { url: A.url, username: "u", password: "p" } })).json.id;
+    const stored = async () => db().prisma.replicationSource.findUniqueOrThrow({ where: { id }, select: { username: true, password: true, token: true } });
+    try {
+      expect((await b().patch(`/api/replication/sources/${id}/`, { token: bAdmin.token, json: { token: "t" } })).json.username).toBe("");
+      expect(await stored()).toEqual({ username: "", password: "", token: "t" });
+      expect((await b().patch(`/api/replication/sources/${id}/`, { token: bAdmin.token, json: { username: "v", password: "q" } })).json.username).toBe("v");
+      expect(await stored()).toEqual({ username: "v", password: "q", token: "" });
+      // A change of anything else keeps them.
+      await b().patch(`/api/replication/sources/${id}/`, { token: bAdmin.token, json: { name: "Renamed" } });
+      expect(await stored()).toEqual({ username: "v", password: "q", token: "" });
+    } finally {
+      await b().delete(`/api/replication/sources/${id}/`, { token: bAdmin.token });
+    }
+  });
+
+  it("says that a run of a disabled source did nothing", async () => {
+    const id = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { name: "Off", url: A.url, enabled: false } })).json.id;
+    try {
+      const queued = await run(id);
+      expect(queued).toMatchObject({ status: "succeeded", created: null, records: null, warnings: ["Not run: the source is disabled."], error: null });
+      expect((await b().get(`/api/replication/sources/${id}/runs/`, { token: bAdmin.token })).json.results[0].warnings).toEqual(["Not run: the source is disabled."]);
+      const page = await fetch(`${B.url}/manage/replication/`, { headers: { Cookie: (await siteLogin(B.url, bAdmin.username, bAdmin.password)).jar.header() } });
+      expect(await page.text()).toContain("Not run: the source is disabled.");
+    } finally {
+      await b().delete(`/api/replication/sources/${id}/`, { token: bAdmin.token });
+    }
+  });
+
   it("never shows credentials back", async () => {
     const r = await b().post("/api/replication/sources/", { token: bAdmin.token, json: { name: "Secret", url: `${A.url}/api/`, username: "x", password: "p4ss" } });
     expect(r.status).toBe(201);

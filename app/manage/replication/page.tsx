@@ -95,10 +95,10 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
                       <td data-label="Started">{when(r.started_at)}</td>
                       <td data-label="Finished">{when(r.finished_at)}</td>
                       <td data-label="What it did">
-                        {r.error ? <span className="error-text">{r.error}</span> : counts(r)}
-                        {r.warnings.length > 0 && (
+                        {r.error ? <span className="error-text">{r.error}</span> : r.created === null && r.warnings.length === 1 ? r.warnings[0] : counts(r)}
+                        {r.warnings.length > 0 && r.created !== null && (
                           <details>
-                            <summary>{r.warnings.length} warnings</summary>
+                            <summary>{r.warnings.length === 1 ? "1 warning" : `${r.warnings.length} warnings`}</summary>
                             <ul>{r.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
                           </details>
                         )}
