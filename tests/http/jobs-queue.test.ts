@@ -5,7 +5,7 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
 import {
-  claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
+  CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
 } from "@/lib/jobs/queue";
 import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
 import { now } from "@/lib/jobs/sql";
@@ -194,9 +194,12 @@ describe(`claiming, finishing and leases (${DIALECT})`, () => {
 
   it("gives a job of a dead runner to another after its lease expires, and fences the first", async () => {
     const [id] = await enqueue({ kind: "t.work", key: "lease" });
-    const a = (await claimJob(A, KINDS, 100))!;
-    expect(await renewLease(a, A, 100)).toBe(true);
+    // Leases long enough for the checks of a live lease; cut short only once those are done (on
+    // a busy machine, a 100 ms lease could expire between its renewal and B's first claim).
+    const a = (await claimJob(A, KINDS, 60_000))!;
+    expect(await renewLease(a, A, 60_000)).toBe(true);
     expect(await claimJob(B, KINDS, 60_000)).toBeNull();
+    expect(await renewLease(a, A, 100)).toBe(true);
     await sleep(150);
     const b = (await claimJob(B, KINDS, 60_000))!;
     expect(b).toMatchObject({ id, attempts: 2, leaseOwner: B, error: "its worker died" });
@@ -211,10 +214,16 @@ describe(`claiming, finishing and leases (${DIALECT})`, () => {
 
   it("marks a dead runner's job failed when its key has a queued job, or it was the last attempt", async () => {
     const [dead] = await enqueue({ kind: "t.work", key: "superseded" });
-    await claimJob(A, KINDS, 50);
+    const superseded = (await claimJob(A, KINDS, 60_000))!;
     const [queued] = await enqueue({ kind: "t.work", key: "superseded" });
     const [last] = await enqueue({ kind: "t.other", key: "last", maxAttempts: 1 });
-    expect((await claimJob(A, KINDS, 50))!.id).toBe(last);
+    // Claimed under a long lease: with a short one, a slow second claim found the first lease
+    // expired already and took the superseding job instead.
+    const lastAttempt = (await claimJob(A, KINDS, 60_000))!;
+    expect(lastAttempt.id).toBe(last);
+    // Both leases run out.
+    expect(await renewLease(superseded, A, 50)).toBe(true);
+    expect(await renewLease(lastAttempt, A, 50)).toBe(true);
     await sleep(100);
     expect((await claimJob(B, KINDS, 60_000))!.id).toBe(queued);
     expect(await getJob(dead)).toMatchObject({ status: "failed", error: "superseded after its worker died" });
@@ -403,22 +412,29 @@ describe(`the runner (${DIALECT})`, () => {
   });
 
   it.runIf(DIALECT === "postgres")("wakes on NOTIFY from another connection (LISTEN), without waiting for the poll", async () => {
-    const done: number[] = [];
-    const runner = start({ "t.remote": async () => void done.push(performance.now()) });
-    await sleep(300); // the LISTEN connection is up
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
+    // The sessions that have run LISTEN on this database (the earlier runners' close theirs on stop).
+    const listening = async () => Number((await client.query<{ n: string }>(
+      "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'idle'",
+      [`LISTEN ${CHANNEL}`])).rows[0].n);
     try {
+      expect(await until(listening, (n) => n === 0)).toBe(0);
+      const done: number[] = [];
+      const runner = start({ "t.remote": async () => void done.push(performance.now()) });
+      // A fixed wait for the LISTEN connection was too short on a busy machine: the runner then
+      // found the job only at its 60 s poll. Wait for the session itself.
+      expect(await until(listening, (n) => n === 1)).toBe(1);
       const sql = enqueueSql({ kind: "t.remote", key: "remote" });
       const t = performance.now();
       await client.query(sql.text, sql.values as unknown[]);
       await until(async () => done.length, (n) => n === 1, 3_000);
       expect(done).toHaveLength(1);
       expect(done[0] - t).toBeLessThan(1_000);
+      await runner.stop();
     } finally {
       await client.end();
     }
-    await runner.stop();
   });
 });
 
