@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { PRUNE_KEY } from "@/lib/jobs/maintenance";
@@ -15,6 +16,17 @@ import { relay } from "@/tests/support/relay";
 /** A healthy answer; the queue holds at most the runner's scheduled maintenance job. */
 const QUEUE = { depth: expect.any(Number), running: expect.any(Number), failed_24h: 0, oldest_job_age_seconds: expect.toBeOneOf([null, expect.any(Number)]) };
 const HEALTHY = { status: "ok", database: "ok", migrations: "ok", queue: QUEUE };
+
+/** The CPU time the processes have used so far, in milliseconds (/proc: user and system clock ticks, 100 a second). */
+function cpuMsOf(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]); // utime and stime, the 14th and 15th fields
+  }
+  return ticks * 10;
+}
 
 describe("api/health/", () => {
   const suite = suiteServer({ env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true", ENHYDRIS_ALLOWED_HOSTS: "hydro.example.org" } });
@@ -48,9 +60,11 @@ describe("api/health/", () => {
   });
 
   it("is cheap enough to poll every second", async () => {
-    const started = performance.now();
+    // The server's CPU time, not the wall-clock time: on a busy machine (the test and busy loops on
+    // one core) 50 checks took 60 ms each, of waiting for the CPU.
+    const started = cpuMsOf(suite.server.processes());
     for (let i = 0; i < 50; i++) expect((await suite.http.get("/api/health/")).status).toBe(200);
-    expect((performance.now() - started) / 50).toBeLessThan(50);
+    expect((cpuMsOf(suite.server.processes()) - started) / 50).toBeLessThan(50);
   });
 
   it("answers 503 naming the migrations when the database lacks one", async () => {
