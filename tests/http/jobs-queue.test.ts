@@ -304,23 +304,42 @@ describe(`the runner (${DIALECT})`, () => {
       },
     });
     const tid = await f.series(await f.group(await f.station()));
+    const batch = (t: number) => ({ timestamps: Float64Array.of(t), values: Float64Array.of(1), flags: [""] });
+    /** The same database work by hand, without the runner: the write, then each job claimed, the next enqueued, and completed. */
+    const byHand = async (round: number) => {
+      const started = performance.now();
+      await records().write(tid, batch(2e9 + round), { mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.by-hand", key: `by-hand:${round}:1` })] });
+      for (let step = 1; ; step++) {
+        const job = await claimJob(A, ["t.by-hand"], 60_000);
+        expect(job).not.toBeNull();
+        const took = performance.now() - started;
+        if (step < 3) await enqueue({ kind: "t.by-hand", key: `by-hand:${round}:${step + 1}` });
+        await completeJob(job!, A, { step });
+        if (step === 3) return took;
+      }
+    };
     // The first round prepares the statements on the pool's connections; the later ones are what a
-    // running server sees. The best of them is bounded: under load (a third of a core) single
-    // rounds on PostgreSQL took up to 66 ms, so the best is taken of nine rounds, not four.
+    // running server sees. What the runner adds to the database work is bounded, not the total: on
+    // a busy machine (the test and busy loops on one core) the best chain on PostgreSQL took 83 ms,
+    // the work by hand about as long.
     const times: number[] = [];
+    const hand: number[] = [];
     for (let round = 1; round <= 10; round++) {
       finished = [];
       await sleep(20);
       const started = performance.now();
-      await records().write(tid, { timestamps: Float64Array.of(1e9 + round), values: Float64Array.of(1), flags: [""] }, {
+      await records().write(tid, batch(1e9 + round), {
         mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.chain", key: `chain:${round}:1`, payload: { round, step: 1 } })],
       });
       notifyJobsQueued();
       await until(async () => finished.length, (n) => n === 3, 5_000);
       times.push(finished[2] - started);
+      await sleep(20);
+      hand.push(await byHand(round));
     }
-    console.log(`a write and a chain of 3 jobs after it (${DIALECT}): ${times.map((t) => t.toFixed(1)).join(", ")} ms`);
-    expect(Math.min(...times.slice(1))).toBeLessThan(50);
+    const ms = (list: number[]) => `${list.map((t) => t.toFixed(1)).join(", ")} ms`;
+    console.log(`a write and a chain of 3 jobs after it (${DIALECT}): ${ms(times)}; the same by hand: ${ms(hand)}`);
+    expect(Math.min(...times.slice(1)) - Math.min(...hand.slice(1))).toBeLessThan(50);
     expect((await jobHistory("chain:10:3"))[0]).toMatchObject({ status: "succeeded", result: { step: 3 }, leaseOwner: runner.owner });
     await runner.stop();
   });
@@ -416,17 +435,18 @@ describe(`the runner (${DIALECT})`, () => {
   it.runIf(DIALECT === "postgres")("wakes on NOTIFY from another connection (LISTEN), without waiting for the poll", async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    // The sessions that have run LISTEN on this database (the earlier runners' close theirs on stop).
-    const listening = async () => Number((await client.query<{ n: string }>(
-      "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'idle'",
-      [`LISTEN ${CHANNEL}`])).rows[0].n);
+    // The sessions that have run LISTEN on this database: this runner's is the one that was not there before it.
+    const listening = async () => (await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'idle'",
+      [`LISTEN ${CHANNEL}`])).rows.map((r) => r.pid);
     try {
-      expect(await until(listening, (n) => n === 0)).toBe(0);
+      const before = new Set(await listening());
       const done: number[] = [];
       const runner = start({ "t.remote": async () => void done.push(performance.now()) });
-      // A fixed wait for the LISTEN connection was too short on a busy machine: the runner then
-      // found the job only at its 60 s poll. Wait for the session itself.
-      expect(await until(listening, (n) => n === 1)).toBe(1);
+      // After a fixed wait, the LISTEN session may not be up yet on a busy machine, and the job is
+      // then found by the runner's look once it is, not by the notification. Wait for the session.
+      const ours = await until(listening, (pids) => pids.some((pid) => !before.has(pid)));
+      expect(ours.filter((pid) => !before.has(pid))).toHaveLength(1);
       const sql = enqueueSql({ kind: "t.remote", key: "remote" });
       const t = performance.now();
       await client.query(sql.text, sql.values as unknown[]);
