@@ -199,7 +199,7 @@ describe(`a server restarted between an upload and its runs (${DIALECT})`, () =>
 
     const restarted = await startServer({ databaseUrl: database.url, migrate: false });
     try {
-      await until(() => db().prisma.job.findMany({ where: { key } }), (jobs) => jobs[0]?.status === "succeeded", 20_000, 50);
+      await until(() => db().prisma.job.findMany({ where: { key } }), (jobs) => jobs[0]?.status === "succeeded", 60_000, 50);
       const [job] = await db().prisma.job.findMany({ where: { key } });
       expect([job.status, job.attempts]).toEqual(["succeeded", 1]);
       // Run by the server's lead worker (or its one process).
