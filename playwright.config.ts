@@ -55,7 +55,10 @@ function webServer(port: number, dir: string, databaseUrl: string, extra: Record
 export default defineConfig({
   testDir: "tests/e2e",
   outputDir: "test-results",
-  timeout: 45_000,
+  // Per test, not per step (each expectation has its own 10 s): a slow or busy machine takes its
+  // time over a test's many pages (45 s ran out for 8 of 37 tests with Chromium, the servers and
+  // busy loops on one core).
+  timeout: 120_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
   workers: 2,

@@ -9,7 +9,8 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias: { "@": root } },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+        // CPU-bound property tests take 2–10 s on a busy machine: vitest's 5 s default failed them.
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
       },
       {
         resolve: { alias: { "@": root } },

@@ -69,7 +69,9 @@ describe("a backup taken while uploads run", () => {
     expect(taken.code, taken.output).toBe(0);
     expect(taken.output).toMatch(/^Backed up the database to /);
     const committedBefore = new Map([...acked].map(([tid, times]) => [tid, times.filter((t) => t < backupStarted).length]));
-    await new Promise((r) => setTimeout(r, 300));
+    // Until each series has had an upload acknowledged after the backup started (a fixed wait
+    // could end before one did on a busy machine).
+    while (series.some((tid) => acked.get(tid)!.length <= committedBefore.get(tid)!)) await new Promise((r) => setTimeout(r, 20));
     running = false;
     await Promise.all(uploaders);
     // Uploads went on during and after the backup.

@@ -10,6 +10,7 @@ import * as f from "@/tests/support/fixtures";
 import { freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin, type CookieJar } from "@/tests/support/site-session";
 import { startSmtp } from "@/tests/support/smtp";
+import { until } from "@/tests/support/wait";
 
 /** The holes of issue 18's attack probe, each closed. */
 const EVIL = "evil.example";
@@ -361,8 +362,9 @@ describe("the development mail transport", () => {
       }
       const text = readFileSync(join(outbox, files[0]), "utf8");
       const [, uid, token] = /\/confirm\/([^/]+)\/([^/]+)\//.exec(text)!;
-      await api(server.url).get(`/api/auth/password/reset/confirm/${uid}/${token}/`);
-      await new Promise((r) => setTimeout(r, 200));
+      await api(server.url).get(`/api/auth/password/reset/confirm/${uid}/${token}/`, { headers: { "X-Request-Id": "outbox-link" } });
+      // The request's log line is written once the answer has gone: wait for it, not a fixed time.
+      await until(async () => server.output(), (out) => out.includes('"req_id":"outbox-link"'));
       expect(server.output()).toContain("development outbox");
       expect(server.output()).toContain(`/confirm/${uid}/[redacted]/`);
       expect(server.output()).not.toContain(token);

@@ -5,7 +5,7 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
 import {
-  claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
+  CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
 } from "@/lib/jobs/queue";
 import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
 import { now } from "@/lib/jobs/sql";
@@ -194,9 +194,12 @@ describe(`claiming, finishing and leases (${DIALECT})`, () => {
 
   it("gives a job of a dead runner to another after its lease expires, and fences the first", async () => {
     const [id] = await enqueue({ kind: "t.work", key: "lease" });
-    const a = (await claimJob(A, KINDS, 100))!;
-    expect(await renewLease(a, A, 100)).toBe(true);
+    // Leases long enough for the checks of a live lease; cut short only once those are done (on
+    // a busy machine, a 100 ms lease could expire between its renewal and B's first claim).
+    const a = (await claimJob(A, KINDS, 60_000))!;
+    expect(await renewLease(a, A, 60_000)).toBe(true);
     expect(await claimJob(B, KINDS, 60_000)).toBeNull();
+    expect(await renewLease(a, A, 100)).toBe(true);
     await sleep(150);
     const b = (await claimJob(B, KINDS, 60_000))!;
     expect(b).toMatchObject({ id, attempts: 2, leaseOwner: B, error: "its worker died" });
@@ -211,10 +214,16 @@ describe(`claiming, finishing and leases (${DIALECT})`, () => {
 
   it("marks a dead runner's job failed when its key has a queued job, or it was the last attempt", async () => {
     const [dead] = await enqueue({ kind: "t.work", key: "superseded" });
-    await claimJob(A, KINDS, 50);
+    const superseded = (await claimJob(A, KINDS, 60_000))!;
     const [queued] = await enqueue({ kind: "t.work", key: "superseded" });
     const [last] = await enqueue({ kind: "t.other", key: "last", maxAttempts: 1 });
-    expect((await claimJob(A, KINDS, 50))!.id).toBe(last);
+    // Claimed under a long lease: with a short one, a slow second claim found the first lease
+    // expired already and took the superseding job instead.
+    const lastAttempt = (await claimJob(A, KINDS, 60_000))!;
+    expect(lastAttempt.id).toBe(last);
+    // Both leases run out.
+    expect(await renewLease(superseded, A, 50)).toBe(true);
+    expect(await renewLease(lastAttempt, A, 50)).toBe(true);
     await sleep(100);
     expect((await claimJob(B, KINDS, 60_000))!.id).toBe(queued);
     expect(await getJob(dead)).toMatchObject({ status: "failed", error: "superseded after its worker died" });
@@ -295,22 +304,43 @@ describe(`the runner (${DIALECT})`, () => {
       },
     });
     const tid = await f.series(await f.group(await f.station()));
-    // The first round prepares the statements on the pool's connections; the later ones are what a running server sees.
+    const batch = (t: number) => ({ timestamps: Float64Array.of(t), values: Float64Array.of(1), flags: [""] });
+    /** The same database work by hand, without the runner: the write, then each job claimed, the next enqueued, and completed. */
+    const byHand = async (round: number) => {
+      const started = performance.now();
+      await records().write(tid, batch(2e9 + round), { mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.by-hand", key: `by-hand:${round}:1` })] });
+      for (let step = 1; ; step++) {
+        const job = await claimJob(A, ["t.by-hand"], 60_000);
+        expect(job).not.toBeNull();
+        const took = performance.now() - started;
+        if (step < 3) await enqueue({ kind: "t.by-hand", key: `by-hand:${round}:${step + 1}` });
+        await completeJob(job!, A, { step });
+        if (step === 3) return took;
+      }
+    };
+    // The first round prepares the statements on the pool's connections; the later ones are what a
+    // running server sees. What the runner adds to the database work is bounded, not the total: on
+    // a busy machine (the test and busy loops on one core) the best chain on PostgreSQL took 83 ms,
+    // the work by hand about as long.
     const times: number[] = [];
-    for (let round = 1; round <= 5; round++) {
+    const hand: number[] = [];
+    for (let round = 1; round <= 10; round++) {
       finished = [];
       await sleep(20);
       const started = performance.now();
-      await records().write(tid, { timestamps: Float64Array.of(1e9 + round), values: Float64Array.of(1), flags: [""] }, {
+      await records().write(tid, batch(1e9 + round), {
         mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.chain", key: `chain:${round}:1`, payload: { round, step: 1 } })],
       });
       notifyJobsQueued();
       await until(async () => finished.length, (n) => n === 3, 5_000);
       times.push(finished[2] - started);
+      await sleep(20);
+      hand.push(await byHand(round));
     }
-    console.log(`a write and a chain of 3 jobs after it (${DIALECT}): ${times.map((t) => t.toFixed(1)).join(", ")} ms`);
-    expect(Math.min(...times.slice(1))).toBeLessThan(50);
-    expect((await jobHistory("chain:5:3"))[0]).toMatchObject({ status: "succeeded", result: { step: 3 }, leaseOwner: runner.owner });
+    const ms = (list: number[]) => `${list.map((t) => t.toFixed(1)).join(", ")} ms`;
+    console.log(`a write and a chain of 3 jobs after it (${DIALECT}): ${ms(times)}; the same by hand: ${ms(hand)}`);
+    expect(Math.min(...times.slice(1)) - Math.min(...hand.slice(1))).toBeLessThan(50);
+    expect((await jobHistory("chain:10:3"))[0]).toMatchObject({ status: "succeeded", result: { step: 3 }, leaseOwner: runner.owner });
     await runner.stop();
   });
 
@@ -403,22 +433,30 @@ describe(`the runner (${DIALECT})`, () => {
   });
 
   it.runIf(DIALECT === "postgres")("wakes on NOTIFY from another connection (LISTEN), without waiting for the poll", async () => {
-    const done: number[] = [];
-    const runner = start({ "t.remote": async () => void done.push(performance.now()) });
-    await sleep(300); // the LISTEN connection is up
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
+    // The sessions that have run LISTEN on this database: this runner's is the one that was not there before it.
+    const listening = async () => (await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'idle'",
+      [`LISTEN ${CHANNEL}`])).rows.map((r) => r.pid);
     try {
+      const before = new Set(await listening());
+      const done: number[] = [];
+      const runner = start({ "t.remote": async () => void done.push(performance.now()) });
+      // After a fixed wait, the LISTEN session may not be up yet on a busy machine, and the job is
+      // then found by the runner's look once it is, not by the notification. Wait for the session.
+      const ours = await until(listening, (pids) => pids.some((pid) => !before.has(pid)));
+      expect(ours.filter((pid) => !before.has(pid))).toHaveLength(1);
       const sql = enqueueSql({ kind: "t.remote", key: "remote" });
       const t = performance.now();
       await client.query(sql.text, sql.values as unknown[]);
       await until(async () => done.length, (n) => n === 1, 3_000);
       expect(done).toHaveLength(1);
       expect(done[0] - t).toBeLessThan(1_000);
+      await runner.stop();
     } finally {
       await client.end();
     }
-    await runner.stop();
   });
 });
 

@@ -148,8 +148,11 @@ describe(`two runner processes on one database (${DIALECT})`, () => {
       const series = await db().prisma.timeseries.findMany({ where: { groupId: gid }, orderBy: { id: "asc" } });
       groups.push({ sid, gid, tid, checked: series.find((s) => s.type === 2)!.id, hourly: series.find((s) => s.type === 4)!.id });
     }
-    const a = startWorker({ ENHYDRIS_JOB_CONCURRENCY: "2" });
-    const b = startWorker({ ENHYDRIS_JOB_CONCURRENCY: "2" });
+    // Leases long enough that a runner starved of CPU on a busy machine does not lose one (the
+    // workers' 2 s are for the takeover test above): a run retaken would count a second attempt.
+    const runner = { ENHYDRIS_JOB_CONCURRENCY: "2", ENHYDRIS_JOB_LEASE_SECONDS: "30" };
+    const a = startWorker(runner);
+    const b = startWorker(runner);
     await Promise.all([a.waitFor(/job worker .* running/), b.waitFor(/job worker .* running/)]);
     const all = source(12 * 36, Date.UTC(2020, 5, 1) / 1000);
     const utc = resolveTimeZone("UTC")!;
@@ -196,7 +199,7 @@ describe(`a server restarted between an upload and its runs (${DIALECT})`, () =>
 
     const restarted = await startServer({ databaseUrl: database.url, migrate: false });
     try {
-      await until(() => db().prisma.job.findMany({ where: { key } }), (jobs) => jobs[0]?.status === "succeeded", 20_000, 50);
+      await until(() => db().prisma.job.findMany({ where: { key } }), (jobs) => jobs[0]?.status === "succeeded", 60_000, 50);
       const [job] = await db().prisma.job.findMany({ where: { key } });
       expect([job.status, job.attempts]).toEqual(["succeeded", 1]);
       // Run by the server's lead worker (or its one process).

@@ -59,8 +59,10 @@ describe(`SIGTERM during an upload (${DIALECT})`, () => {
       const upload = request({
         host: url.hostname, port: url.port, method: "POST",
         path: `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/`,
-        headers: { Authorization: `Token ${u.token}`, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(body.length) },
+        // 100-continue: the server's answer says a worker has taken the request (and counts it in flight).
+        headers: { Authorization: `Token ${u.token}`, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(body.length), Expect: "100-continue" },
       });
+      const taken = new Promise<void>((resolve) => upload.once("continue", resolve));
       const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
         upload.on("response", (res) => {
           let text = "";
@@ -72,8 +74,11 @@ describe(`SIGTERM during an upload (${DIALECT})`, () => {
       const send = (chunk: Buffer) => new Promise<void>((resolve, reject) => upload.write(chunk, (e) => (e ? reject(e) : resolve())));
 
       const half = body.length >> 1;
+      // The signal comes once the server has the request, however slow the machine (a fixed wait
+      // before it was not always enough for a worker to get the connection).
+      upload.flushHeaders();
+      await taken;
       await send(body.subarray(0, half));
-      await sleep(200);
       server.child.kill("SIGTERM");
       const signalled = Date.now();
       // New connections are refused (soon: a loaded machine may take a moment to deliver the signal).

@@ -151,7 +151,11 @@ export async function startServer(options: { env?: Record<string, string>; datab
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        // As long as the server's own bound (25 s for the requests in flight and the shutdown hooks):
+        // a busy machine may need more than a few seconds, and a test may check the clean exit.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+        clearTimeout(timer);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
       await closeDb();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cells, lineMessages } from "@/lib/site/process-form";
+import { cpuTime } from "@/tests/support/cpu-time";
 
 /**
  * The process forms' reference-style fields (management.md §2): spreadsheet rows of curve points
@@ -76,12 +77,13 @@ describe("lineMessages: the API's messages about typed lines, by line number as 
     });
   });
 
-  it("a message for each of 20,000 bad point lines, told by line in well under a second (each used to re-read the text area: minutes)", () => {
+  it("a message for each of 20,000 bad point lines, told by line in well under a second (each used to re-read the text area: minutes)", async () => {
     const typed = form({ type: "curve_interpolation", period_0_start_date: "2020-01-01", period_0_end_date: "2020-01-02", period_0_points: "x\n\n".repeat(20_000) });
     const errors = { periods: Array.from({ length: 20_000 }, (_, k) => `periods[0].points[${k}]: A point is a pair of numbers [x, y].`) };
-    const started = performance.now();
-    const told = lineMessages(errors, typed).periods!;
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // CPU time, which a busy machine does not stretch as it does the wall-clock time.
+    const { result, ms } = await cpuTime(() => lineMessages(errors, typed));
+    expect(ms).toBeLessThan(1_000);
+    const told = result.periods!;
     expect(told[0]).toBe("Period 1, line 1: A point is a pair of numbers [x, y].");
     expect(told[19_999]).toBe("Period 1, line 39999: A point is a pair of numbers [x, y].");
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readSynopticGroup } from "@/lib/api/synoptic-fields";
+import { cpuTime } from "@/tests/support/cpu-time";
 import { RequestInput } from "@/lib/http/body";
 import { jsonValue, listOf, nestedField, objectOf } from "@/lib/http/nested-fields";
 import { number, text } from "@/lib/http/fields";
@@ -174,9 +175,9 @@ describe("nested fields", () => {
 describe("readSynopticGroup on an enormous list", () => {
   it("reads 70,000 stations in a few seconds at most (building their fields per item took 28 s)", async () => {
     const stations = Array.from({ length: 70_000 }, (_, i) => ({ station: i + 1, timeseries_groups: [{ timeseries_group: i + 1, low_limit: i }] }));
-    const started = performance.now();
-    const values = await readSynopticGroup(RequestInput.json({ name: "Big", slug: "big", fresh_time_limit: 60, stations }), "create");
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // CPU time, which a busy machine does not stretch as it does the wall-clock time.
+    const { result: values, ms } = await cpuTime(() => readSynopticGroup(RequestInput.json({ name: "Big", slug: "big", fresh_time_limit: 60, stations }), "create"));
+    expect(ms).toBeLessThan(5_000);
     expect(values.stations).toHaveLength(70_000);
     expect(values.stations![69_999].timeseries_groups[0]).toMatchObject({ timeseries_group: 70_000, low_limit: 69_999, rate_of_change: null });
   });
