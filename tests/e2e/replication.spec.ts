@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { alertBox, at, createUser, hydrated, logIn, noHorizontalScroll, offline, open, shot, unique } from "./helpers";
 
 /**
@@ -22,11 +22,21 @@ async function signIn(page: Page, username: string): Promise<void> {
 const status = (page: Page) => page.locator(".message.success[role='status']");
 const newSource = (page: Page) => page.getByRole("form", { name: "New replication source" });
 
-test("a superuser adds a replication source, edits it, runs it and detaches the station it copied", async ({ page, baseURL }) => {
+test("a superuser adds a replication source, edits it, runs it and detaches the station it copied", async ({ page, baseURL, request }) => {
   test.setTimeout(120_000);
   const admin = unique("repladmin");
   createUser(admin, PASSWORD, { superuser: true });
   const name = unique("Mirror ");
+  cleanupLogin = { username: admin, password: PASSWORD };
+  // The station to copy: one of this test's own, so that the demo stations stay as the other specs know them.
+  const gauge = unique("Gauge");
+  const token = await apiToken(request, baseURL!);
+  const owner = ((await (await request.get(`${baseURL}/api/organizations/`)).json()) as { results: { id: number }[] }).results[0].id;
+  const created = await request.post(`${baseURL}/api/stations/`, {
+    headers: { Authorization: `Token ${token}` }, data: { name: gauge, geom: "POINT(21.1 39.1)", owner },
+  });
+  expect(created.status()).toBe(201);
+  ownStationId = ((await created.json()) as { id: number }).id;
   await signIn(page, admin);
   await open(page, "/manage/");
   await page.getByRole("link", { name: "Replication" }).click();
@@ -38,7 +48,7 @@ test("a superuser adds a replication source, edits it, runs it and detaches the 
   const form = newSource(page);
   await form.getByLabel("Name", { exact: true }).fill(name);
   await form.getByLabel("URL").fill("other instance");
-  await form.getByLabel("Stations", { exact: true }).fill("Komboti");
+  await form.getByLabel("Stations", { exact: true }).fill(gauge);
   await form.getByLabel("Run every").fill("30");
   await form.getByLabel("Unit", { exact: true }).selectOption({ label: "seconds" });
   // The source is this very server: the superuser's own account there.
@@ -81,7 +91,7 @@ test("a superuser adds a replication source, edits it, runs it and detaches the 
   await expect(card).toContainText("every 6 h; deletions at the source are applied here");
   await expect(card).toContainText(`user ${admin}`);
 
-  // Run it now: it copies Komboti from this very server, as a replicated station (the run, when it
+  // Run it now: it copies the gauge from this very server, as a replicated station (the run, when it
   // starts, queues the next one of the schedule: the finished run is the one that succeeded).
   await card.getByRole("button", { name: "Run now" }).click();
   await expect(status(page)).toHaveText("A run has been queued.");
@@ -94,16 +104,17 @@ test("a superuser adds a replication source, edits it, runs it and detaches the 
   await expect(finished).toContainText(" created, ");
 
   // The copy is listed as replicated; its page says where it comes from and offers Detach.
-  await open(page, "/manage/?q=Komboti");
+  await open(page, `/manage/?q=${gauge}`);
   const copy = page.locator("tr", { hasText: "replicated, read-only" });
   await expect(copy).toHaveCount(1);
-  await copy.getByRole("link", { name: "Komboti" }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toContainText("Komboti");
+  await copy.getByRole("link", { name: gauge }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(gauge);
+  copyUrl = page.url();
   await expect(page.locator(".lead")).toContainText(`Replicated from ${name}: read-only here.`);
   await shot(page, "replication-04-replicated-station");
   await page.getByRole("link", { name: `Detach from ${name}…` }).click();
   await hydrated(page);
-  await expect(page.getByRole("heading", { name: `Detach Komboti from ${name}?` })).toBeVisible();
+  await expect(page.getByRole("heading", { name: `Detach ${gauge} from ${name}?` })).toBeVisible();
   await expect(page.getByText("Later runs of the source no longer update this station")).toBeVisible();
   await shot(page, "replication-05-detach-confirm");
   await page.getByRole("button", { name: `Detach from ${name}` }).click();
@@ -111,8 +122,43 @@ test("a superuser adds a replication source, edits it, runs it and detaches the 
   await expect(status(page)).toHaveText("The station has been detached: replication no longer updates it, and it can be edited here.");
   await expect(page.getByRole("button", { name: "Save station" })).toBeVisible();
   await shot(page, "replication-06-detached");
-  await open(page, "/manage/?q=Komboti");
+  await open(page, `/manage/?q=${gauge}`);
   await expect(page.locator("tr", { hasText: "replicated, read-only" })).toHaveCount(0);
+
+  // The browser tests share one server: the copy goes, then the source (the gauge goes after the test).
+  await open(page, `${new URL(copyUrl!).pathname}delete/`);
+  await hydrated(page);
+  await page.getByRole("button", { name: /^Delete/ }).click();
+  await expect(page).toHaveURL(/\/manage\/(\?.*)?$/);
+  await open(page, "/manage/replication/");
+  await card.getByRole("link", { name: "Delete" }).click();
+  await hydrated(page);
+  await page.getByRole("button", { name: /^Delete/ }).click();
+  await expect(page).toHaveURL(/\/manage\/replication\/(\?.*)?$/);
+  await expect(card).toHaveCount(0);
+  copyUrl = null;
+});
+
+/** The copied station's management page, until the test has deleted it; the gauge it copied. */
+let copyUrl: string | null = null;
+let ownStationId: number | null = null;
+let cleanupLogin: { username: string; password: string } | null = null;
+
+async function apiToken(request: APIRequestContext, baseURL: string): Promise<string> {
+  const login = await request.post(`${baseURL}/api/auth/login/`, { form: cleanupLogin! });
+  return ((await login.json()) as { key: string }).key;
+}
+
+test.afterAll(async ({ request, baseURL }) => {
+  if (!cleanupLogin) return;
+  const headers = { Authorization: `Token ${await apiToken(request, baseURL!)}` };
+  // The copy is left only when the test failed before deleting it.
+  const copy = copyUrl && /\/manage\/stations\/(\d+)\//.exec(copyUrl)?.[1];
+  if (copy) {
+    await request.post(`${baseURL}/api/stations/${copy}/detach/`, { headers });
+    await request.delete(`${baseURL}/api/stations/${copy}/`, { headers });
+  }
+  if (ownStationId !== null) await request.delete(`${baseURL}/api/stations/${ownStationId}/`, { headers });
 });
 
 test.describe("at a phone's width", () => {
