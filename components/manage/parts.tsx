@@ -63,10 +63,11 @@ export function Done({ code }: { code: string | string[] | undefined }) {
 
 /**
  * Why a "Run now" queued nothing, when its form is no longer on the page to say so (the
- * `problem` parameter of the redirect): its source or process was deleted meanwhile.
+ * `problem` parameter of the redirect): its source or process was deleted (or the source disabled) meanwhile.
  */
 const PROBLEMS: Record<string, string> = {
   "source-gone": "The run was not queued: the source no longer exists (someone may have deleted it since you opened the page).",
+  "source-disabled": "The run was not queued: the source is disabled (someone may have disabled it since you opened the page). Edit it to enable it.",
   "process-gone": "The run was not queued: the process no longer exists (someone may have deleted it since you opened the page).",
   "not-queued": NOT_QUEUED,
   "not-allowed": NOT_ALLOWED,

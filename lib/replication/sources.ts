@@ -7,12 +7,21 @@ import { isDatabaseId } from "@/lib/services/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
-import { Conflict, orNotFound } from "@/lib/services/errors";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
+import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { existingStation, type StationAccess } from "@/lib/services/stations";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;
+
+export const SOURCE_DISABLED = "The source is disabled; enable it to run it.";
+
+/** How the activity log names a source. */
+const sourceName = (s: { id: number; name: string; url: string }) => `replication source ${named(s.name, s.id)} (${s.url})`;
+
+/** The fields a change of a source lists in the activity log; credentials by kind, never their values. */
+const FIELD_NAMES = { username: "credentials", password: "credentials", token: "credentials" };
 
 export interface SourceValues {
   name: string;
@@ -111,6 +120,8 @@ function scheduleSql(source: SourceRow, delayMs: number): Prisma.Sql | null {
   return enqueueSql({ kind: REPLICATION_KIND, key: sourceKey(source.id), payload: {}, delayMs, maxAttempts: 1 });
 }
 
+const queuedRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued'`;
+
 export async function createSource(actor: Actor, given: Given<SourceValues>): Promise<number> {
   ensureSuperuser(actor);
   const values = await valuesOf(given, undefined);
@@ -118,6 +129,10 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
     const source = await tx.replicationSource.create({ data: { ...values, lastModified: new Date() } });
     const schedule = scheduleSql(source, 0);
     if (schedule) await tx.$queryRaw(schedule);
+    await recordActivity(tx, actor, {
+      action: "create", objectType: "replication_source", objectId: source.id, stationId: null,
+      summary: `Created ${sourceName(source)}${source.enabled ? "" : " (disabled)"}`,
+    });
     return source.id;
   });
   notifyJobsQueued();
@@ -127,10 +142,10 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
 /**
  * Changes the fields given (credentials not given are kept, but one kind replaces the other: a new
  * token drops a stored username and password, a new username a stored token); a new interval
- * schedules the next run.
+ * schedules the next run, and disabling drops the queued ones.
  */
 export async function updateSource(actor: Actor, id: number, given: Given<Partial<SourceValues>>): Promise<void> {
-  await existingSource(actor, id);
+  const before = await existingSource(actor, id);
   const values = await valuesOf(given, undefined);
   if (values.token && values.username === undefined) Object.assign(values, { username: "", password: "" });
   if (values.username && values.token === undefined) values.token = "";
@@ -138,22 +153,30 @@ export async function updateSource(actor: Actor, id: number, given: Given<Partia
     const source = await tx.replicationSource.update({ where: { id }, data: { ...values, lastModified: new Date() } });
     const schedule = scheduleSql(source, source.interval * 1000);
     if (schedule && (values.interval !== undefined || values.enabled !== undefined)) await tx.$queryRaw(schedule);
+    // A disabled source does not run: its queued runs go (one that has started finishes).
+    if (!source.enabled) await tx.$executeRaw(queuedRunsDeletion(id));
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "replication_source", objectId: id, stationId: null,
+      summary: changeSummary(sourceName(source), changedFields(before, values, FIELD_NAMES)),
+    });
   });
   notifyJobsQueued();
 }
 
 /** Deletes the source and its id map; its stations stay, as local stations. */
 export async function deleteSource(actor: Actor, id: number): Promise<void> {
-  await existingSource(actor, id);
+  const source = await existingSource(actor, id);
   await db().write(async (tx) => {
-    await tx.$executeRaw(Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued'`);
+    await tx.$executeRaw(queuedRunsDeletion(id));
     await tx.replicationSource.delete({ where: { id } });
+    await recordActivity(tx, actor, { action: "delete", objectType: "replication_source", objectId: id, stationId: null, summary: `Deleted ${sourceName(source)}` });
   });
 }
 
-/** Queues a run now; its job. */
+/** Queues a run now (400 for a disabled source); its job. */
 export async function queueRun(actor: Actor, id: number, payload: RunPayload): Promise<Job> {
-  await existingSource(actor, id);
+  const source = await existingSource(actor, id);
+  if (!source.enabled) throw ValidationFailed.nonField(SOURCE_DISABLED);
   const [jobId] = await enqueue({ kind: REPLICATION_KIND, key: sourceKey(id), payload, maxAttempts: 1 });
   return (await getJob(jobId))!;
 }
@@ -191,7 +214,14 @@ export async function detachableStation(actor: Actor, stationId: number) {
 /** Makes a replicated station an ordinary one of this instance (superusers); replication leaves it alone from then on. */
 export async function detachStation(actor: Actor, stationId: number): Promise<void> {
   const station = await replicatedStation(actor, stationId);
-  await db().write((tx) => tx.station.update({ where: { id: station.id }, data: { replicatedFrom: null, lastModified: new Date() } }));
+  await db().write(async (tx) => {
+    const row = await tx.station.update({ where: { id: station.id }, data: { replicatedFrom: null, lastModified: new Date() } });
+    const source = await tx.replicationSource.findUnique({ where: { id: station.replicatedFrom } });
+    await recordActivity(tx, actor, {
+      action: "change", objectType: "station", objectId: row.id, stationId: row.id,
+      summary: `Detached station ${named(row.name, row.id)} from ${source ? sourceName(source) : `replication source #${station.replicatedFrom}`}`,
+    });
+  });
 }
 
 /**

@@ -54,6 +54,9 @@ const site = () => siteForms(s.server.url);
 const api = (path: string) => s.http.get(path, { token: admin.user.token });
 const sourceApi = (id: number) => `/api/replication/sources/${id}/`;
 const count = () => db().prisma.replicationSource.count();
+/** The activity log's entries of a source, oldest first: [action, user, summary]. */
+const sourceActivity = async (id: number) => (await db().prisma.activity.findMany({ where: { objectType: "replication_source", objectId: id }, orderBy: { id: "asc" } }))
+  .map((a) => [a.action, a.username, a.summary, a.stationId]);
 
 /** Posts `form` with `fields` typed, as `who` (with their own form token), or anonymously. */
 function post(form: SiteForm, fields: Record<string, string>, who: Person | null): Promise<TestResponse> {
@@ -106,6 +109,7 @@ describe(`adding a replication source on the site (${DIALECT})`, () => {
     expect(source.json).toMatchObject({ id, name: "Regional mirror", url: "https://other.example.org", username: "mirror", query: "owner:ntua", interval: 7200, enabled: true, prune: true });
     expect(source.json).not.toHaveProperty("password");
     expect((await db().prisma.replicationSource.findUnique({ where: { id } }))!.password).toBe(PASSWORD);
+    expect(await sourceActivity(id)).toEqual([["create", admin.user.username, `Created replication source "Regional mirror" (https://other.example.org)`, null]]);
     const list = await site().page(`${LIST}?done=source-created`, admin.cookie);
     expect(text(list.text)).toContain("The replication source has been added.");
     expect(text(list.text)).toContain("Regional mirror");
@@ -170,11 +174,29 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
 
   it("saves the fields shown; a password and token left empty are kept", async () => {
     const id = await sourceWith({ username: "mirror", password: PASSWORD });
+    const runForm = await site().form(LIST, admin.cookie, "Run Edited source now");
+    expect(await db().prisma.job.count({ where: { key: `replication:${id}`, status: "queued" } })).toBe(1);
     const r = await post(await edit(id), { name: "Renamed source", interval: "30", interval_unit: "60", enabled: "false" }, admin);
     expectLanded(r, new RegExp(`^/manage/replication/\\?done=source-saved#source-${id}$`));
     expect((await api(sourceApi(id))).json).toMatchObject({ name: "Renamed source", interval: 1800, enabled: false, username: "mirror" });
     expect((await stored(id)).password).toBe(PASSWORD);
     expectNoSecrets((await site().page(`/manage/replication/${id}/`, admin.cookie)).text);
+    expect((await sourceActivity(id)).at(-1)).toEqual(["change", admin.user.username, `Changed replication source "Renamed source" (https://other.example.org): name, interval, enabled`, null]);
+    // Disabled: no "Run now" on the list, and the API refuses a run.
+    const list = await site().page(LIST, admin.cookie);
+    expect(list.text).toContain(`id="source-${id}"`);
+    expect(formsOf(list.text, "").has("Run Renamed source now")).toBe(false);
+    const run = await s.http.post(`${sourceApi(id)}run/`, { token: admin.user.token, json: {} });
+    expect(run.status).toBe(400);
+    expect(run.json).toEqual({ non_field_errors: ["The source is disabled; enable it to run it."] });
+    // Run now from a page opened before it was disabled: the page says why nothing was queued.
+    const late = await post(runForm, { source: String(id) }, admin);
+    expect(late.status).toBe(303);
+    expect(late.headers.get("location")).toBe(`/manage/replication/?problem=source-disabled#source-${id}`);
+    const shownAfter = await site().page("/manage/replication/?problem=source-disabled", admin.cookie);
+    expect(text(shownAfter.text)).toContain("The run was not queued: the source is disabled");
+    // Disabling dropped the scheduled run; nothing was queued since.
+    expect(await db().prisma.job.count({ where: { key: `replication:${id}`, status: "queued" } })).toBe(0);
   });
 
   it("a new token replaces the stored one; the API's rule of username or token applies", async () => {
@@ -187,6 +209,9 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     const r = await post(await edit(id), { username: "", password: "", token: TOKEN }, admin);
     expectLanded(r, /done=source-saved/);
     expect(await stored(id)).toMatchObject({ username: "", password: PASSWORD, token: TOKEN });
+    // The log names what changed, never the values of credentials.
+    expect((await sourceActivity(id)).at(-1)).toEqual(["change", admin.user.username, `Changed replication source "Edited source" (https://other.example.org): credentials`, null]);
+    expect(JSON.stringify(await sourceActivity(id))).not.toMatch(/pw-never|tk-never/);
   });
 
   it("\"clear the stored credentials\" removes all three; typed with new ones, it is refused and nothing changes", async () => {
@@ -224,6 +249,7 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     expectLanded(await post(form, {}, admin), /^\/manage\/replication\/\?done=source-deleted$/);
     expect((await api(sourceApi(id))).status).toBe(404);
     expect((await api(`/api/stations/${copied}/`)).json).not.toHaveProperty("replicated_from");
+    expect((await sourceActivity(id)).at(-1)).toEqual(["delete", admin.user.username, `Deleted replication source "Edited source" (https://other.example.org)`, null]);
   });
 });
 
@@ -287,6 +313,11 @@ describe(`detaching a replicated station on the site (${DIALECT})`, () => {
     const r = await post(form, {}, admin);
     expectLanded(r, new RegExp(`^/manage/stations/${sid}/\\?done=detached$`));
     expect(await replicatedFrom(sid)).toBeUndefined();
+    const log = await api(`/api/stations/${sid}/activity/`);
+    expect(log.json.results[0]).toMatchObject({
+      user: admin.user.username, action: "change", object_type: "station", object_id: sid,
+      summary: `Detached station "Copied Spring" from replication source "Detach source" (https://other.example.org)`,
+    });
     const edit = await site().page(`/manage/stations/${sid}/?done=detached`, admin.cookie);
     expect(edit.status).toBe(200);
     expect(text(edit.text)).toContain("The station has been detached");

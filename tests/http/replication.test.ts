@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
+import { enqueue, waitForJob } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
+import { REPLICATION_KIND, runJson, sourceKey } from "@/lib/replication/sources";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
@@ -200,10 +202,16 @@ describe("replication/sources/", () => {
     }
   });
 
-  it("says that a run of a disabled source did nothing", async () => {
+  it("refuses to run a disabled source; a run queued before it was disabled says that it did nothing", async () => {
     const id = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { name: "Off", url: A.url, enabled: false } })).json.id;
     try {
-      const queued = await run(id);
+      const refused = await b().post(`/api/replication/sources/${id}/run/`, { token: bAdmin.token, json: { wait: true } });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toEqual({ non_field_errors: ["The source is disabled; enable it to run it."] });
+      expect((await b().get(`/api/replication/sources/${id}/runs/`, { token: bAdmin.token })).json.count).toBe(0);
+      // As a run queued by an instance a moment before another disabled the source.
+      const [jobId] = await enqueue({ kind: REPLICATION_KIND, key: sourceKey(id), payload: {}, maxAttempts: 1 });
+      const queued = runJson((await waitForJob(jobId, 30_000))!);
       expect(queued).toMatchObject({ status: "succeeded", created: null, records: null, warnings: ["Not run: the source is disabled."], error: null });
       expect((await b().get(`/api/replication/sources/${id}/runs/`, { token: bAdmin.token })).json.results[0].warnings).toEqual(["Not run: the source is disabled."]);
       const page = await fetch(`${B.url}/manage/replication/`, { headers: { Cookie: (await siteLogin(B.url, bAdmin.username, bAdmin.password)).jar.header() } });

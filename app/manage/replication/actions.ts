@@ -1,7 +1,7 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { createSource, deleteSource, detachStation, queueRun, updateSource, type SourceValues } from "@/lib/replication/sources";
+import { createSource, deleteSource, detachStation, queueRun, SOURCE_DISABLED, updateSource, type SourceValues } from "@/lib/replication/sources";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState } from "@/lib/site/form-state";
@@ -51,7 +51,7 @@ export async function detach(sidValue: unknown, prev: FormState, form: FormData)
 /**
  * "Run now" on `{site}/manage/replication/`: queues a run of the source as `run/` does
  * (superusers), then shows the page again with what happened: `done=run-queued` (the run is in
- * the source's runs), or `problem=…` when nothing was queued. The outcome travels in the address,
+ * the source's runs), or `problem=…` when nothing was queued (the source deleted or disabled meanwhile, …). The outcome travels in the address,
  * not in the form's state, because the form of a source deleted meanwhile is no longer on the page.
  */
 export async function runNow(form: FormData): Promise<void> {
@@ -70,7 +70,7 @@ async function queued(form: FormData): Promise<string> {
   } catch (error) {
     if (error instanceof NotFound) return "problem=source-gone";
     if (error instanceof PermissionDenied) return "problem=not-allowed";
-    if (error instanceof ValidationFailed) return "problem=not-queued";
+    if (error instanceof ValidationFailed) return error.fields.non_field_errors?.includes(SOURCE_DISABLED) ? `problem=source-disabled#source-${id}` : "problem=not-queued";
     throw error;
   }
 }

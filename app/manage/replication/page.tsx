@@ -72,11 +72,14 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
             <div><dt>Credentials</dt><dd>{s.token ? "a token" : s.username ? `user ${s.username}` : "none (public data only)"}</dd></div>
           </dl>
           <div className="form-actions">
-            <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
-              <input type="hidden" name={TOKEN_FIELD} value={token} />
-              <input type="hidden" name="source" value={s.id} />
-              <button type="submit">Run now</button>
-            </form>
+            {/* A disabled source does not run (the API refuses it too): Edit enables it. */}
+            {s.enabled && (
+              <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
+                <input type="hidden" name={TOKEN_FIELD} value={token} />
+                <input type="hidden" name="source" value={s.id} />
+                <button type="submit">Run now</button>
+              </form>
+            )}
             <Link className="button secondary" href={managePaths.source(s.id)} aria-label={`Edit ${s.name || s.url}`}>Edit</Link>
             <Link className="button danger-link" href={`${managePaths.source(s.id)}delete/`} aria-label={`Delete ${s.name || s.url}`}>Delete</Link>
           </div>
