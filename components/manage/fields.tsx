@@ -77,6 +77,7 @@ export function SourceFields({ stored }: { stored?: { username: boolean; passwor
   const kept = (what: "password" | "token") => (stored?.[what] ? `A ${what} is stored; leave empty to keep it.` : `No ${what} is stored.`);
   return (
     <>
+      {stored && <Hidden name="last_modified" />}
       <div className="form-grid">
         <TextField name="name" label="Name" maxLength={200} help="How this page names the source; may be empty (its URL then)." />
         <TextField name="url" label="URL" required maxLength={500} placeholder="https://other.example.org/" help="The other instance's site root (http or https)." />
@@ -88,7 +89,7 @@ export function SourceFields({ stored }: { stored?: { username: boolean; passwor
           <TextField name="interval" label="Run every" type="number" inputMode="numeric" required help="0: only on demand (Run now); otherwise at least 60 seconds." />
           <SelectField name="interval_unit" label="Unit" options={INTERVAL_UNITS} />
         </div>
-        <CheckboxField name="enabled" label="Enabled" help="Runs on its schedule; a disabled source runs only on demand." />
+        <CheckboxField name="enabled" label="Enabled" help="Runs on its schedule and with Run now; a disabled source does not run." />
         <CheckboxField name="prune" label="Delete here what is deleted at the source" help="Otherwise such objects are only reported in the run." />
       </fieldset>
       <fieldset className="field-group">

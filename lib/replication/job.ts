@@ -1,8 +1,7 @@
 import type { JobHandler } from "@/lib/jobs/kinds";
-import { db } from "@/lib/db";
 import { logError } from "@/lib/log";
 import { replicate } from "@/lib/replication/run";
-import { scheduleNext, type RunPayload } from "@/lib/replication/sources";
+import { scheduleNext, storedSource, type RunPayload } from "@/lib/replication/sources";
 
 /**
  * The job of one run of a configured source (key `replication:<id>`): its credentials and query
@@ -10,7 +9,7 @@ import { scheduleNext, type RunPayload } from "@/lib/replication/sources";
  */
 export const replicationRun: JobHandler = async (job, ctx) => {
   const id = Number(job.key.split(":")[1]);
-  const source = await db().prisma.replicationSource.findUnique({ where: { id } });
+  const source = await storedSource(id);
   if (!source) return { skipped: "the source was deleted" };
   if (!source.enabled) return { skipped: "the source is disabled" };
   const payload = (job.payload ?? {}) as RunPayload;

@@ -8,6 +8,7 @@ import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
 import { valuesOf, type Given } from "@/lib/services/given";
 import { existingStation, type StationAccess } from "@/lib/services/stations";
@@ -94,8 +95,13 @@ export async function lastRun(id: number): Promise<Job | null> {
   return (await jobHistory(sourceKey(id), 1))[0] ?? null;
 }
 
+/** The source as stored (null when there is none), for callers that have checked who asks. */
+export async function storedSource(id: number): Promise<SourceRow | null> {
+  return isDatabaseId(id) ? db().prisma.replicationSource.findUnique({ where: { id } }) : null;
+}
+
 async function existingSource(actor: Actor, id: number): Promise<SourceRow> {
-  const source = orNotFound(isDatabaseId(id) ? await db().prisma.replicationSource.findUnique({ where: { id } }) : null);
+  const source = orNotFound(await storedSource(id));
   ensureSuperuser(actor);
   return source;
 }
@@ -142,14 +148,16 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
 /**
  * Changes the fields given (credentials not given are kept, but one kind replaces the other: a new
  * token drops a stored username and password, a new username a stored token); a new interval
- * schedules the next run, and disabling drops the queued ones.
+ * schedules the next run, and disabling drops the queued ones. With `options.unchangedSince` (a
+ * form's), refused as stale when someone saved the source since.
  */
-export async function updateSource(actor: Actor, id: number, given: Given<Partial<SourceValues>>): Promise<void> {
+export async function updateSource(actor: Actor, id: number, given: Given<Partial<SourceValues>>, options?: ChangeOptions): Promise<void> {
   const before = await existingSource(actor, id);
   const values = await valuesOf(given, undefined);
   if (values.token && values.username === undefined) Object.assign(values, { username: "", password: "" });
   if (values.username && values.token === undefined) values.token = "";
   await db().write(async (tx) => {
+    await ensureUnchanged(tx, "replicationSource", id, options, "replication source");
     const source = await tx.replicationSource.update({ where: { id }, data: { ...values, lastModified: new Date() } });
     const schedule = scheduleSql(source, source.interval * 1000);
     if (schedule && (values.interval !== undefined || values.enabled !== undefined)) await tx.$queryRaw(schedule);

@@ -46,6 +46,7 @@ function intervalShown(seconds: number): { interval: string; interval_unit: stri
 export function sourceValues(source: SourceRow | null): FormValues {
   if (!source) return { interval: "0", interval_unit: "60", enabled: "true", prune: "false" };
   return {
+    last_modified: source.lastModified?.toISOString() ?? "",
     name: source.name, url: source.url, username: source.username, query: source.query,
     ...intervalShown(source.interval), enabled: String(source.enabled), prune: String(source.prune),
   };

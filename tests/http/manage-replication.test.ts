@@ -227,6 +227,29 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     expect(text((await site().page(LIST, admin.cookie)).text)).toContain("none (public data only)");
   });
 
+  it("a form opened before someone else saved the source: refused with the stored values beside the user's; saving again replaces them", async () => {
+    const id = await sourceWith({ username: "mirror", password: PASSWORD });
+    const form = await edit(id);
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await s.http.patch(sourceApi(id), { token: admin.user.token, json: { name: "Theirs" } })).status).toBe(200);
+    const refused = await post(form, { name: "Mine", password: "typed-never-shown" }, admin);
+    expect(refused.status).toBe(200);
+    expect(formMessages(refused.text)).toEqual([
+      "This replication source was changed by someone else since you opened it.",
+      "The values saved now are shown under each field that differs. Save again to replace them with yours.",
+    ]);
+    expect(shown(refused.text, EDIT, "name")).toBe("Mine");
+    expect(refused.text).toMatch(/Saved now: (<!-- -->)?Theirs<\/p>/);
+    expect(refused.text).not.toContain("typed-never-shown");
+    expectNoSecrets(refused.text);
+    expect((await api(sourceApi(id))).json.name).toBe("Theirs");
+    // The refused page's form carries the stored version: posting it again is a knowing overwrite.
+    const again = formsOf(refused.text, `/manage/replication/${id}/`).get(EDIT)!;
+    expectLanded(await post(again, {}, admin), /done=source-saved/);
+    expect((await api(sourceApi(id))).json.name).toBe("Mine");
+    expect((await stored(id)).password).toBe(PASSWORD);
+  });
+
   it("refuses an invalid interval next to its field, the input kept; nothing saved", async () => {
     const id = await sourceWith({});
     const r = await post(await edit(id), { name: "Kept typing", interval: "59", interval_unit: "1" }, admin);

@@ -1,15 +1,15 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { createSource, deleteSource, detachStation, queueRun, SOURCE_DISABLED, updateSource, type SourceValues } from "@/lib/replication/sources";
+import { createSource, deleteSource, detachStation, queueRun, SOURCE_DISABLED, storedSource, updateSource, type SourceValues } from "@/lib/replication/sources";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState } from "@/lib/site/form-state";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { queueing } from "@/lib/site/forms";
-import { boundId, submitForm } from "@/lib/site/manage-form";
+import { boundId, openedAt, submitForm } from "@/lib/site/manage-form";
 import { managePaths as paths } from "@/lib/site/manage-paths";
-import { readSourceForm, withoutSecrets } from "@/lib/site/replication-form";
+import { readSourceForm, sourceValues, withoutSecrets } from "@/lib/site/replication-form";
 
 /**
  * Adding, editing and deleting a replication source on `{site}/manage/replication/` (superusers):
@@ -26,8 +26,11 @@ export async function addSource(prev: FormState, form: FormData): Promise<FormSt
 export async function saveSource(idValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const id = boundId(idValue);
   return withoutSecrets(await submitForm(prev, form, async (user) => {
-    await updateSource(user, id, () => readSourceForm(form, true));
+    await updateSource(user, id, () => readSourceForm(form, true), { unchangedSince: openedAt(form) });
     return `${paths.replication}?done=source-saved#source-${id}`;
+  }, async () => {
+    const stored = await storedSource(id);
+    return stored && sourceValues(stored);
   }));
 }
 
