@@ -6,7 +6,7 @@
 import { isDatabaseId } from "@/lib/services/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { enqueue, enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
@@ -181,11 +181,19 @@ export async function deleteSource(actor: Actor, id: number): Promise<void> {
   });
 }
 
-/** Queues a run now (400 for a disabled source); its job. */
+/** Queues a run now (400 for a disabled source), in the activity log; its job. */
 export async function queueRun(actor: Actor, id: number, payload: RunPayload): Promise<Job> {
   const source = await existingSource(actor, id);
   if (!source.enabled) throw ValidationFailed.nonField(SOURCE_DISABLED);
-  const [jobId] = await enqueue({ kind: REPLICATION_KIND, key: sourceKey(id), payload, maxAttempts: 1 });
+  const how = [payload.dryRun && "dry", payload.prune && "pruning"].filter(Boolean).join(", ");
+  const jobId = await db().write(async (tx) => {
+    const [queued] = await tx.$queryRaw<{ id: unknown }[]>(enqueueSql({ kind: REPLICATION_KIND, key: sourceKey(id), payload, maxAttempts: 1 }));
+    await recordActivity(tx, actor, {
+      action: "run", objectType: "replication_source", objectId: id, stationId: null, summary: `Queued a run${how ? ` (${how})` : ""} of ${sourceName(source)}`,
+    });
+    return Number(queued.id);
+  });
+  notifyJobsQueued();
   return (await getJob(jobId))!;
 }
 

@@ -46,6 +46,12 @@ describe(`replication's Run now (${DIALECT})`, () => {
     expect(await queued(sourceKey(kept))).toBe(1);
     const after = await site.page(ran.headers.get("location")!.replace(/#.*/, ""), cookie);
     expect(text(after.text)).toContain("A run has been queued.");
+    // In the activity log, as a process's run is; and with the API's options named.
+    const runs = async (id: number) => (await db().prisma.activity.findMany({ where: { objectType: "replication_source", objectId: id, action: "run" }, orderBy: { id: "asc" } }))
+      .map((a) => [a.username, a.summary]);
+    expect(await runs(kept)).toEqual([[admin.username, `Queued a run of replication source "Kept source" (https://other.example.org)`]]);
+    expect((await s.http.post(`/api/replication/sources/${kept}/run/`, { token: admin.token, json: { dry_run: true, prune: true } })).status).toBe(202);
+    expect((await runs(kept))[1]).toEqual([admin.username, `Queued a run (dry, pruning) of replication source "Kept source" (https://other.example.org)`]);
 
     expect((await s.http.delete(`/api/replication/sources/${gone}/`, { token: admin.token })).status).toBe(204);
     const refused = await site.submit(goneForm, {}, cookie);
