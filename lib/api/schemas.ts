@@ -113,6 +113,7 @@ export const DryRunSchema = z.object({ count: z.int(), start_date: z.string().nu
 export const ReplicationRunSchema = z.object({
   id, status: z.enum(["queued", "running", "succeeded", "failed"]),
   queued_at: z.string().nullable(), started_at: z.string().nullable(), finished_at: z.string().nullable(),
+  dry_run: z.boolean().meta({ description: "A dry run wrote nothing; its counts say what a run would have done" }),
   created: z.int().nullable(), updated: z.int().nullable(), unchanged: z.int().nullable(), deleted: z.int().nullable(), records: z.int().nullable(),
   warnings: z.array(z.string()), error: z.string().nullable(),
 }).meta({ id: "ReplicationRun", description: "A run of a replication source; the counts are null until it has finished" });

@@ -427,9 +427,10 @@ export async function getJob(id: number): Promise<Job | null> {
   return row ? toJob(row) : null;
 }
 
-/** The jobs of a key, newest first: its run history (and its queued or running job). */
-export async function jobHistory(key: string, limit = 100, offset = 0): Promise<Job[]> {
-  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key = ${key} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
+/** The jobs of a key (or of several), newest first: its run history (and its queued or running job). */
+export async function jobHistory(key: string | readonly string[], limit = 100, offset = 0): Promise<Job[]> {
+  const keys = typeof key === "string" ? [key] : key;
+  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key IN (${Prisma.join([...keys])}) ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
 }
 
 /** When each key's last successful job finished (keys without one are absent). */

@@ -4,8 +4,9 @@ import { replicate } from "@/lib/replication/run";
 import { scheduleNext, storedSource, type RunPayload } from "@/lib/replication/sources";
 
 /**
- * The job of one run of a configured source (key `replication:<id>`): its credentials and query
- * are read when it starts; its report is the job's result, shown by `runs/`.
+ * The job of one run of a configured source (key `replication:<id>`, or `replication:<id>:dry`):
+ * its credentials and query are read when it starts; its report is the job's result, shown by
+ * `runs/`. A real run schedules the source's next one when it starts; a dry run is not on the schedule.
  */
 export const replicationRun: JobHandler = async (job, ctx) => {
   const id = Number(job.key.split(":")[1]);
@@ -13,7 +14,8 @@ export const replicationRun: JobHandler = async (job, ctx) => {
   if (!source) return { skipped: "the source was deleted" };
   if (!source.enabled) return { skipped: "the source is disabled" };
   const payload = (job.payload ?? {}) as RunPayload;
-  await scheduleNext(source, false);
+  const dryRun = payload.dryRun === true;
+  if (!dryRun) await scheduleNext(source, false);
   try {
     return await replicate({
       sourceId: source.id,
@@ -21,12 +23,12 @@ export const replicationRun: JobHandler = async (job, ctx) => {
       query: source.query,
       credentials: { username: source.username || undefined, password: source.password || undefined, token: source.token || undefined },
       prune: source.prune || payload.prune === true,
-      dryRun: payload.dryRun === true,
+      dryRun,
       signal: ctx.signal,
       onProgress: (p) => ctx.progress(p.total ? (p.phase === "objects" ? 0.5 * (p.done / p.total) : 0.5 + 0.5 * (p.done / p.total)) : undefined),
     });
   } catch (error) {
-    await scheduleNext(source, true).catch((e) => logError(`replication source ${id}: scheduling a retry`, e));
+    if (!dryRun) await scheduleNext(source, true).catch((e) => logError(`replication source ${id}: scheduling a retry`, e));
     throw error;
   }
 };

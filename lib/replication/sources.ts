@@ -1,12 +1,14 @@
 /**
  * Replication sources (replication.md §1) for superusers: the configured instances to copy
  * from, their runs through the job queue (kind `replication.run`, one key per source, so that
- * a source's runs never overlap and survive restarts), and detaching a replicated station.
+ * a source's runs never overlap and survive restarts; dry runs, which write nothing, have a key
+ * of their own), and detaching a replicated station.
  */
 import { isDatabaseId } from "@/lib/services/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { now } from "@/lib/jobs/sql";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
 import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
@@ -15,6 +17,12 @@ import { existingStation, type StationAccess } from "@/lib/services/stations";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;
+/**
+ * A dry run's key: the next scheduled run of a source is always queued under `sourceKey`, and a
+ * dry run merged into it would either write (the scheduled run) or not (the run asked for).
+ */
+const dryRunKey = (id: number) => `${sourceKey(id)}:dry`;
+const runKeys = (id: number) => [sourceKey(id), dryRunKey(id)];
 
 export const SOURCE_DISABLED = "The source is disabled; enable it to run it.";
 
@@ -51,6 +59,8 @@ export interface RunJson {
   queued_at: string | null;
   started_at: string | null;
   finished_at: string | null;
+  /** A dry run wrote nothing: its counts say what a run would have done. */
+  dry_run: boolean;
   created: number | null;
   updated: number | null;
   unchanged: number | null;
@@ -65,6 +75,7 @@ export function runJson(job: Job): RunJson {
   const n = (k: string) => (typeof r[k] === "number" ? (r[k] as number) : null);
   return {
     ...jobRunJson(job),
+    dry_run: (job.payload as RunPayload | null)?.dryRun === true,
     created: n("created"),
     updated: n("updated"),
     unchanged: n("unchanged"),
@@ -92,7 +103,7 @@ export function sourceJson(s: SourceRow, lastRun: Job | null) {
 }
 
 export async function lastRun(id: number): Promise<Job | null> {
-  return (await jobHistory(sourceKey(id), 1))[0] ?? null;
+  return (await sourceRunHistory(id, 1))[0] ?? null;
 }
 
 /** The source as stored (null when there is none), for callers that have checked who asks. */
@@ -126,7 +137,9 @@ function scheduleSql(source: SourceRow, delayMs: number): Prisma.Sql | null {
   return enqueueSql({ kind: REPLICATION_KIND, key: sourceKey(source.id), payload: {}, delayMs, maxAttempts: 1 });
 }
 
-const queuedRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued'`;
+const queuedRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key IN (${Prisma.join(runKeys(id))}) AND status = 'queued'`;
+/** The scheduled runs (not yet due, so not one asked for with Run now) of a source now run only on demand. */
+const scheduledRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued' AND run_after > ${now(db().dialect)}`;
 
 export async function createSource(actor: Actor, given: Given<SourceValues>): Promise<number> {
   ensureSuperuser(actor);
@@ -163,6 +176,7 @@ export async function updateSource(actor: Actor, id: number, given: Given<Partia
     if (schedule && (values.interval !== undefined || values.enabled !== undefined)) await tx.$queryRaw(schedule);
     // A disabled source does not run: its queued runs go (one that has started finishes).
     if (!source.enabled) await tx.$executeRaw(queuedRunsDeletion(id));
+    else if (source.interval === 0) await tx.$executeRaw(scheduledRunsDeletion(id));
     await recordActivity(tx, actor, {
       action: "change", objectType: "replication_source", objectId: id, stationId: null,
       summary: changeSummary(sourceName(source), changedFields(before, values, FIELD_NAMES)),
@@ -181,13 +195,20 @@ export async function deleteSource(actor: Actor, id: number): Promise<void> {
   });
 }
 
-/** Queues a run now (400 for a disabled source), in the activity log; its job. */
+/**
+ * Queues a run now (400 for a disabled source), in the activity log; its job. A run already
+ * queued of the same kind (the next scheduled run, or a Run now not yet started) becomes this
+ * run, due now, and prunes when either asked to.
+ */
 export async function queueRun(actor: Actor, id: number, payload: RunPayload): Promise<Job> {
   const source = await existingSource(actor, id);
   if (!source.enabled) throw ValidationFailed.nonField(SOURCE_DISABLED);
   const how = [payload.dryRun && "dry", payload.prune && "pruning"].filter(Boolean).join(", ");
+  const key = payload.dryRun ? dryRunKey(id) : sourceKey(id);
   const jobId = await db().write(async (tx) => {
-    const [queued] = await tx.$queryRaw<{ id: unknown }[]>(enqueueSql({ kind: REPLICATION_KIND, key: sourceKey(id), payload, maxAttempts: 1 }));
+    const [queued] = await tx.$queryRaw<{ id: unknown }[]>(enqueueSql({ kind: REPLICATION_KIND, key, payload, maxAttempts: 1 }));
+    // The queue keeps a queued job's payload; within a key the only option that differs is prune.
+    if (payload.prune) await tx.$executeRaw(Prisma.sql`UPDATE job SET payload = ${JSON.stringify(payload)} WHERE id = ${Number(queued.id)} AND status = 'queued'`);
     await recordActivity(tx, actor, {
       action: "run", objectType: "replication_source", objectId: id, stationId: null, summary: `Queued a run${how ? ` (${how})` : ""} of ${sourceName(source)}`,
     });
@@ -200,7 +221,12 @@ export async function queueRun(actor: Actor, id: number, payload: RunPayload): P
 /** The source's runs, newest first (the job queue keeps the latest 100). */
 export async function sourceRuns(actor: Actor, id: number): Promise<Job[]> {
   await existingSource(actor, id);
-  return jobHistory(sourceKey(id));
+  return sourceRunHistory(id);
+}
+
+/** The latest `limit` runs of a source, dry ones too, newest first (for callers that have checked who asks). */
+export function sourceRunHistory(id: number, limit?: number): Promise<Job[]> {
+  return jobHistory(runKeys(id), limit);
 }
 
 /** A replicated station, for a superuser (404, then 403, then 409 when it is not replicated). */

@@ -395,6 +395,47 @@ describe("a replication run", () => {
     expect(runs.results[0]).toMatchObject({ status: "succeeded", deleted: 0 });
   });
 
+  it("runs a dry run apart from the queued scheduled run, and a Run now with prune as the scheduled run, pruning", async () => {
+    // With an interval, the source's next scheduled run is always queued: a dry run must not
+    // become that (real) run, and a Run now that merges into it must keep its prune.
+    const scheduled = () => db().prisma.job.findMany({ where: { key: sourceKey(source), status: "queued" } });
+    const inAnHour = () => Date.now() + 3_000_000;
+    expect((await b().patch(`/api/replication/sources/${source}/`, { token: bAdmin.token, json: { interval: 3600 } })).status).toBe(200);
+    try {
+      const [next, ...more] = await scheduled();
+      expect(more).toEqual([]);
+      expect(next.runAfter.getTime()).toBeGreaterThan(inAnHour());
+      const upload = await a().post(`/api/stations/${src.station}/timeseries/${src.series}/data/`, {
+        token: aAdmin.token, form: { timeseries_records: "2019-01-01 00:20,8,", timezone: "Etc/GMT-2" },
+      });
+      expect(upload.status).toBe(204);
+      const before = await recordCount(bs.series);
+
+      const dry = await run(source, { dry_run: true });
+      expect(dry).toMatchObject({ status: "succeeded", dry_run: true, records: 1 });
+      expect(dry.id).not.toBe(next.id);
+      expect(await recordCount(bs.series)).toBe(before);
+      expect((await scheduled()).map((j) => [j.id, j.runAfter.getTime()])).toEqual([[next.id, next.runAfter.getTime()]]);
+
+      expect((await a().delete(`/api/stations/${src.station}/files/${src.file}/`, { token: aAdmin.token })).status).toBe(204);
+      const pruned = await run(source, { prune: true });
+      expect(pruned).toMatchObject({ id: next.id, status: "succeeded", dry_run: false, deleted: 1, records: 1, warnings: [] });
+      expect(await recordCount(bs.series)).toBe(before + 1);
+      expect((await b().get(`/api/stations/${bs.station}/files/`)).json.count).toBe(0);
+      const [following] = await scheduled();
+      expect(following.runAfter.getTime()).toBeGreaterThan(inAnHour());
+
+      const runs = (await b().get(`/api/replication/sources/${source}/runs/`, { token: bAdmin.token })).json.results;
+      expect(runs.slice(0, 3).map((r: { id: number; dry_run: boolean }) => [r.id, r.dry_run])).toEqual([[following.id, false], [dry.id, true], [next.id, false]]);
+      const page = await fetch(`${B.url}/manage/replication/`, { headers: { Cookie: (await siteLogin(B.url, bAdmin.username, bAdmin.password)).jar.header() } });
+      expect(await page.text()).toMatch(new RegExp(`<th scope="row">${dry.id}</th>.*?Dry run, nothing written: 0 created`));
+    } finally {
+      expect((await b().patch(`/api/replication/sources/${source}/`, { token: bAdmin.token, json: { interval: 0 } })).status).toBe(200);
+    }
+    // Only on demand now: the scheduled run is no longer queued.
+    expect(await scheduled()).toEqual([]);
+  });
+
   it("shows the sources and their runs on /manage/replication/ to superusers only", async () => {
     const page = async (cookie?: string) => fetch(`${B.url}/manage/replication/`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
     const anonymous = await page();

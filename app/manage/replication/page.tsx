@@ -5,8 +5,7 @@ import ManagedForm from "@/components/manage/Form";
 import { SourceFields } from "@/components/manage/fields";
 import { Done, ManageHeader, Problem, Section } from "@/components/manage/parts";
 import { isSuperuser } from "@/lib/auth/permissions";
-import { jobHistory } from "@/lib/jobs/queue";
-import { runJson, sourceKey, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
+import { runJson, sourceRunHistory, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
 import { currentUser } from "@/lib/site/current-user";
 import { superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
@@ -26,7 +25,7 @@ function when(iso: string | null): string {
 
 function counts(run: RunJson): string {
   if (run.created === null) return "—";
-  return `${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.deleted} deleted; ${run.records!.toLocaleString("en-US")} records`;
+  return `${run.dry_run ? "Dry run, nothing written: " : ""}${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.deleted} deleted; ${run.records!.toLocaleString("en-US")} records`;
 }
 
 function interval(seconds: number): string {
@@ -50,7 +49,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   if (!isSuperuser(user)) forbidden();
   const token = formToken(user.sessionId);
   const sources = await sourcesPage(user, 0, await countSources(user));
-  const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await jobHistory(sourceKey(s.id), RUNS_SHOWN)).map(runJson)] as const)));
+  const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await sourceRunHistory(s.id, RUNS_SHOWN)).map(runJson)] as const)));
   return (
     <div className="page manage narrow-wide">
       <ManageHeader crumbs={[{ label: "Replication" }]} title="Replication"
