@@ -41,6 +41,7 @@ const DONE: Record<string, string> = {
   "process-saved": "The process has been saved; its target will be recomputed from scratch.",
   "process-deleted": "The process has been deleted. Its target series and their records stay.",
   "run-queued": "A run has been queued.",
+  "dry-run-queued": "A dry run has been queued: it writes nothing, and its row below will say what a run would do.",
   "source-created": "The replication source has been added.",
   "source-saved": "The replication source has been saved.",
   "source-deleted": "The replication source has been deleted. The stations copied from it stay, as stations of this instance.",

@@ -91,11 +91,26 @@ test("a superuser adds a replication source, edits it, runs it and detaches the 
   await expect(card).toContainText("every 6 h; deletions at the source are applied here");
   await expect(card).toContainText(`user ${admin}`);
 
+  // A dry run first: its row says what a run would do, and nothing is copied.
+  await card.getByRole("button", { name: "Dry run" }).click();
+  await expect(status(page)).toHaveText("A dry run has been queued: it writes nothing, and its row below will say what a run would do.");
+  const dry = card.locator("tbody tr", { hasText: "Dry run, nothing written" });
+  await expect.poll(async () => {
+    await page.reload();
+    return dry.count();
+  }, { timeout: 60_000 }).toBe(1);
+  await expect(dry).toContainText("succeeded");
+  await expect(dry).not.toContainText(" 0 created");
+  await shot(page, "replication-03b-dry-run");
+  await open(page, `/manage/?q=${gauge}`);
+  await expect(page.locator("tr", { hasText: "replicated, read-only" })).toHaveCount(0);
+  await open(page, "/manage/replication/");
+
   // Run it now: it copies the gauge from this very server, as a replicated station (the run, when it
   // starts, queues the next one of the schedule: the finished run is the one that succeeded).
   await card.getByRole("button", { name: "Run now" }).click();
   await expect(status(page)).toHaveText("A run has been queued.");
-  const finished = card.locator("tbody tr", { hasText: /succeeded|failed/ });
+  const finished = card.locator("tbody tr", { hasText: /succeeded|failed/ }).filter({ hasNotText: "Dry run" });
   await expect.poll(async () => {
     await page.reload();
     return finished.count();

@@ -53,6 +53,17 @@ describe(`replication's Run now (${DIALECT})`, () => {
     expect((await s.http.post(`/api/replication/sources/${kept}/run/`, { token: admin.token, json: { dry_run: true, prune: true } })).status).toBe(202);
     expect((await runs(kept))[1]).toEqual([admin.username, `Queued a run (dry, pruning) of replication source "Kept source" (https://other.example.org)`]);
 
+    // "Dry run", the form's other button: a run that writes nothing, apart from the real one.
+    const dry = await site.submit(keptForm, { run: "dry" }, cookie);
+    expect(dry.status, dry.text.slice(0, 300)).toBe(303);
+    expect(dry.headers.get("location")).toBe(`/manage/replication/?done=dry-run-queued#source-${kept}`);
+    expect(await queued(sourceKey(kept))).toBe(1);
+    const dryJobs = await db().prisma.job.findMany({ where: { key: `${sourceKey(kept)}:dry`, status: "queued" } });
+    expect(dryJobs.map((j) => JSON.parse(j.payload))).toEqual([{ dryRun: true, prune: true }]);
+    expect((await runs(kept))[2]).toEqual([admin.username, `Queued a run (dry) of replication source "Kept source" (https://other.example.org)`]);
+    expect(text((await site.page(dry.headers.get("location")!.replace(/#.*/, ""), cookie)).text))
+      .toContain("A dry run has been queued: it writes nothing, and its row below will say what a run would do.");
+
     expect((await s.http.delete(`/api/replication/sources/${gone}/`, { token: admin.token })).status).toBe(204);
     const refused = await site.submit(goneForm, {}, cookie);
     expect(refused.status, refused.text.slice(0, 300)).toBe(303);

@@ -52,10 +52,12 @@ export async function detach(sidValue: unknown, prev: FormState, form: FormData)
 }
 
 /**
- * "Run now" on `{site}/manage/replication/`: queues a run of the source as `run/` does
- * (superusers), then shows the page again with what happened: `done=run-queued` (the run is in
- * the source's runs), or `problem=…` when nothing was queued (the source deleted or disabled meanwhile, …). The outcome travels in the address,
- * not in the form's state, because the form of a source deleted meanwhile is no longer on the page.
+ * "Run now" (or "Dry run", the same form's button `run=dry`) on `{site}/manage/replication/`:
+ * queues a run of the source as `run/` does (superusers), then shows the page again with what
+ * happened: `done=run-queued` or `done=dry-run-queued` (the run is in the source's runs), or
+ * `problem=…` when nothing was queued (the source deleted or disabled meanwhile, …). The outcome
+ * travels in the address, not in the form's state, because the form of a source deleted
+ * meanwhile is no longer on the page.
  */
 export async function runNow(form: FormData): Promise<void> {
   redirect(`/manage/replication/?${await queued(form)}`);
@@ -68,8 +70,9 @@ async function queued(form: FormData): Promise<string> {
   if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return "problem=form-expired";
   try {
     if (!Number.isSafeInteger(id)) throw new NotFound();
-    await queueing("a replication run", () => queueRun(user, id, {}));
-    return `done=run-queued#source-${id}`;
+    const dryRun = form.get("run") === "dry";
+    await queueing("a replication run", () => queueRun(user, id, { dryRun }));
+    return `done=${dryRun ? "dry-run-queued" : "run-queued"}#source-${id}`;
   } catch (error) {
     if (error instanceof NotFound) return "problem=source-gone";
     if (error instanceof PermissionDenied) return "problem=not-allowed";

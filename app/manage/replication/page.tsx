@@ -53,7 +53,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   return (
     <div className="page manage narrow-wide">
       <ManageHeader crumbs={[{ label: "Replication" }]} title="Replication"
-        lead="Stations copied from other instances of this service (or Enhydris). Add, edit or delete a source here; its runs copy the stations its query finds, on its schedule or with Run now. Copied stations are read-only here until a superuser detaches them on the station's management page." />
+        lead="Stations copied from other instances of this service (or Enhydris). Add, edit or delete a source here; its runs copy the stations its query finds, on its schedule or with Run now (Dry run shows what a run would change, and writes nothing). Copied stations are read-only here until a superuser detaches them on the station's management page." />
       <Done code={query.done} />
       <Problem code={query.problem} />
       {sources.length === 0 && (
@@ -73,10 +73,11 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
           <div className="form-actions">
             {/* A disabled source does not run (the API refuses it too): Edit enables it. */}
             {s.enabled && (
-              <form action={runNow} aria-label={`Run ${s.name || s.url} now`}>
+              <form action={runNow} className="form-actions" aria-label={`Run ${s.name || s.url} now`}>
                 <input type="hidden" name={TOKEN_FIELD} value={token} />
                 <input type="hidden" name="source" value={s.id} />
                 <button type="submit">Run now</button>
+                <button type="submit" name="run" value="dry" className="secondary">Dry run</button>
               </form>
             )}
             <Link className="button secondary" href={managePaths.source(s.id)} aria-label={`Edit ${s.name || s.url}`}>Edit</Link>
