@@ -136,7 +136,7 @@ function operations(): Operation[] {
     ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
     ...crud("/api/replication/sources/", "{id}", "Replication", ReplicationSourceSchema, sourceFields(), "superuser")
       .map((op) => (op.method === "get" ? { ...op, who: "superuser" as Who, errors: [...(op.errors ?? []), 401, 403] } : op)),
-    { method: "post", path: "/api/replication/sources/{id}/run/", tag: "Replication", summary: "Queue a run (wait: answer with the finished run, at most 60 s; prune: delete here what was deleted there); 400 when the source is disabled", who: "superuser",
+    { method: "post", path: "/api/replication/sources/{id}/run/", tag: "Replication", summary: "Queue a run (wait: answer with the finished run, at most 60 s; prune: delete here what was deleted there; dry_run: write nothing, apart from the schedule; a run already queued of the same kind becomes this one, due now); 400 when the source is disabled", who: "superuser",
       body: { spec: replicationRunFields() }, ok: [202, "Queued (or not finished within 60 s)", ReplicationRunSchema], alsoOk: [200, "Finished (wait)", ReplicationRunSchema],
       errors: [400, 401, 403, 404, 413, 415] },
     { method: "get", path: "/api/replication/sources/{id}/runs/", tag: "Replication", summary: "The source's runs, newest first", who: "superuser", query: PAGE,

@@ -428,7 +428,10 @@ describe("a replication run", () => {
       const runs = (await b().get(`/api/replication/sources/${source}/runs/`, { token: bAdmin.token })).json.results;
       expect(runs.slice(0, 3).map((r: { id: number; dry_run: boolean }) => [r.id, r.dry_run])).toEqual([[following.id, false], [dry.id, true], [next.id, false]]);
       const page = await fetch(`${B.url}/manage/replication/`, { headers: { Cookie: (await siteLogin(B.url, bAdmin.username, bAdmin.password)).jar.header() } });
-      expect(await page.text()).toMatch(new RegExp(`<th scope="row">${dry.id}</th>.*?Dry run, nothing written: 0 created`));
+      const html = await page.text();
+      expect(html).toMatch(new RegExp(`<th scope="row">${dry.id}</th>.*?Dry run, nothing written: 0 created`));
+      const due = following.runAfter.toISOString();
+      expect(html).toMatch(new RegExp(`<th scope="row">${following.id}</th><td data-label="Status">queued</td>.*?Due ${due.slice(0, 10)} ${due.slice(11, 19)} UTC`));
     } finally {
       expect((await b().patch(`/api/replication/sources/${source}/`, { token: bAdmin.token, json: { interval: 0 } })).status).toBe(200);
     }

@@ -5,6 +5,7 @@ import ManagedForm from "@/components/manage/Form";
 import { SourceFields } from "@/components/manage/fields";
 import { Done, ManageHeader, Problem, Section } from "@/components/manage/parts";
 import { isSuperuser } from "@/lib/auth/permissions";
+import type { Job } from "@/lib/jobs/queue";
 import { runJson, sourceRunHistory, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
 import { currentUser } from "@/lib/site/current-user";
 import { superuserPageMetadata } from "@/lib/site/manage-guard";
@@ -49,7 +50,9 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   if (!isSuperuser(user)) forbidden();
   const token = formToken(user.sessionId);
   const sources = await sourcesPage(user, 0, await countSources(user));
-  const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await sourceRunHistory(s.id, RUNS_SHOWN)).map(runJson)] as const)));
+  // A queued run says when it is due (the next scheduled run is queued an interval ahead).
+  const shown = (job: Job) => ({ ...runJson(job), due: job.status === "queued" ? job.runAfter.toISOString() : null });
+  const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await sourceRunHistory(s.id, RUNS_SHOWN)).map(shown)] as const)));
   return (
     <div className="page manage narrow-wide">
       <ManageHeader crumbs={[{ label: "Replication" }]} title="Replication"
@@ -98,7 +101,7 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
                       <td data-label="Started">{when(r.started_at)}</td>
                       <td data-label="Finished">{when(r.finished_at)}</td>
                       <td data-label="What it did">
-                        {r.error ? <span className="error-text">{r.error}</span> : r.created === null && r.warnings.length === 1 ? r.warnings[0] : counts(r)}
+                        {r.error ? <span className="error-text">{r.error}</span> : r.due ? (r.due > new Date().toISOString() ? `${r.dry_run ? "Dry run, due" : "Due"} ${when(r.due)}` : "Waiting to start") : r.created === null && r.warnings.length === 1 ? r.warnings[0] : counts(r)}
                         {r.warnings.length > 0 && r.created !== null && (
                           <details>
                             <summary>{r.warnings.length === 1 ? "1 warning" : `${r.warnings.length} warnings`}</summary>
