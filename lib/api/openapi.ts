@@ -139,7 +139,7 @@ function operations(): Operation[] {
     { method: "post", path: "/api/replication/sources/{id}/run/", tag: "Replication", summary: "Queue a run (wait: answer with the finished run, at most 60 s; prune: delete here what was deleted there; dry_run: write nothing, apart from the schedule; a run already queued of the same kind becomes this one, due now); 400 when the source is disabled", who: "superuser",
       body: { spec: replicationRunFields() }, ok: [202, "Queued (or not finished within 60 s)", ReplicationRunSchema], alsoOk: [200, "Finished (wait)", ReplicationRunSchema],
       errors: [400, 401, 403, 404, 413, 415] },
-    { method: "get", path: "/api/replication/sources/{id}/runs/", tag: "Replication", summary: "The source's runs, newest first", who: "superuser", query: PAGE,
+    { method: "get", path: "/api/replication/sources/{id}/runs/", tag: "Replication", summary: "The source's runs, newest first: those not yet started, then the others by when they started", who: "superuser", query: PAGE,
       ok: [200, "A page", pageSchema(ReplicationRunSchema)], errors: [401, 403, 404] },
     { method: "post", path: "/api/stations/{sid}/detach/", tag: "Replication", summary: "Make a replicated station this instance's own (it is no longer updated from its source)", who: "superuser",
       ok: [200, "The station", StationSchema], errors: [401, 403, 404, 409] },
@@ -178,7 +178,8 @@ function convert(schema: z.ZodType, components: Record<string, unknown>, io: "in
   const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, '"#/components/schemas/$1"'));
   for (const [name, def] of Object.entries(defs)) components[name] = rewrite(def);
   if (id) {
-    components[id] = rewrite(json);
+    // zod puts a named root schema in $defs itself and answers a $ref to it: keep the definition.
+    if (!(id in defs)) components[id] = rewrite(json);
     return { $ref: `#/components/schemas/${id}` };
   }
   return rewrite(json);

@@ -43,11 +43,20 @@ describe("GET schema/ and docs/ (api.md §3)", () => {
     }
   });
 
-  it("resolves every $ref", async () => {
+  it("resolves every $ref to a definition (not to itself)", async () => {
     const doc = (await http.get("/api/schema/")).json;
+    const schemas = doc.components.schemas as Record<string, { $ref?: string }>;
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBeGreaterThan(10);
-    for (const ref of refs) expect(doc.components.schemas[ref], ref).toBeDefined();
+    for (const ref of refs) expect(schemas[ref], ref).toBeDefined();
+    for (const [name, schema] of Object.entries(schemas)) expect(schema.$ref, name).toBeUndefined();
+    // The documented fields are those the API answers with.
+    const station = await f.station({ name: "Documented" });
+    const answer = (await http.get(`/api/stations/${station}/`)).json;
+    const documented = schemas.Station as { type: string; properties: object; required: string[] };
+    expect(documented.type).toBe("object");
+    expect(Object.keys(answer).filter((key) => !(key in documented.properties))).toEqual([]);
+    expect(documented.required.filter((key) => !(key in answer))).toEqual([]);
   });
 
   it("presents the document as an HTML page", async () => {
