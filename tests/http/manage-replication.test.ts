@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
+import { enqueueSql } from "@/lib/jobs/queue";
+import { REPLICATION_KIND } from "@/lib/replication/sources";
 import type { TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { DIALECT } from "@/tests/support/server";
@@ -170,12 +172,19 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     return r.json.id as number;
   }
   const stored = (id: number) => db().prisma.replicationSource.findUniqueOrThrow({ where: { id } });
+  /** A dry run queued for later (as one asked for while the runner is busy), and how many runs of the source are queued. */
+  const queueDryRunLater = (id: number) => db().write((tx) => tx.$queryRaw(enqueueSql({
+    kind: REPLICATION_KIND, key: `replication:${id}:dry`, payload: { dry_run: true }, delayMs: 3_600_000, maxAttempts: 1,
+  })));
+  const queuedRuns = (id: number) => db().prisma.job.count({ where: { key: { in: [`replication:${id}`, `replication:${id}:dry`] }, status: "queued" } });
   const edit = (id: number) => site().form(`/manage/replication/${id}/`, admin.cookie, EDIT);
 
   it("saves the fields shown; a password and token left empty are kept", async () => {
     const id = await sourceWith({ username: "mirror", password: PASSWORD });
     const runForm = await site().form(LIST, admin.cookie, "Run Edited source now");
     expect(await db().prisma.job.count({ where: { key: `replication:${id}`, status: "queued" } })).toBe(1);
+    await queueDryRunLater(id);
+    expect(await queuedRuns(id)).toBe(2);
     const r = await post(await edit(id), { name: "Renamed source", interval: "30", interval_unit: "60", enabled: "false" }, admin);
     expectLanded(r, new RegExp(`^/manage/replication/\\?done=source-saved#source-${id}$`));
     expect((await api(sourceApi(id))).json).toMatchObject({ name: "Renamed source", interval: 1800, enabled: false, username: "mirror" });
@@ -195,8 +204,8 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     expect(late.headers.get("location")).toBe(`/manage/replication/?problem=source-disabled#source-${id}`);
     const shownAfter = await site().page("/manage/replication/?problem=source-disabled", admin.cookie);
     expect(text(shownAfter.text)).toContain("The run was not queued: the source is disabled");
-    // Disabling dropped the scheduled run; nothing was queued since.
-    expect(await db().prisma.job.count({ where: { key: `replication:${id}`, status: "queued" } })).toBe(0);
+    // Disabling dropped the scheduled run and the queued dry run; nothing was queued since.
+    expect(await queuedRuns(id)).toBe(0);
   });
 
   it("a new token replaces the stored one; the API's rule of username or token applies", async () => {
@@ -264,6 +273,8 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     const id = await sourceWith({ token: TOKEN });
     const copied = await f.station({ name: "Copied and kept" });
     await db().write((tx) => tx.station.update({ where: { id: copied }, data: { replicatedFrom: id } }));
+    await queueDryRunLater(id);
+    expect(await queuedRuns(id)).toBe(2);
     const page = await site().page(`/manage/replication/${id}/delete/`, admin.cookie);
     expect(page.status).toBe(200);
     expect(text(page.text)).toContain("The station copied from it stays");
@@ -271,6 +282,7 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     const form = await site().form(`/manage/replication/${id}/delete/`, admin.cookie, "Delete the replication source “Edited source”");
     expectLanded(await post(form, {}, admin), /^\/manage\/replication\/\?done=source-deleted$/);
     expect((await api(sourceApi(id))).status).toBe(404);
+    expect(await queuedRuns(id)).toBe(0);
     expect((await api(`/api/stations/${copied}/`)).json).not.toHaveProperty("replicated_from");
     expect((await sourceActivity(id)).at(-1)).toEqual(["delete", admin.user.username, `Deleted replication source "Edited source" (https://other.example.org)`, null]);
   });
