@@ -120,7 +120,7 @@ export const ReplicationRunSchema = z.object({
 
 export const ReplicationSourceSchema = z.object({
   id, name: z.string(), url: z.string(), username: z.string(), query: z.string(), interval: z.int().min(0), enabled: z.boolean(), prune: z.boolean(),
-  last_run: ReplicationRunSchema.nullable(),
+  last_run: ReplicationRunSchema.nullable().meta({ description: "The run that started last (dry or not), or the queued one when none has started; a scheduled source's next run, queued ahead, is in runs/" }),
 }).meta({ id: "ReplicationSource", description: "Another instance to copy stations from; password and token are write-only" });
 const threshold = z.object({ delta_t: z.string().meta({ description: "A positive integer and min, h or D: 10min, 1h, 1D" }), allowed_diff: z.number() });
 const synopticSeries = z.object({

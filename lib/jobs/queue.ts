@@ -427,10 +427,22 @@ export async function getJob(id: number): Promise<Job | null> {
   return row ? toJob(row) : null;
 }
 
-/** The jobs of a key (or of several), newest first: its run history (and its queued or running job). */
+/**
+ * The jobs of a key (or of several), newest first: those not yet started (newest queued first),
+ * then the others by when they started. By start, not by id: a job queued early to run later (a
+ * source's next scheduled run) must not sort below runs that started after it was queued.
+ */
 export async function jobHistory(key: string | readonly string[], limit = 100, offset = 0): Promise<Job[]> {
   const keys = typeof key === "string" ? [key] : key;
-  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key IN (${Prisma.join([...keys])}) ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
+  return (await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key IN (${Prisma.join([...keys])})
+    ORDER BY CASE WHEN started_at IS NULL THEN 0 ELSE 1 END, started_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`)).map(toJob);
+}
+
+/** The job of these keys that started last (running or finished), or the newest queued one when none has started. */
+export async function lastStartedJob(keys: readonly string[]): Promise<Job | null> {
+  const [row] = await db().query<Row>(Prisma.sql`SELECT * FROM job WHERE key IN (${Prisma.join([...keys])})
+    ORDER BY CASE WHEN started_at IS NULL THEN 1 ELSE 0 END, started_at DESC, id DESC LIMIT 1`);
+  return row ? toJob(row) : null;
 }
 
 /** When each key's last successful job finished (keys without one are absent). */

@@ -7,7 +7,7 @@
 import { isDatabaseId } from "@/lib/services/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { enqueueSql, getJob, jobHistory, jobRunJson, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { now } from "@/lib/jobs/sql";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
@@ -102,8 +102,12 @@ export function sourceJson(s: SourceRow, lastRun: Job | null) {
   };
 }
 
-export async function lastRun(id: number): Promise<Job | null> {
-  return (await sourceRunHistory(id, 1))[0] ?? null;
+/**
+ * The source's last run: the one that started last, dry or not. A source with an interval always
+ * has its next run queued, so "the newest run" would be that run, never the report of the last one.
+ */
+export function lastRun(id: number): Promise<Job | null> {
+  return lastStartedJob(runKeys(id));
 }
 
 /** The source as stored (null when there is none), for callers that have checked who asks. */

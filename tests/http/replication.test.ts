@@ -416,6 +416,9 @@ describe("a replication run", () => {
       expect(dry.id).not.toBe(next.id);
       expect(await recordCount(bs.series)).toBe(before);
       expect((await scheduled()).map((j) => [j.id, j.runAfter.getTime()])).toEqual([[next.id, next.runAfter.getTime()]]);
+      // The source's last run is the dry run that just ran, not the scheduled run queued for later.
+      const lastRun = async () => (await b().get(`/api/replication/sources/${source}/`, { token: bAdmin.token })).json.last_run;
+      expect(await lastRun()).toEqual(dry);
 
       expect((await a().delete(`/api/stations/${src.station}/files/${src.file}/`, { token: aAdmin.token })).status).toBe(204);
       const pruned = await run(source, { prune: true });
@@ -424,9 +427,12 @@ describe("a replication run", () => {
       expect((await b().get(`/api/stations/${bs.station}/files/`)).json.count).toBe(0);
       const [following] = await scheduled();
       expect(following.runAfter.getTime()).toBeGreaterThan(inAnHour());
+      expect(await lastRun()).toEqual(pruned);
 
+      // Newest first: the queued run, then by when they started (the dry run was queued after
+      // the scheduled run but started before it).
       const runs = (await b().get(`/api/replication/sources/${source}/runs/`, { token: bAdmin.token })).json.results;
-      expect(runs.slice(0, 3).map((r: { id: number; dry_run: boolean }) => [r.id, r.dry_run])).toEqual([[following.id, false], [dry.id, true], [next.id, false]]);
+      expect(runs.slice(0, 3).map((r: { id: number; dry_run: boolean }) => [r.id, r.dry_run])).toEqual([[following.id, false], [next.id, false], [dry.id, true]]);
       const page = await fetch(`${B.url}/manage/replication/`, { headers: { Cookie: (await siteLogin(B.url, bAdmin.username, bAdmin.password)).jar.header() } });
       const html = await page.text();
       expect(html).toMatch(new RegExp(`<th scope="row">${dry.id}</th>.*?Dry run, nothing written: 0 created`));
@@ -459,8 +465,9 @@ describe("a replication run", () => {
     expect(html).toContain("user " + aAdmin.username);
     expect(html).not.toContain(aAdmin.password);
     const [latest] = (await b().get(`/api/replication/sources/${source}/runs/`, { token: bAdmin.token })).json.results;
-    expect(html).toContain(`<th scope="row">${latest.id}</th><td data-label="Status">succeeded</td>`);
-    expect(html).toContain(`${latest.created} created, ${latest.updated} updated, ${latest.unchanged} unchanged, 0 deleted; 0 records`);
+    expect(html).toMatch(new RegExp(`<th scope="row">${latest.id}</th><td data-label="Status">succeeded</td>.*?</tr>`));
+    const row = html.match(new RegExp(`<th scope="row">${latest.id}</th>.*?</tr>`))![0];
+    expect(row).toContain(`${latest.created} created, ${latest.updated} updated, ${latest.unchanged} unchanged, ${latest.deleted} deleted; ${latest.records} records`);
   });
 });
 
