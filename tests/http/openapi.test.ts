@@ -65,6 +65,9 @@ describe("GET schema/ and docs/ (api.md §3)", () => {
     expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(r.text).toContain("/api/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/data/");
     expect(r.text).toContain('href="/api/schema/"');
+    // The objects the API answers with, field by field.
+    for (const name of ["Station", "Timeseries", "TimeseriesGroup", "Process", "ReplicationSource"]) expect(r.text).toContain(`id="schema-${name}"`);
+    expect(r.text).toMatch(/id="schema-Station">.*?<code>geom<\/code>/s);
   });
 });
 
