@@ -202,6 +202,17 @@ function convert(schema: z.ZodType, components: Record<string, unknown>, io: "in
   return rewrite(json);
 }
 
+/**
+ * The fields of a request body that form and multipart bodies carry as JSON text (objects, and
+ * lists of objects or pairs); lists of plain values are the key repeated (api.md §1.2).
+ */
+function jsonTextFields(schema: unknown): Record<string, { contentType: string }> | undefined {
+  const alternatives = (schema as { anyOf?: unknown[] }).anyOf ?? [schema];
+  const names = new Set(alternatives.flatMap((alternative) => Object.entries((alternative as { properties?: Record<string, unknown> }).properties ?? {})
+    .filter(([, property]) => /"type":"object"|"\$ref"|"prefixItems"/.test(JSON.stringify(property))).map(([name]) => name)));
+  return names.size ? Object.fromEntries([...names].map((name) => [name, { contentType: "application/json" }])) : undefined;
+}
+
 export function openApiDocument(origin: string): object {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
@@ -229,6 +240,8 @@ export function openApiDocument(origin: string): object {
     }
     const bodySchema = op.body && (op.body.schema ?? (op.method === "patch" ? specSchema(op.body.spec).partial() : specSchema(op.body.spec)));
     const requestSchema = bodySchema ? convert(bodySchema, components, "input") : undefined;
+    const encoding = requestSchema && jsonTextFields(requestSchema);
+    const asText = { schema: requestSchema, ...(encoding ? { encoding } : {}) };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       tags: [op.tag],
@@ -239,8 +252,8 @@ export function openApiDocument(origin: string): object {
         requestBody: {
           required: true,
           content: op.body!.multipart
-            ? { "multipart/form-data": { schema: requestSchema } }
-            : { "application/json": { schema: requestSchema }, "application/x-www-form-urlencoded": { schema: requestSchema }, "multipart/form-data": { schema: requestSchema } },
+            ? { "multipart/form-data": asText }
+            : { "application/json": { schema: requestSchema }, "application/x-www-form-urlencoded": asText, "multipart/form-data": asText },
         },
       } : {}),
       responses,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import { db } from "@/lib/db";
 import { api, type RequestOptions, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
@@ -76,6 +77,20 @@ function requestDisagreement(method: Method, path: string, body: unknown): strin
     : `${method.toUpperCase()} ${path}: the document rejects a body the server accepted: ${ajv.errorsText(validate.errors, { separator: "; " })}\nbody: ${JSON.stringify(body).slice(0, 600)}`;
 }
 
+/** How a form body that the server accepted disagrees with the document (a field it lacks, JSON text it does not declare), or null. */
+function formDisagreement(method: Method, path: string, form: Record<string, string | string[]>): string | null {
+  const where = `${method.toUpperCase()} ${path}`;
+  const content = doc.paths[path]?.[method]?.requestBody?.content?.["application/x-www-form-urlencoded"];
+  if (!content) return `${where}: accepted a form body the document does not describe`;
+  const alternatives = (content.schema.anyOf ?? [content.schema]) as { properties?: Record<string, unknown> }[];
+  for (const [name, value] of Object.entries(form)) {
+    if (!alternatives.some((alternative) => alternative.properties && name in alternative.properties)) return `${where}: the form field ${name} is not documented`;
+    const jsonText = typeof value === "string" && /^\s*[[{]/.test(value);
+    if (jsonText && content.encoding?.[name]?.contentType !== "application/json") return `${where}: the form field ${name} is JSON text, not so documented`;
+  }
+  return null;
+}
+
 /** Whether a Content-Type is in a media range of the document (`*\/*`, `image/*`, `text/csv`). */
 function mediaMatches(range: string, contentType: string): boolean {
   const type = contentType.split(";")[0].trim().toLowerCase();
@@ -103,6 +118,10 @@ async function send(method: Method, template: string, params: Record<string, num
   }
   if (options?.json !== undefined && r.status < 300) {
     const found = requestDisagreement(method, template, options.json);
+    expect.soft(found, found ?? "").toBeNull();
+  }
+  if (options?.form && !Array.isArray(options.form) && r.status < 300) {
+    const found = formDisagreement(method, template, options.form);
     expect.soft(found, found ?? "").toBeNull();
   }
   return documented(method, template, r);
@@ -161,6 +180,8 @@ describe("the OpenAPI document itself", () => {
     expect(disagreement("delete", "/api/stations/{sid}/", answer(204, "application/json", "{}"))).toMatch(/documented without a body/);
     expect(requestDisagreement("post", "/api/stations/", { name: "No geom" })).toMatch(/the document rejects a body the server accepted: .*geom/);
     expect(requestDisagreement("patch", "/api/stations/{sid}/", { name: "Renamed" })).toBeNull();
+    expect(formDisagreement("post", "/api/stations/", { name: "x", geom: "{}" })).toMatch(/the form field geom is JSON text, not so documented/);
+    expect(formDisagreement("post", "/api/synopticgroups/", { stations: "[]" })).toBeNull();
   });
 });
 
@@ -280,6 +301,8 @@ describe("real answers match the OpenAPI document", () => {
       { type: "aggregation", target_time_step: "1D", method: "max" },
       { type: "curve_interpolation", target_timeseries_group: target, periods: [{ start_date: "2020-01-01", end_date: "2020-01-31", points: [[0, 0], [1, 2]] }] },
     ]) expectStatus(await send("post", processes, p, { ...ed, json: body }), 201);
+    const formChecks = { ...p, gid: await f.group(sid, { variableId: variable, unitId: unit }) };
+    expectStatus(await send("post", processes, formChecks, { ...ed, form: { type: "checks", range_check: JSON.stringify({ lower_bound: 0, upper_bound: 1 }) } }), 201);
     expectStatus(await send("post", processes, p, { ...ed, json: { type: "checks", range_check: { lower_bound: 5, upper_bound: 1 } } }), 400);
     expectStatus(await send("post", processes, p, { token: other.token, json: { type: "aggregation", target_time_step: "1D", method: "max" } }), 403);
     const pid = expectStatus(await send("get", processes, p), 200).json.results[0].id;
@@ -311,6 +334,8 @@ describe("real answers match the OpenAPI document", () => {
       const patch = new FormData();
       patch.set("remarks", "patched");
       expectStatus(await send("patch", `${base}{id}/`, { ...ap, id: uploaded }, { ...ed, body: patch }), 200);
+      expectStatus(await send("patch", `${base}{id}/`, { ...ap, id: uploaded }, { ...ed, json: { descr: "As JSON" } }), 200);
+      expectStatus(await send("put", `${base}{id}/`, { ...ap, id: uploaded }, { ...ed, form: { descr: "As a form" } }), 200);
       expectStatus(await send("delete", `${base}{id}/`, { ...ap, id: uploaded }, { token: other.token }), 403);
       expectStatus(await send("delete", `${base}{id}/`, { ...ap, id: uploaded }, ed), 204);
     }
@@ -353,6 +378,15 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("post", sources, p, { ...su, json: { url: "not a url" } }), 400);
     const source = expectStatus(await send("post", sources, p, { ...su, json: { name: "Elsewhere", url: "http://127.0.0.1:9/", token: "abc", interval: 0 } }), 201).json.id;
     const rp = { ...p, id: source };
+    // A station copied from it: read-only here until detached (replication.md §2)
+    const copied = await f.station({ ownerId: owner, name: "Copied" });
+    await db().write((tx) => tx.station.update({ where: { id: copied }, data: { replicatedFrom: source } }));
+    const cp = { ...p, sid: copied };
+    expect(expectStatus(await send("get", "/api/stations/{sid}/", cp), 200).json.replicated_from).toBe(source);
+    expectStatus(await send("patch", "/api/stations/{sid}/", cp, { ...su, json: { remarks: "here" } }), 403);
+    expectStatus(await send("post", groups, cp, { ...su, json: groupBody }), 403);
+    expectStatus(await send("post", "/api/stations/{sid}/detach/", cp, su), 200);
+    expectStatus(await send("patch", "/api/stations/{sid}/", cp, { ...su, json: { remarks: "here" } }), 200);
     expectStatus(await send("get", sources, p, su), 200);
     expectStatus(await send("get", `${sources}{id}/`, rp, su), 200);
     expectStatus(await send("patch", `${sources}{id}/`, rp, { ...su, json: { query: "Doc" } }), 200);
@@ -376,6 +410,9 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("post", synoptic, p, { ...ed, json: { ...synopticBody, slug: "Not a slug!" } }), 400);
     expectStatus(await send("post", synoptic, p, { ...ed, json: { ...synopticBody, stations: [{ station: sid, timeseries_groups: [{ timeseries_group: 999999 }] }] } }), 400);
     const sg = expectStatus(await send("post", synoptic, p, { ...ed, json: synopticBody }), 201).json.id;
+    const formGroup = { ...synopticBody, slug: "doc-form", fresh_time_limit: "60", stations: JSON.stringify(synopticBody.stations), early_warning_emails: ["duty@example.com"] };
+    const fromForm = expectStatus(await send("post", synoptic, p, { ...ed, form: formGroup }), 201).json.id;
+    expectStatus(await send("delete", `${synoptic}{id}/`, { ...p, id: fromForm }, ed), 204);
     const gpSyn = { ...p, id: sg };
     const alarm = { ...p, gid: alarmGroup, tid: alarmSeries };
     expectStatus(await send("post", data, alarm, { ...ed, form: { timeseries_records: "2020-01-01 00:00,1,\n2020-01-01 00:10,9,\n" } }), 204);
