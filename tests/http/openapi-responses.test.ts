@@ -6,8 +6,8 @@ import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 
 /**
- * The OpenAPI document (api.md §3) against real answers: every documented GET, and the main
- * writes, are sent to a real server over a small fixture world, and each answer's body is
+ * The OpenAPI document (api.md §3) against real answers: every documented operation, and
+ * its error statuses, is sent to a real server over a small fixture world, and each answer's body is
  * validated (JSON Schema draft 2020-12, ajv) against the schema the document gives for its path,
  * method and status. A status the document does not list fails too.
  */
@@ -186,7 +186,7 @@ describe("the OpenAPI document itself", () => {
 });
 
 describe("real answers match the OpenAPI document", () => {
-  it("for every documented GET, the main writes, and their error statuses", async () => {
+  it("for every documented operation, and their error statuses", async () => {
     const superuser = await f.user({ superuser: true });
     const creator = await f.user({ canAddStations: true });
     const editor = await f.user();
@@ -207,7 +207,10 @@ describe("real answers match the OpenAPI document", () => {
     const file = await f.attachment("files", sid, { fileName: "a.pdf", bytes: "x", descr: "A" });
     const image = await f.attachment("images", sid, { fileName: "a.png", bytes: "x" });
     const event = await f.event(sid, { date: "2020-01-01", typeId: eventType });
-    await f.person("Ann", "Other");
+    const quiet = await f.station({ ownerId: await f.person("Ann", "Other"), name: "Quiet" });
+    const quietGroup = await f.group(quiet, { variableId: variable, unitId: unit });
+    const quietSeries = await f.series(quietGroup);
+    const bytesless = await f.attachment("files", quiet, { fileName: "lost.pdf", descr: "Lost" });
     await f.garea("Area", "A", [20, 38, 21, 39]);
     const su = { token: superuser.token };
     const ed = { token: editor.token };
@@ -228,6 +231,13 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("get", "/api/stations/{sid}/", { sid: 999999 }), 404);
     expectStatus(await send("get", "/api/stations/csv/", p), 200);
     expectStatus(await send("get", "/api/stations/geojson/", p), 200);
+    // Empty answers: no match, an empty series, a file whose bytes are gone
+    expectStatus(await send("get", "/api/stations/", p, { query: "?q=nomatchatall" }), 200);
+    expectStatus(await send("get", "/api/stations/geojson/", p, { query: "?q=nomatchatall" }), 200);
+    const q = { ...p, sid: quiet, gid: quietGroup, tid: quietSeries, id: bytesless };
+    for (const tail of ["data/", "bottom/", "chart/"]) expectStatus(await send("get", `/api/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/${tail}`, q), 200);
+    expectStatus(await send("get", "/api/stations/{sid}/files/{id}/", q), 200);
+    expectStatus(await send("get", "/api/stations/{sid}/files/{id}/content/", q), 404);
     const stationBody = { name: "Created", geom: "POINT (21 39)", owner, stype: [stationType], maintainers: [editor.id] };
     expectStatus(await send("post", "/api/stations/", p, { json: stationBody }), 401);
     expectStatus(await send("post", "/api/stations/", p, { token: other.token, json: stationBody }), 403);
@@ -302,7 +312,8 @@ describe("real answers match the OpenAPI document", () => {
       { type: "curve_interpolation", target_timeseries_group: target, periods: [{ start_date: "2020-01-01", end_date: "2020-01-31", points: [[0, 0], [1, 2]] }] },
     ]) expectStatus(await send("post", processes, p, { ...ed, json: body }), 201);
     const formChecks = { ...p, gid: await f.group(sid, { variableId: variable, unitId: unit }) };
-    expectStatus(await send("post", processes, formChecks, { ...ed, form: { type: "checks", range_check: JSON.stringify({ lower_bound: 0, upper_bound: 1 }) } }), 201);
+    const checksId = expectStatus(await send("post", processes, formChecks, { ...ed, form: { type: "checks", range_check: JSON.stringify({ lower_bound: 0, upper_bound: 1 }) } }), 201).json.id;
+    expectStatus(await send("put", `${processes}{pid}/`, { ...formChecks, pid: checksId }, { ...ed, json: { type: "checks", range_check: { lower_bound: 0, upper_bound: 2 } } }), 200);
     expectStatus(await send("post", processes, p, { ...ed, json: { type: "checks", range_check: { lower_bound: 5, upper_bound: 1 } } }), 400);
     expectStatus(await send("post", processes, p, { token: other.token, json: { type: "aggregation", target_time_step: "1D", method: "max" } }), 403);
     const pid = expectStatus(await send("get", processes, p), 200).json.results[0].id;
@@ -345,6 +356,7 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("post", events, p, { ...ed, json: { date: "2020-13-45", type: eventType } }), 400);
     const newEvent = expectStatus(await send("post", events, p, { ...ed, json: { date: "2021-01-01", type: eventType, report: "Cleaned" } }), 201).json.id;
     expectStatus(await send("put", `${events}{id}/`, { ...p, id: newEvent }, { ...ed, json: { date: "2021-01-02", type: eventType } }), 200);
+    expectStatus(await send("patch", `${events}{id}/`, { ...p, id: newEvent }, { ...ed, json: { user: "Field team" } }), 200);
     expectStatus(await send("delete", `${events}{id}/`, { ...p, id: newEvent }, ed), 204);
     expectStatus(await send("get", "/api/stations/{sid}/activity/", p, ed), 200);
     expectStatus(await send("get", "/api/stations/{sid}/activity/", p), 401);
@@ -404,7 +416,7 @@ describe("real answers match the OpenAPI document", () => {
     const synoptic = "/api/synopticgroups/";
     const synopticBody = {
       name: "Doc watch", slug: "doc-watch", fresh_time_limit: 3600, early_warning_emails: [],
-      stations: [{ station: sid, timeseries_groups: [{ timeseries_group: alarmGroup, title: "Level", high_limit: 5, rate_of_change: { symmetric: true, thresholds: [{ delta_t: "1h", allowed_diff: 100 }] } }] }],
+      stations: [{ station: quiet, timeseries_groups: [{ timeseries_group: quietGroup }] }, { station: sid, timeseries_groups: [{ timeseries_group: alarmGroup, title: "Level", high_limit: 5, rate_of_change: { symmetric: true, thresholds: [{ delta_t: "1h", allowed_diff: 100 }] } }] }],
     };
     expectStatus(await send("post", synoptic, p, { json: synopticBody }), 401);
     expectStatus(await send("post", synoptic, p, { ...ed, json: { ...synopticBody, slug: "Not a slug!" } }), 400);
@@ -465,8 +477,8 @@ describe("real answers match the OpenAPI document", () => {
       for (const query of ["?page=999", "?page=x", "?page_size=x", "?page_size=0"]) documented("get", template, await http.get(path + query, { token }));
     }
 
-    // Every documented GET was sent.
-    const gets = Object.entries(doc.paths as Record<string, object>).flatMap(([path, operations]) => ("get" in operations ? [`get ${path}`] : []));
-    expect(gets.filter((key) => !exercised.has(key))).toEqual([]);
+    // Every documented operation was sent.
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
+    expect(operations.filter((key) => !exercised.has(key))).toEqual([]);
   }, 120_000);
 });
