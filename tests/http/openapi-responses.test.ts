@@ -171,6 +171,17 @@ describe("the OpenAPI document itself", () => {
     }
   });
 
+  it("is presented on docs/ as it is (media types, one table per process type)", async () => {
+    const page = (await http.get("/api/docs/")).text;
+    expect(page).toContain('<p class="help">application/geo+json: <a href="#schema-StationsGeoJson">StationsGeoJson</a></p>');
+    const processCreate = page.slice(page.indexOf('id="post-/api/stations/{sid}/timeseriesgroups/{gid}/processes/"'));
+    const section = processCreate.slice(0, processCreate.indexOf("</section>"));
+    for (const type of ["checks", "curve_interpolation", "aggregation"]) expect(section).toContain(`type <code>${type}</code>`);
+    expect(section).toContain("<code>target_time_step</code> <strong>required</strong>");
+    const upload = page.slice(page.indexOf('id="post-/api/stations/{sid}/files/"'));
+    expect(upload.slice(0, upload.indexOf("</section>"))).toContain('<h4>Request fields</h4><p class="help">multipart/form-data</p>');
+  });
+
   it("rejects an answer that disagrees with it", () => {
     const answer = (status: number, type: string, text: string): TestResponse => ({ status, headers: new Headers({ "content-type": type }), text, json: undefined });
     expect(disagreement("get", "/api/auth/user/", answer(200, "application/json", JSON.stringify({ pk: "1", username: "x" }))))
