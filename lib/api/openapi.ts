@@ -12,6 +12,7 @@ import { allProcessFields, processBodySchema, runFields } from "@/lib/api/proces
 import { runFields as replicationRunFields, sourceFields } from "@/lib/api/replication";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
 import { synopticGroupFields } from "@/lib/api/synoptic-fields";
+import { uploadFields } from "@/lib/api/upload-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
 /**
@@ -54,7 +55,7 @@ const STATION_QUERY: Param[] = [
   { name: "q", description: "Search: AND of terms; plain terms or owner:, type:, variable:, bbox:, in:, ts_only:, ts_has_years:" },
   { name: "bbox", description: "min_lon,min_lat,max_lon,max_lat" },
   { name: "gentity_id", description: "Only this station (q and bbox are then ignored)", schema: z.int() },
-  { name: "sort", description: "Repeatable; a field name, `-` for descending" },
+  { name: "sort", description: "Repeatable; a field name, `-` for descending", schema: z.array(z.string()) },
 ];
 const RANGE: Param[] = [
   { name: "start_date", description: "YYYY-MM-DD[Thh:mm[:ss][offset]]; naive values are in the station's display time zone; inclusive" },
@@ -92,9 +93,7 @@ function operations(): Operation[] {
   const dataOps = (base: string, tag: string): Operation[] => [
     { method: "get", path: `${base}data/`, tag, summary: "Records as CSV, HTS or HTS2 (streamed)", who: "everyone",
       query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines (csv: text/csv; hts and hts2: text/vnd.openmeteo.timeseries)", ["text/csv", "text/vnd.openmeteo.timeseries"]], errors: [400, 401, 403, 404] },
-    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: {
-      timeseries_records: text({ required: true, trim: false }), timezone: text(), mode: text(), dry_run: text(),
-    } }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
     { method: "get", path: `${base}bottom/`, tag, summary: "The last record", who: "everyone", query: [TIMEZONE], ok: [200, "One record line", "text/plain"], errors: [400, 401, 403, 404] },
     { method: "get", path: `${base}chart/`, tag, summary: "Min, max and mean over equal intervals", who: "everyone",
       query: [...RANGE, { name: "points", description: "Number of intervals, 1–2000 (default 200)", schema: z.int() }], ok: [200, "Chart points", z.array(ChartPointSchema)], errors: [400, 401, 403, 404] },

@@ -91,6 +91,18 @@ function formDisagreement(method: Method, path: string, form: Record<string, str
   return null;
 }
 
+/** How a query string that the server accepted disagrees with the document (a parameter it lacks, a repeated one it does not make a list), or null. */
+function queryDisagreement(method: Method, path: string, query: string): string | null {
+  const parameters = ((doc.paths[path]?.[method]?.parameters ?? []) as { name: string; in: string; schema: { type?: string } }[]).filter((p) => p.in === "query");
+  const sent = new URLSearchParams(query);
+  for (const name of new Set(sent.keys())) {
+    const parameter = parameters.find((p) => p.name === name);
+    if (!parameter) return `${method.toUpperCase()} ${path}: the query parameter ${name} is not documented`;
+    if (sent.getAll(name).length > 1 && parameter.schema.type !== "array") return `${method.toUpperCase()} ${path}: the query parameter ${name} is repeated, documented as one value`;
+  }
+  return null;
+}
+
 /** Whether a Content-Type is in a media range of the document (`*\/*`, `image/*`, `text/csv`). */
 function mediaMatches(range: string, contentType: string): boolean {
   const type = contentType.split(";")[0].trim().toLowerCase();
@@ -118,6 +130,10 @@ async function send(method: Method, template: string, params: Record<string, num
   }
   if (options?.json !== undefined && r.status < 300) {
     const found = requestDisagreement(method, template, options.json);
+    expect.soft(found, found ?? "").toBeNull();
+  }
+  if (options?.query && r.status < 300) {
+    const found = queryDisagreement(method, template, options.query);
     expect.soft(found, found ?? "").toBeNull();
   }
   if (options?.form && !Array.isArray(options.form) && r.status < 300) {
@@ -193,6 +209,9 @@ describe("the OpenAPI document itself", () => {
     expect(requestDisagreement("patch", "/api/stations/{sid}/", { name: "Renamed" })).toBeNull();
     expect(formDisagreement("post", "/api/stations/", { name: "x", geom: "{}" })).toMatch(/the form field geom is JSON text, not so documented/);
     expect(formDisagreement("post", "/api/synopticgroups/", { stations: "[]" })).toBeNull();
+    expect(queryDisagreement("get", "/api/stations/", "?sort=name&sort=id&q=x")).toBeNull();
+    expect(queryDisagreement("get", "/api/stations/", "?q=x&q=y")).toMatch(/the query parameter q is repeated/);
+    expect(queryDisagreement("get", "/api/stations/", "?colour=red")).toMatch(/the query parameter colour is not documented/);
   });
 });
 
@@ -235,7 +254,7 @@ describe("real answers match the OpenAPI document", () => {
 
     // Stations
     expectStatus(await send("get", "/api/stations/", p), 200);
-    expectStatus(await send("get", "/api/stations/", p, { query: "?q=Doc&sort=-name&page_size=1" }), 200);
+    expectStatus(await send("get", "/api/stations/", p, { query: "?q=Doc&sort=-name&sort=code&page_size=1" }), 200);
     expectStatus(await send("get", "/api/stations/", p, { query: "?page=999" }), 404);
     expectStatus(await send("get", "/api/stations/", p, { query: "?bbox=x" }), 400);
     expectStatus(await send("get", "/api/stations/{sid}/", p), 200);
@@ -295,6 +314,7 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("get", `${seriesList}{tid}/chart/`, p, { query: "?points=0" }), 400);
     expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 00:00,1,\n2020-01-01 01:00,,MISS\n" } }), 204);
     expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 02:00,1,\n", dry_run: "true" } }), 200);
+    expectStatus(await send("post", data, tp, { ...ed, json: { timeseries_records: "2019-01-01 02:00,1,\n", mode: "insert", dry_run: true, timezone: "UTC" } }), 200);
     expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "not a record\n" } }), 400);
     expectStatus(await send("post", data, tp, { form: { timeseries_records: "2020-01-01 03:00,1,\n" } }), 401);
     expectStatus(await send("post", data, tp, { token: other.token, form: { timeseries_records: "2020-01-01 03:00,1,\n" } }), 403);
