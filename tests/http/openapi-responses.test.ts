@@ -512,4 +512,18 @@ describe("real answers match the OpenAPI document", () => {
     const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
     expect(operations.filter((key) => !exercised.has(key))).toEqual([]);
   }, 120_000);
+
+  it("under ENHYDRIS_AUTHENTICATION_REQUIRED, anonymous reads answer the documented 401 (api.md §15.4)", async () => {
+    expect(readable.size).toBeGreaterThan(40);
+    const closed = await startServer({ databaseUrl: server.databaseUrl, migrate: false, env: { ENHYDRIS_AUTHENTICATION_REQUIRED: "true" } });
+    try {
+      const anonymous = api(closed.url);
+      // health/ stays open for load balancers (documented: "no login").
+      for (const [template, { path }] of readable) expectStatus(documented("get", template, await anonymous.get(path)), template === "/api/health/" ? 200 : 401);
+      // Login stays open.
+      expectStatus(documented("post", "/api/auth/login/", await anonymous.post("/api/auth/login/", { json: { username: "nobody", password: "x" } })), 400);
+    } finally {
+      await closed.stop();
+    }
+  }, 60_000);
 });
