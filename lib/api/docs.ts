@@ -41,6 +41,13 @@ function constraints(schema: Json): string {
 
 function fieldsTable(schema: Json | undefined, components: Json): string {
   const resolved = schema && typeof schema.$ref === "string" ? (components[(schema.$ref as string).split("/").pop()!] as Json) : schema;
+  // One alternative per type (a process body): a table for each, named by its type.
+  if (Array.isArray(resolved?.anyOf) && (resolved.anyOf as Json[]).every((alternative) => alternative.properties)) {
+    return (resolved.anyOf as Json[]).map((alternative) => {
+      const type = ((alternative.properties as Record<string, Json>).type?.const);
+      return `${type === undefined ? "" : `<p class="help">type <code>${escapeHtml(String(type))}</code>:</p>`}${fieldsTable(alternative, components)}`;
+    }).join("");
+  }
   const properties = (resolved?.properties ?? {}) as Record<string, Json>;
   const required = new Set((resolved?.required ?? []) as string[]);
   if (!Object.keys(properties).length) return "";
@@ -59,6 +66,7 @@ export async function apiDocs(ctx: RouteContext): Promise<Response> {
       const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "query");
       const body = op.requestBody as Json | undefined;
       const bodySchema = body ? (Object.values(body.content as Json)[0] as Json).schema as Json : undefined;
+      const bodyTypes = body ? Object.keys(body.content as Json).join(", ") : "";
       const responses = Object.entries(op.responses as Record<string, Json>);
       const ok = responses.filter(([code]) => code < "400");
       const errors = responses.filter(([code]) => code >= "400").map(([code]) => code);
@@ -66,10 +74,10 @@ export async function apiDocs(ctx: RouteContext): Promise<Response> {
 <h3><span class="method method-${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
 <p>${escapeHtml(String(op.summary))}. ${escapeHtml(String(op.description ?? ""))}</p>
 ${params.length ? `<h4>Query parameters</h4><table class="doc-table"><tbody>${params.map((p) => `<tr><td><code>${escapeHtml(String(p.name))}</code></td><td>${escapeHtml(String(p.description ?? ""))}</td></tr>`).join("")}</tbody></table>` : ""}
-${bodySchema ? `<h4>Request fields</h4><p class="help">JSON, form-encoded or multipart.</p>${fieldsTable(bodySchema, components)}` : ""}
+${bodySchema ? `<h4>Request fields</h4><p class="help">${escapeHtml(bodyTypes)}</p>${fieldsTable(bodySchema, components)}` : ""}
 ${ok.map(([code, r]) => {
     const content = r.content as Record<string, Json> | undefined;
-    const schema = content?.["application/json"]?.schema as Json | undefined;
+    const schema = content && Object.values(content)[0]?.schema as Json | undefined;
     const media = content ? Object.keys(content).join(", ") : "no body";
     return `<h4>${escapeHtml(code)} — ${escapeHtml(String(r.description))}</h4><p class="help">${escapeHtml(media)}${schema ? `: ${typeOf(schema, components)}` : ""}</p>`;
   }).join("")}

@@ -8,10 +8,11 @@ import {
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/api/schemas";
-import { allProcessFields, runFields } from "@/lib/api/process-fields";
+import { allProcessFields, processBodySchema, runFields } from "@/lib/api/process-fields";
 import { runFields as replicationRunFields, sourceFields } from "@/lib/api/replication";
 import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
 import { synopticGroupFields } from "@/lib/api/synoptic-fields";
+import { uploadFields } from "@/lib/api/upload-fields";
 import { LOOKUP_NAMES } from "@/lib/services/lookups";
 
 /**
@@ -35,10 +36,13 @@ interface Operation {
   summary: string;
   who: Who;
   query?: Param[];
-  body?: { spec: FieldSpec; multipart?: boolean };
-  /** Status → [description, schema or media type] */
-  ok: [number, string, z.ZodType | string | null];
-  /** Another success response. */
+  /** The body's fields (PATCH: each optional); `schema` when the spec alone says too little. */
+  body?: { spec: FieldSpec; schema?: z.ZodType; multipart?: boolean };
+  /** Status → [description, schema (JSON) or media types (other bodies)] */
+  ok: [number, string, z.ZodType | string | string[] | null];
+  /** The media type of a JSON body, when not application/json. */
+  jsonType?: string;
+  /** Another response with a body of its own. */
   alsoOk?: [number, string, z.ZodType];
   errors?: number[];
 }
@@ -51,7 +55,7 @@ const STATION_QUERY: Param[] = [
   { name: "q", description: "Search: AND of terms; plain terms or owner:, type:, variable:, bbox:, in:, ts_only:, ts_has_years:" },
   { name: "bbox", description: "min_lon,min_lat,max_lon,max_lat" },
   { name: "gentity_id", description: "Only this station (q and bbox are then ignored)", schema: z.int() },
-  { name: "sort", description: "Repeatable; a field name, `-` for descending" },
+  { name: "sort", description: "Repeatable; a field name, `-` for descending", schema: z.array(z.string()) },
 ];
 const RANGE: Param[] = [
   { name: "start_date", description: "YYYY-MM-DD[Thh:mm[:ss][offset]]; naive values are in the station's display time zone; inclusive" },
@@ -88,10 +92,8 @@ function operations(): Operation[] {
   const series = `${group}timeseries/{tid}/`;
   const dataOps = (base: string, tag: string): Operation[] => [
     { method: "get", path: `${base}data/`, tag, summary: "Records as CSV, HTS or HTS2 (streamed)", who: "everyone",
-      query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines", "text/csv"], errors: [400, 401, 403, 404] },
-    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: {
-      timeseries_records: text({ required: true, trim: false }), timezone: text(), mode: text(), dry_run: text(),
-    } }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+      query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines (csv: text/csv; hts and hts2: text/vnd.openmeteo.timeseries)", ["text/csv", "text/vnd.openmeteo.timeseries"]], errors: [400, 401, 403, 404] },
+    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
     { method: "get", path: `${base}bottom/`, tag, summary: "The last record", who: "everyone", query: [TIMEZONE], ok: [200, "One record line", "text/plain"], errors: [400, 401, 403, 404] },
     { method: "get", path: `${base}chart/`, tag, summary: "Min, max and mean over equal intervals", who: "everyone",
       query: [...RANGE, { name: "points", description: "Number of intervals, 1–2000 (default 200)", schema: z.int() }], ok: [200, "Chart points", z.array(ChartPointSchema)], errors: [400, 401, 403, 404] },
@@ -99,27 +101,28 @@ function operations(): Operation[] {
   const attachments = (kind: "files" | "images", schema: z.ZodType): Operation[] =>
     crud(`${station}${kind}/`, "{id}", kind === "files" ? "Files" : "Images", schema, null, "editor").concat([
       { method: "post", path: `${station}${kind}/`, tag: kind === "files" ? "Files" : "Images", summary: "Upload", who: "editor", body: { spec: attachmentFields(kind, true), multipart: true }, ok: [201, "Created", schema], errors: [400, 401, 403, 404, 413, 415] },
-      { method: "put", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Replace", who: "editor", body: { spec: attachmentFields(kind, false), multipart: true }, ok: [200, "Replaced", schema], errors: [400, 401, 403, 404, 413, 415] },
-      { method: "patch", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Update", who: "editor", body: { spec: attachmentFields(kind, false), multipart: true }, ok: [200, "Updated", schema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "put", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Replace (a new content, multipart only, replaces the bytes)", who: "editor", body: { spec: attachmentFields(kind, false) }, ok: [200, "Replaced", schema], errors: [400, 401, 403, 404, 413, 415] },
+      { method: "patch", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Update (a new content, multipart only, replaces the bytes)", who: "editor", body: { spec: attachmentFields(kind, false) }, ok: [200, "Updated", schema], errors: [400, 401, 403, 404, 413, 415] },
       { method: "delete", path: `${station}${kind}/{id}/`, tag: kind === "files" ? "Files" : "Images", summary: "Delete (the bytes too)", who: "editor", ok: [204, "Deleted", null], errors: [401, 403, 404] },
-      { method: "get", path: `${station}${kind}/{id}/content/`, tag: kind === "files" ? "Files" : "Images", summary: "The bytes", who: "everyone", ok: [200, "The file", "application/octet-stream"], errors: [404] },
+      { method: "get", path: `${station}${kind}/{id}/content/`, tag: kind === "files" ? "Files" : "Images", summary: "The bytes", who: "everyone", ok: [200, "The bytes; Content-Type from the file name's extension (application/octet-stream when unknown)", "*/*"], errors: [404] },
     ]);
   return [
     { method: "get", path: "/api/", tag: "Root", summary: "Top-level lists", who: "everyone", ok: [200, "Absolute URLs", z.record(z.string(), z.string())] },
     { method: "get", path: "/api/schema/", tag: "Root", summary: "This OpenAPI document", who: "everyone", ok: [200, "OpenAPI 3.1", "application/json"] },
     { method: "get", path: "/api/docs/", tag: "Root", summary: "This document as a readable page", who: "everyone", ok: [200, "HTML", "text/html"] },
     { method: "get", path: "/api/health/", tag: "Root", summary: "Health for load balancers and monitoring (no login, any host)", who: "everyone",
-      ok: [200, "Healthy (503 with the same shape when the database or its migrations fail, naming the part)", HealthSchema] },
+      ok: [200, "Healthy", HealthSchema], alsoOk: [503, "Unhealthy: the database or its migrations fail, naming the part", HealthSchema] },
     ...crud("/api/stations/", "{sid}", "Stations", StationSchema, stationFields(), "editor", STATION_QUERY, { bounding_box: BoundingBoxSchema })
       .map((op) => (op.method === "post" ? { ...op, who: "station creator" as Who } : op)),
     { method: "get", path: "/api/stations/csv/", tag: "Stations", summary: "Export as data.zip (stations.csv, timeseries.csv)", who: "everyone", query: STATION_QUERY, ok: [200, "A zip", "application/zip"], errors: [400] },
-    { method: "get", path: "/api/stations/geojson/", tag: "Stations", summary: "Every match as GeoJSON (for maps)", who: "everyone", query: STATION_QUERY, ok: [200, "FeatureCollection", GeoJsonSchema], errors: [400] },
+    { method: "get", path: "/api/stations/geojson/", tag: "Stations", summary: "Every match as GeoJSON (for maps)", who: "everyone", query: STATION_QUERY, ok: [200, "FeatureCollection", GeoJsonSchema], jsonType: "application/geo+json", errors: [400] },
     ...crud(`${station}timeseriesgroups/`, "{gid}", "Time series groups", GroupSchema, groupFields(), "editor"),
     ...crud(`${group}timeseries/`, "{tid}", "Time series", TimeseriesSchema, seriesFields(), "editor"),
     ...dataOps(series, "Time series data"),
     ...crud(`${group}processes/`, "{pid}", "Processes", ProcessSchema, allProcessFields(), "editor")
-      .map((op) => (op.method === "post" ? { ...op, summary: "Create; its first run (from scratch) is queued" }
-        : op.method === "put" || op.method === "patch" ? { ...op, summary: `${op.summary}; the target is recomputed from scratch` }
+      .map((op) => (op.method === "post" ? { ...op, summary: "Create; its first run (from scratch) is queued", body: { spec: op.body!.spec, schema: processBodySchema() } }
+        : op.method === "put" ? { ...op, summary: `${op.summary}; the target is recomputed from scratch`, body: { spec: op.body!.spec, schema: processBodySchema() } }
+          : op.method === "patch" ? { ...op, summary: `${op.summary}; the target is recomputed from scratch` }
           : op.method === "delete" ? { ...op, summary: "Delete (the target series and its records stay)" } : op)),
     { method: "get", path: `${group}processes/{pid}/runs/`, tag: "Processes", summary: "Runs, newest first", who: "editor", query: PAGE,
       ok: [200, "A page", pageSchema(RunSchema)], errors: [401, 403, 404] },
@@ -133,7 +136,8 @@ function operations(): Operation[] {
     ...crud(`${station}events/`, "{id}", "Events", EventSchema, eventFields(), "editor"),
     { method: "get", path: `${station}activity/`, tag: "Activity", summary: "The station's changes (site, API, legacy), newest first", who: "editor",
       query: PAGE, ok: [200, "A page", pageSchema(ActivitySchema)], errors: [401, 403, 404] },
-    ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")),
+    ...LOOKUP_NAMES.flatMap((name) => crud(`/api/${name}/`, "{id}", `Lookups: ${name}`, LOOKUP_SCHEMAS[name], LOOKUP_FIELDS[name](), "superuser")
+      .map((op) => (op.method === "delete" ? { ...op, summary: "Delete (409 while other objects refer to it)", errors: [...op.errors!, 409] } : op))),
     ...crud("/api/replication/sources/", "{id}", "Replication", ReplicationSourceSchema, sourceFields(), "superuser")
       .map((op) => (op.method === "get" ? { ...op, who: "superuser" as Who, errors: [...(op.errors ?? []), 401, 403] } : op)),
     { method: "post", path: "/api/replication/sources/{id}/run/", tag: "Replication", summary: "Queue a run (wait: answer with the finished run, at most 60 s; prune: delete here what was deleted there; dry_run: write nothing, apart from the schedule; a run already queued of the same kind becomes this one, due now); 400 when the source is disabled", who: "superuser",
@@ -166,23 +170,46 @@ function operations(): Operation[] {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid parameters or fields", 401: "Not authenticated, or bad credentials (WWW-Authenticate: Token)", 403: "Not allowed",
   404: "Not found (or an invalid page)", 409: "Still referenced", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
+  503: "The database cannot be reached (Retry-After)",
 };
 
-/** Converts a schema, lifting named sub-schemas into components.schemas. */
+/**
+ * Statuses any operation may answer: 401 for bad credentials, sent even where no login is needed
+ * (and for anonymous requests under ENHYDRIS_AUTHENTICATION_REQUIRED), 503 (api.md §1).
+ */
+const ALWAYS_POSSIBLE = [401, 503];
+
+/**
+ * Converts a schema, lifting named sub-schemas into components.schemas. A named schema read in
+ * a request body is a component of its own (`…Input`): as input, its optional members and
+ * unknown keys are allowed where the answer has them all and nothing else.
+ */
 function convert(schema: z.ZodType, components: Record<string, unknown>, io: "input" | "output"): unknown {
   const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
   const defs = (json.$defs ?? {}) as Record<string, unknown>;
   delete json.$defs;
   delete json.$schema;
+  const suffix = io === "input" ? "Input" : "";
   const id = (schema.meta() as { id?: string } | undefined)?.id;
-  const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, '"#/components/schemas/$1"'));
-  for (const [name, def] of Object.entries(defs)) components[name] = rewrite(def);
+  const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, `"#/components/schemas/$1${suffix}"`));
+  for (const [name, def] of Object.entries(defs)) components[name + suffix] = rewrite(def);
   if (id) {
     // zod puts a named root schema in $defs itself and answers a $ref to it: keep the definition.
-    if (!(id in defs)) components[id] = rewrite(json);
-    return { $ref: `#/components/schemas/${id}` };
+    if (!(id in defs)) components[id + suffix] = rewrite(json);
+    return { $ref: `#/components/schemas/${id}${suffix}` };
   }
   return rewrite(json);
+}
+
+/**
+ * The fields of a request body that form and multipart bodies carry as JSON text (objects, and
+ * lists of objects or pairs); lists of plain values are the key repeated (api.md §1.2).
+ */
+function jsonTextFields(schema: unknown): Record<string, { contentType: string }> | undefined {
+  const alternatives = (schema as { anyOf?: unknown[] }).anyOf ?? [schema];
+  const names = new Set(alternatives.flatMap((alternative) => Object.entries((alternative as { properties?: Record<string, unknown> }).properties ?? {})
+    .filter(([, property]) => /"type":"object"|"\$ref"|"prefixItems"/.test(JSON.stringify(property))).map(([name]) => name)));
+  return names.size ? Object.fromEntries([...names].map((name) => [name, { contentType: "application/json" }])) : undefined;
 }
 
 export function openApiDocument(origin: string): object {
@@ -198,10 +225,11 @@ export function openApiDocument(origin: string): object {
     const responses: Record<string, unknown> = {
       [status]: {
         description,
-        ...(body === null ? {} : typeof body === "string" ? { content: { [body]: {} } } : { content: { "application/json": { schema: convert(body, components, "output") } } }),
+        ...(body === null ? {} : typeof body === "string" || Array.isArray(body) ? { content: Object.fromEntries([body].flat().map((media) => [media, {}])) }
+          : { content: { [op.jsonType ?? "application/json"]: { schema: convert(body, components, "output") } } }),
       },
     };
-    for (const code of op.errors ?? []) responses[code] = { description: ERROR_DESCRIPTIONS[code], content: errorBody };
+    for (const code of new Set([...(op.errors ?? []), ...ALWAYS_POSSIBLE])) responses[code] = { description: ERROR_DESCRIPTIONS[code], content: errorBody };
     if (op.alsoOk) {
       const [code, text, schema] = op.alsoOk;
       responses[code] = { description: text, content: { "application/json": { schema: convert(schema, components, "output") } } };
@@ -209,7 +237,10 @@ export function openApiDocument(origin: string): object {
     if (op.method === "post" && op.path.endsWith("data/")) {
       responses[200] = { description: "Dry run: what would be stored", content: { "application/json": { schema: convert(DryRunSchema, components, "output") } } };
     }
-    const requestSchema = op.body ? convert(specSchema(op.body.spec), components, "input") : undefined;
+    const bodySchema = op.body && (op.body.schema ?? (op.method === "patch" ? specSchema(op.body.spec).partial() : specSchema(op.body.spec)));
+    const requestSchema = bodySchema ? convert(bodySchema, components, "input") : undefined;
+    const encoding = requestSchema && jsonTextFields(requestSchema);
+    const asText = { schema: requestSchema, ...(encoding ? { encoding } : {}) };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       tags: [op.tag],
@@ -220,8 +251,8 @@ export function openApiDocument(origin: string): object {
         requestBody: {
           required: true,
           content: op.body!.multipart
-            ? { "multipart/form-data": { schema: requestSchema } }
-            : { "application/json": { schema: requestSchema }, "application/x-www-form-urlencoded": { schema: requestSchema }, "multipart/form-data": { schema: requestSchema } },
+            ? { "multipart/form-data": asText }
+            : { "application/json": { schema: requestSchema }, "application/x-www-form-urlencoded": asText, "multipart/form-data": asText },
         },
       } : {}),
       responses,

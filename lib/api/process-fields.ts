@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { RequestInput } from "@/lib/http/body";
 import { INVALID_JSON, jsonValue, listOf, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import {
-  boolean, choice, date, integer, MSG, number, pk, text, validateFields, type Field, type FieldSpec, type Parsed, type WriteMode,
+  boolean, choice, date, integer, MSG, number, pk, specSchema, text, validateFields, type Field, type FieldSpec, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
 import {
   fixedStepError, MAX_MISSING_LIMIT, periodsErrors, PROCESS_TYPES, rangeCheckErrors, rateOfChangeErrors, RULES, type AggregationConfig,
@@ -148,9 +148,15 @@ function offsetField(): Field<string> {
   };
 }
 
-/** Every field of every type, for the OpenAPI document. */
+/** Every field of every type, for the OpenAPI document (PATCH: any of them). */
 export function allProcessFields(): FieldSpec {
   return { ...commonProcessFields(), ...TYPE_FIELDS.checks(), ...TYPE_FIELDS.curve_interpolation(), ...TYPE_FIELDS.aggregation() };
+}
+
+/** A body that creates or replaces a process, for the OpenAPI document: the fields of its type, its required ones required. */
+export function processBodySchema(): z.ZodType {
+  const ofType = (type: ProcessType) => specSchema({ ...commonProcessFields(), ...TYPE_FIELDS[type]() }).extend({ type: z.literal(type) });
+  return z.union([ofType("checks"), ofType("curve_interpolation"), ofType("aggregation")]);
 }
 
 type Stored = { [K in ProcessType]: Extract<ProcessConfig, { type: K }> };

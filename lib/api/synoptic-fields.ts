@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isValidEmail } from "@/lib/auth/accounts";
 import { pythonTypeName, type RequestInput } from "@/lib/http/body";
 import {
-  boolean, choice, integer, MSG, number, parsePk, text, validatedFields, type Field, type Parsed, type WriteMode,
+  boolean, choice, integer, MSG, number, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
 import { listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
@@ -32,7 +32,7 @@ const rateOfChangeSpec = sharedSpec(() => ({
   thresholds: {
     required: true,
     parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, thresholdSpec(), at)),
-    schema: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })),
+    schema: z.array(specSchema(thresholdSpec())),
   } as Field<SynopticRateOfChange["thresholds"]>,
 }));
 
@@ -48,7 +48,7 @@ const seriesSpec = sharedSpec(() => ({
     required: false,
     default: () => null,
     parse: (raw: unknown) => (raw === null ? ok(null) : objectOf(raw, rateOfChangeSpec())),
-    schema: z.object({ symmetric: z.boolean(), thresholds: z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })) }).nullable(),
+    schema: specSchema(rateOfChangeSpec()).nullable(),
   } as Field<SynopticRateOfChange | null>,
 }));
 
@@ -58,7 +58,7 @@ const stationSpec = sharedSpec(() => ({
     required: false,
     default: () => [],
     parse: (raw: unknown) => listOf(raw, (v, at) => objectOf(v, seriesSpec(), at) as Parsed<SynopticSeriesDefinition>),
-    schema: z.array(z.object({})),
+    schema: z.array(specSchema(seriesSpec())),
   } as Field<SynopticSeriesDefinition[]>,
 }));
 
@@ -83,7 +83,7 @@ function stationsField(): Field<SynopticStationDefinition[]> {
   return nestedField("stations", (v) => {
     const parsed = listOf(v, (item, at) => objectOf(item, stationSpec(), at) as Parsed<SynopticStationDefinition>);
     return parsed.ok ? parsed : fail(...parsed.errors, ...rulesOfParsedSeries(v));
-  }, stationsErrors, SynopticStationsSchema, { default: () => [] });
+  }, stationsErrors, z.array(specSchema(stationSpec())).meta({ description: SynopticStationsSchema.description }), { default: () => [] });
 }
 
 function slugField(): Field<string> {

@@ -1,5 +1,6 @@
 import { isUploadedFile, type RequestInput } from "@/lib/http/body";
-import { boolean, choice, MSG } from "@/lib/http/fields";
+import { z } from "zod";
+import { boolean, choice, MSG, text } from "@/lib/http/fields";
 import { readZone } from "@/lib/api/data-params";
 import { ErrorCollector } from "@/lib/services/errors";
 import type { SeriesContext } from "@/lib/services/series-context";
@@ -10,6 +11,14 @@ import type { UploadValues } from "@/lib/services/upload";
  * (default the station's display zone), `mode` and `dry_run`. The legacy tsdata append reads
  * only the first two (always an append, never a dry run; legacy.md §5).
  */
+/** The fields of an upload: those the OpenAPI document gives, `mode` and `dry_run` read with them. */
+export const uploadFields = () => ({
+  timeseries_records: { ...text({ required: true, trim: false }), schema: z.string().meta({ description: "Record lines or a whole HTS file; in multipart also a file part" }) },
+  timezone: text(),
+  mode: choice(["append", "insert"] as const),
+  dry_run: boolean(),
+});
+
 async function recordsText(value: unknown, errors: ErrorCollector): Promise<string | null> {
   if (value === undefined) errors.add("timeseries_records", MSG.required);
   else if (value === null) errors.add("timeseries_records", MSG.null);
@@ -27,13 +36,14 @@ export async function readUpload(input: RequestInput, s: SeriesContext, options:
   let mode: "append" | "insert" = "append";
   let dryRun = false;
   if (!options.legacy) {
+    const fields = uploadFields();
     if (input.has("mode")) {
-      const parsed = choice(["append", "insert"] as const).parse(input.get("mode"));
+      const parsed = fields.mode.parse(input.get("mode"));
       if (parsed.ok) mode = parsed.value;
       else errors.add("mode", parsed.errors);
     }
     if (input.has("dry_run")) {
-      const parsed = boolean().parse(input.get("dry_run"));
+      const parsed = fields.dry_run.parse(input.get("dry_run"));
       if (parsed.ok) dryRun = parsed.value;
       else errors.add("dry_run", parsed.errors);
     }
