@@ -9,9 +9,9 @@ import type { UploadValues } from "@/lib/services/upload";
 /**
  * The body of a records upload (api.md §8.3): `timeseries_records` (text, or a file), `timezone`
  * (default the station's display zone), `mode` and `dry_run`. The legacy tsdata append reads
- * only the first two (always an append, never a dry run; legacy.md §5).
+ * only the first two (always an append, never a dry run; legacy.md §5). The OpenAPI document
+ * gives these fields; `mode` and `dry_run` are read with them.
  */
-/** The fields of an upload: those the OpenAPI document gives, `mode` and `dry_run` read with them. */
 export const uploadFields = () => ({
   timeseries_records: { ...text({ required: true, trim: false }), schema: z.string().meta({ description: "Record lines or a whole HTS file; in multipart also a file part" }) },
   timezone: text(),
