@@ -12,12 +12,21 @@ export async function apiSchema(ctx: RouteContext): Promise<Response> {
 
 type Json = Record<string, unknown>;
 
-/** A readable type, as HTML: named objects link to their definitions. */
+/** The object whose fields the page lists for a named schema: itself, or the items of a list of objects (else null). */
+function listedObject(schema: Json): Json | null {
+  if (schema.properties) return schema;
+  const items = schema.type === "array" ? (schema.items as Json | undefined) : undefined;
+  return items?.properties ? items : null;
+}
+
+/** A readable type, as HTML: named schemas link to their definitions under Objects (those without fields are spelled out). */
 function typeOf(schema: Json | undefined, components: Json): string {
   if (!schema) return "";
   if (typeof schema.$ref === "string") {
-    const name = escapeHtml(schema.$ref.split("/").pop()!);
-    return `<a href="#schema-${name}">${name}</a>`;
+    const name = schema.$ref.split("/").pop()!;
+    const named = components[name] as Json | undefined;
+    if (named && !listedObject(named) && !named.$ref) return typeOf(named, components);
+    return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
   }
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map((s) => typeOf(s, components)).join(" | ");
   if (Array.isArray(schema.oneOf)) return (schema.oneOf as Json[]).map((s) => typeOf(s, components)).join(" | ");
@@ -86,8 +95,12 @@ ${errors.length ? `<p class="help">Errors: ${errors.join(", ")}</p>` : ""}
       (byTag.get(tag) ?? byTag.set(tag, []).get(tag)!).push(section);
     }
   }
-  const schemas = Object.entries(components).filter(([, s]) => (s as Json).properties)
-    .map(([name, s]) => `<section class="doc-op" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${fieldsTable(s as Json, components)}</section>`);
+  const schemas = Object.entries(components).flatMap(([name, s]) => {
+    const object = listedObject(s as Json);
+    if (!object) return [];
+    const list = object === s ? "" : "<p class=\"help\">A list of objects with these fields.</p>";
+    return [`<section class="doc-op" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${list}${fieldsTable(object, components)}</section>`];
+  });
   const toc = [...byTag.keys()].map((tag) => `<li><a href="#tag-${escapeHtml(tag.replace(/\W+/g, "-"))}">${escapeHtml(tag)}</a></li>`).join("");
   const body = `<style>
 .doc-table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1rem; font-size: 0.95rem; }

@@ -68,6 +68,12 @@ describe("GET schema/ and docs/ (api.md §3)", () => {
     // The objects the API answers with, field by field.
     for (const name of ["Station", "Timeseries", "TimeseriesGroup", "Process", "ReplicationSource"]) expect(r.text).toContain(`id="schema-${name}"`);
     expect(r.text).toMatch(/id="schema-Station">.*?<code>geom<\/code>/s);
+    // Every link to an object leads to its fields (a list of objects too).
+    const targets = new Set([...r.text.matchAll(/id="(schema-[^"]+)"/g)].map((m) => m[1]));
+    const links = new Set([...r.text.matchAll(/href="#(schema-[^"]+)"/g)].map((m) => m[1]));
+    expect(links.size).toBeGreaterThan(10);
+    expect([...links].filter((link) => !targets.has(link))).toEqual([]);
+    expect(r.text).toMatch(/id="schema-SynopticLatest">.*?A list of objects with these fields.*?<code>last_common_date<\/code>/s);
   });
 });
 
