@@ -33,6 +33,10 @@ interface Fixture {
     stations: { komboti: number; private: number; bare: number };
     groups: { temperature: number; rain: number; stage: number };
     series: { temperatureInitial: number; temperatureChecked: number; rainInitial: number; rainDaily: number; stagePrivate: number };
+    files: number[];
+    images: number[];
+    events: number[];
+    lookups: Record<string, number[]>;
   };
   answers: SavedAnswer[];
 }
@@ -266,5 +270,75 @@ describe("writes on the upgraded data", () => {
     const viewer = await latest(bob.token);
     expect(viewer[1].values).toMatchObject([{ timeseries_group: groups.stage, value: Number(stageValue), status: Number(stageValue) > 1 ? "high" : "ok" }]);
     expect(viewer[1].last_common_date.replace("T", " ")).toContain(stageTime);
+  });
+});
+
+describe("activity after the upgrade", () => {
+  it("the station's activity lists the writes made since, newest first, to its editors only", async () => {
+    const r = await http.get(`/api/stations/${stations.komboti}/activity/`, { token: alice.token });
+    expect(r.status, r.text).toBe(200);
+    const entries = r.json.results as { user: string; action: string; object_type: string; object_id: number }[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries).toContainEqual(expect.objectContaining({ user: "alice", object_type: "timeseries", object_id: series.temperatureInitial }));
+    expect(entries).toContainEqual(expect.objectContaining({ user: "alice", object_type: "station", object_id: stations.komboti }));
+    expect((await http.get(`/api/stations/${stations.komboti}/activity/`, { token: bob.token })).status).toBe(403);
+  });
+});
+
+describe("the site on the upgraded data", () => {
+  const { komboti, private: privateStation, bare } = stations;
+  const groupsOf: [number, number][] = [[komboti, groups.temperature], [komboti, groups.rain], [privateStation, groups.stage]];
+  const seriesOf: [number, number, number][] = [[komboti, groups.temperature, series.temperatureInitial], [komboti, groups.temperature, series.temperatureChecked],
+    [komboti, groups.rain, series.rainInitial], [komboti, groups.rain, series.rainDaily], [privateStation, groups.stage, series.stagePrivate]];
+  const { files, images, events, lookups } = fixture.ids;
+  const attachments: [number, string, number][] = [
+    [komboti, "files", files[0]], [komboti, "files", files[1]], [privateStation, "files", files[2]],
+    [komboti, "images", images[0]], [komboti, "images", images[1]],
+    [komboti, "events", events[0]], [komboti, "events", events[1]], [privateStation, "events", events[2]],
+  ];
+
+  async function statuses(paths: string[], cookie?: string): Promise<string[]> {
+    const seen: string[] = [];
+    for (const path of paths) {
+      const r = await fetch(server.url + path, { headers: cookie ? { Cookie: cookie } : {}, redirect: "manual" });
+      const text = await r.text();
+      seen.push(`${r.status} ${path}${r.status >= 500 ? ` ${text.slice(0, 300)}` : ""}`);
+    }
+    return seen;
+  }
+  const all = (status: number, paths: string[]) => paths.map((p) => `${status} ${p}`);
+
+  it("public pages of every old station and group answer 200", async () => {
+    const paths = ["/", ...[komboti, privateStation, bare].map((sid) => `/stations/${sid}/`),
+      ...groupsOf.map(([sid, gid]) => `/stations/${sid}/timeseriesgroups/${gid}/`),
+      // The synoptic group made above of old stations.
+      "/synoptic/", "/synoptic/upgrade/", `/synoptic/upgrade/stations/${komboti}/`, `/synoptic/upgrade/stations/${privateStation}/`];
+    expect(await statuses(paths)).toEqual(all(200, paths));
+  });
+
+  it("a superuser opens every management page of the old objects", async () => {
+    const { jar, error } = await siteLogin(server.url, admin.username, admin.password);
+    expect(error).toBeNull();
+    const paths = [
+      "/manage/", "/manage/lookups/", "/manage/users/", "/manage/synoptic/", "/manage/replication/", "/manage/stations/new/",
+      ...[komboti, privateStation, bare].flatMap((sid) => [`/manage/stations/${sid}/`, `/manage/stations/${sid}/delete/`]),
+      ...groupsOf.flatMap(([sid, gid]) => [`/manage/stations/${sid}/timeseriesgroups/${gid}/`, `/manage/stations/${sid}/timeseriesgroups/${gid}/delete/`]),
+      ...seriesOf.flatMap(([sid, gid, tid]) => [`/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/upload/`,
+        `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/delete/`]),
+      ...attachments.flatMap(([sid, kind, id]) => [`/manage/stations/${sid}/${kind}/${id}/`, `/manage/stations/${sid}/${kind}/${id}/delete/`]),
+      ...Object.entries(lookups).flatMap(([kind, ids]) => [`/manage/lookups/${kind}/`, ...ids.flatMap((id) => [`/manage/lookups/${kind}/${id}/`, `/manage/lookups/${kind}/${id}/delete/`])]),
+      ...[1, 2, 3].map((id) => `/manage/users/${id}/`),
+    ];
+    expect(await statuses(paths, jar.header())).toEqual(all(200, paths));
+    // What a delete takes is counted from the old rows.
+    const page = await (await fetch(`${server.url}/manage/stations/${privateStation}/delete/`, { headers: { Cookie: jar.header() } })).text();
+    expect(page).toContain("1 time series group, 1 time series, 500 records, 1 file");
+  });
+
+  it("a maintainer manages her old station and not the others", async () => {
+    const { jar } = await siteLogin(server.url, alice.username, alice.password);
+    const mine = ["/manage/", `/manage/stations/${komboti}/`, `/manage/stations/${komboti}/timeseriesgroups/${groups.temperature}/`];
+    const others = [`/manage/stations/${privateStation}/`, `/manage/stations/${bare}/`, "/manage/lookups/", "/manage/users/"];
+    expect(await statuses([...mine, ...others], jar.header())).toEqual([...all(200, mine), ...all(403, others)]);
   });
 });
