@@ -15,6 +15,7 @@ import { loadMigrations } from "@/lib/db/migrate";
 import { metadataVersion } from "@/lib/services/metadata-version";
 import { api, rawGet } from "@/tests/support/http";
 import { DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
+import { user } from "@/tests/support/fixtures";
 import { siteLogin } from "@/tests/support/site-session";
 
 interface SavedAnswer {
@@ -189,6 +190,20 @@ describe("writes on the upgraded data", () => {
     expect((await http.get(`/api/stations/${stations.komboti}/`)).json.last_update).toBe("2026-02-01T00:10:00Z");
   });
 
+  it("a record inserted between old ones (mode insert) shows in the data, the chart and the statistics", async () => {
+    const stats = async () => (await http.get(`/timeseries/data/?object_id=${series.temperatureInitial}`)).json;
+    const before = await stats();
+    const r = await http.post(`${temperatureInitial}data/`, { token: alice.token, form: { timeseries_records: "2019-12-31 23:50,99.5,INSERTED", timezone: "UTC", mode: "insert" } });
+    expect(r.status, r.text).toBe(204);
+    expect((await http.get(`${temperatureInitial}data/?timezone=UTC&start_date=2019-07-01T14:20&end_date=2020-03-01`)).text)
+      .toBe("2019-07-01 12:20,32.0,SUSPECT TEMPORAL\r\n2019-12-31 23:50,99.5,INSERTED\r\n");
+    const after = await stats();
+    expect(after.stats.count).toBe(before.stats.count + 1);
+    expect(after.stats.max).toBe(99.5);
+    const chart = (await http.get(`${temperatureInitial}chart/?start_date=2019-12-31&end_date=2020-01-02&points=1`)).json;
+    expect(chart).toMatchObject([{ max: "99.5", min: "99.5", mean: "99.5" }]);
+  });
+
   it("an old station is edited through the API, and the station list and search (cached in every worker) see the change", async () => {
     const names = async (path: string) => {
       const seen = new Set<string>();
@@ -341,4 +356,43 @@ describe("the site on the upgraded data", () => {
     const others = [`/manage/stations/${privateStation}/`, `/manage/stations/${bare}/`, "/manage/lookups/", "/manage/users/"];
     expect(await statuses([...mine, ...others], jar.header())).toEqual([...all(200, mine), ...all(403, others)]);
   });
+});
+
+describe("replication from the upgraded instance", () => {
+  /** A station's groups and series with their records, keyed by what identifies them on both sides. */
+  async function contents(base: string, token: string): Promise<Record<string, unknown>> {
+    const h = api(base);
+    const out: Record<string, unknown> = {};
+    for (const st of (await h.get("/api/stations/?page_size=100", { token })).json.results as { id: number; name: string }[]) {
+      const { id, last_modified: _m, owner: _o, maintainers: _mt, stype: _st, data_viewers: _dv, replicated_from: _r, ...station } = (await h.get(`/api/stations/${st.id}/`, { token })).json;
+      out[`station ${st.name}`] = station;
+      for (const g of (await h.get(`/api/stations/${id}/timeseriesgroups/`, { token })).json.results as { id: number; name: string; precision: number; remarks: string; hidden: boolean }[]) {
+        out[`station ${st.name} group ${g.name}`] = { precision: g.precision, remarks: g.remarks, hidden: g.hidden };
+        for (const t of (await h.get(`/api/stations/${id}/timeseriesgroups/${g.id}/timeseries/`, { token })).json.results as { id: number; type: string; time_step: string; name: string; publicly_available: boolean }[]) {
+          const data = await h.get(`/api/stations/${id}/timeseriesgroups/${g.id}/timeseries/${t.id}/data/?timezone=UTC`, { token });
+          out[`station ${st.name} group ${g.name} ${t.type} ${t.time_step} ${t.name}`] = { publicly_available: t.publicly_available, status: data.status, data: data.text };
+        }
+      }
+    }
+    return out;
+  }
+
+  it("a new instance copies the old stations, groups, series and every record (with a superuser's old token)", async () => {
+    const target = await startServer();
+    try {
+      const targetAdmin = await user({ superuser: true });
+      const t = api(target.url);
+      const source = await t.post("/api/replication/sources/", { token: targetAdmin.token, json: { name: "Upgraded", url: server.url, token: admin.token } });
+      expect(source.status, source.text).toBe(201);
+      const run = await t.post(`/api/replication/sources/${source.json.id}/run/`, { token: targetAdmin.token, json: { wait: true } });
+      expect(run.status, run.text).toBe(200);
+      expect(run.json.status, run.text).toBe("succeeded");
+      const copied = await contents(target.url, targetAdmin.token);
+      const original = await contents(server.url, admin.token);
+      expect(Object.keys(original).length).toBeGreaterThan(10);
+      expect(copied).toEqual(original);
+    } finally {
+      await target.stop();
+    }
+  }, 120_000);
 });
