@@ -5,6 +5,7 @@
  * must then answer every saved GET as the old server did, accept the old tokens and passwords,
  * and let the new-phase features work on the old data.
  */
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "@/lib/db/migrate";
 import { metadataVersion } from "@/lib/services/metadata-version";
 import { api, rawGet } from "@/tests/support/http";
-import { DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
+import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
 import { user } from "@/tests/support/fixtures";
 import { siteLogin } from "@/tests/support/site-session";
 
@@ -172,6 +173,14 @@ describe("old credentials", () => {
     }
     const wrong = await siteLogin(server.url, alice.username, "not-her-password");
     expect(wrong.error).not.toBeNull();
+  });
+  it("old passwords authenticate HTTP Basic on the legacy interface", async () => {
+    const saved = fixture.answers.find((a) => a.as === "bob" && a.path.startsWith("/api/tsdata/"))!;
+    const basic = (c: { username: string; password: string }) => ({ Authorization: `Basic ${Buffer.from(`${c.username}:${c.password}`).toString("base64")}` });
+    const r = await http.get(saved.path, { headers: basic(bob) });
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe(saved.body);
+    expect((await http.get(saved.path, { headers: basic({ username: bob.username, password: "wrong-password" }) })).status).toBe(401);
   });
 });
 
@@ -395,4 +404,43 @@ describe("replication from the upgraded instance", () => {
       await target.stop();
     }
   }, 120_000);
+});
+
+describe("an old password changed after the upgrade", () => {
+  it("the old password opens the change; then only the new one logs in, and the token that made the change still works", async () => {
+    const change = await http.post("/api/auth/password/change/", {
+      token: bob.token, form: { old_password: bob.password, new_password1: "bob-new-Pa55-after", new_password2: "bob-new-Pa55-after" },
+    });
+    expect(change.status, change.text).toBe(200);
+    expect((await http.post("/api/auth/login/", { form: { username: bob.username, password: bob.password } })).status).toBe(400);
+    expect((await http.post("/api/auth/login/", { form: { username: bob.username, password: "bob-new-Pa55-after" } })).status).toBe(200);
+    expect((await http.get("/api/auth/user/", { token: bob.token })).json.username).toBe(bob.username);
+  });
+});
+
+describe("the first release's configuration", () => {
+  it("without ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS the server refuses to start, says why, and leaves the old database as it was", async () => {
+    const other = await scratchDatabase();
+    try {
+      await loadOldDatabase(other.url);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env, NODE_ENV: "production", PORT: String(await freePort()), HOSTNAME_BIND: "127.0.0.1", DATABASE_URL: other.url,
+        ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
+      };
+      delete env.ENHYDRIS_ALLOWED_HOSTS;
+      delete env.ENHYDRIS_SITE_URL;
+      const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout!.on("data", (d) => (output += d));
+      child.stderr!.on("data", (d) => (output += d));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      const code = await new Promise((resolve) => child.once("exit", resolve));
+      clearTimeout(timer);
+      expect(code, output).toBe(1);
+      expect(output).toContain("Refusing to start in production without ENHYDRIS_SITE_URL or ENHYDRIS_ALLOWED_HOSTS");
+      expect(await appliedMigrations(other.url)).toEqual(RELEASED);
+    } finally {
+      await other.dispose();
+    }
+  }, 90_000);
 });
