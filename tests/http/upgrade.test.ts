@@ -213,6 +213,59 @@ describe("writes on the upgraded data", () => {
     expect(chart).toMatchObject([{ max: "99.5", min: "99.5", mean: "99.5" }]);
   });
 
+  it("new objects of every kind get new ids after the old ones (the id sequences came through the upgrade)", async () => {
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const r = await http.post(path, { token: admin.token, json: body });
+      expect(r.status, `${path} ${r.text}`).toBe(201);
+      return r.json.id as number;
+    };
+    const { lookups, files, events, images } = fixture.ids;
+    const maxOf = (ids: number[]) => Math.max(...ids);
+    // Organizations and persons share one id sequence, and so do stations and geographical areas (api.md §11).
+    const owners = [...lookups.organizations, ...lookups.persons];
+    const organization = await post("/api/organizations/", { name: "Later organization" });
+    const person = await post("/api/persons/", { last_name: "Later", first_name: "Person" });
+    expect(Math.min(organization, person)).toBeGreaterThan(maxOf(owners));
+    const gentities = [...lookups.gareas, stations.komboti, stations.private, stations.bare];
+    const station = await post("/api/stations/", { name: "New", geom: "POINT (22 38)", owner: organization });
+    const garea = await post("/api/gareas/", { name: "New area", geom: "POLYGON ((22 38, 23 38, 23 39, 22 38))" });
+    expect(Math.min(station, garea)).toBeGreaterThan(maxOf(gentities));
+    for (const kind of ["stationtypes", "eventtypes", "variables", "filetypes"]) {
+      expect(await post(`/api/${kind}/`, { descr: `New ${kind}`, mime_type: "text/plain" })).toBeGreaterThan(maxOf(lookups[kind]));
+    }
+    const unit = await post("/api/units/", { descr: "New unit", symbol: "nu", variables: [] });
+    expect(unit).toBeGreaterThan(maxOf(lookups.units));
+    const group = await post(`/api/stations/${station}/timeseriesgroups/`, { precision: 1, variable: lookups.variables[0], unit_of_measurement: unit });
+    expect(group).toBeGreaterThan(maxOf(Object.values(groups)));
+    expect(await post(`/api/stations/${station}/timeseriesgroups/${group}/timeseries/`, { type: "Initial" })).toBeGreaterThan(maxOf(Object.values(series)));
+    expect(await post(`/api/stations/${station}/events/`, { date: "2026-11-27", type: lookups.eventtypes[0] })).toBeGreaterThan(maxOf(events));
+    const form = new FormData();
+    form.append("descr", "New file");
+    form.append("content", new Blob(["new"], { type: "text/plain" }), "new.txt");
+    const file = await http.post(`/api/stations/${station}/files/`, { token: admin.token, body: form });
+    expect(file.status, file.text).toBe(201);
+    expect(file.json.id).toBeGreaterThan(maxOf(files));
+    expect((await http.get(`/api/stations/${station}/files/${file.json.id}/content/`)).text).toBe("new");
+    const image = new FormData();
+    image.append("content", new Blob([Buffer.from(fixture.answers.find((a) => a.contentType === "image/png")!.body, "base64")], { type: "image/png" }), "new.png");
+    const posted = await http.post(`/api/stations/${station}/images/`, { token: admin.token, body: image });
+    expect(posted.status, posted.text).toBe(201);
+    expect(posted.json.id).toBeGreaterThan(maxOf(images));
+    // The old files are where they were.
+    for (const answer of fixture.answers.filter((a) => a.path.endsWith("/content/"))) {
+      const r = await fetch(server.url + answer.path);
+      expect(Buffer.from(await r.arrayBuffer()).toString(answer.encoding === "utf8" ? "utf8" : "base64"), answer.path).toBe(answer.body);
+    }
+  });
+
+  it("a maintainer appends through the legacy interface (HTTP Basic, old password)", async () => {
+    const basic = `Basic ${Buffer.from(`${alice.username}:${alice.password}`).toString("base64")}`;
+    const r = await http.put(`/api/tsdata/${series.rainInitial}/`, { headers: { Authorization: basic }, form: { timeseries_records: "2026-02-01 00:00,1.5,\n2026-02-01 00:10,0,", timezone: "UTC" } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe("2");
+    expect((await http.get(`${groupPath(stations.komboti, groups.rain)}timeseries/${series.rainInitial}/bottom/?timezone=UTC`)).text).toBe("2026-02-01 00:10,0.00,");
+  });
+
   it("an old station is edited through the API, and the station list and search (cached in every worker) see the change", async () => {
     const names = async (path: string) => {
       const seen = new Set<string>();
