@@ -17,6 +17,7 @@ import { metadataVersion } from "@/lib/services/metadata-version";
 import { api, rawGet } from "@/tests/support/http";
 import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
 import { user } from "@/tests/support/fixtures";
+import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
 
 interface SavedAnswer {
@@ -134,7 +135,7 @@ function normalized(answer: SavedAnswer, body: string): string {
 }
 
 describe("every saved GET answers as the first phase did", () => {
-  it(`${fixture.answers.length} answers: same status, content type and body`, async () => {
+  it(`${fixture.answers.length} answers: same status, content type and body (and HEAD the same status, no body)`, async () => {
     const differences: string[] = [];
     for (const answer of fixture.answers) {
       const headers: Record<string, string> = {};
@@ -147,6 +148,9 @@ describe("every saved GET answers as the first phase did", () => {
       if (r.status !== answer.status) differences.push(`${what}: status ${r.status}, was ${answer.status}`);
       if (r.headers.get("content-type") !== answer.contentType) differences.push(`${what}: content type ${r.headers.get("content-type")}, was ${answer.contentType}`);
       if (normalized(answer, body) !== answer.body) differences.push(`${what}: body\n  now ${body.slice(0, 600)}\n  was ${answer.body.slice(0, 600)}`);
+      const head = await fetch(server.url + answer.path, { method: "HEAD", headers, redirect: "manual" });
+      const headBody = await head.text();
+      if (head.status !== answer.status || headBody !== "") differences.push(`HEAD ${answer.path} as ${answer.as}: status ${head.status}, body of ${headBody.length} characters`);
     }
     expect(differences).toEqual([]);
   }, 120_000);
@@ -318,6 +322,11 @@ describe("writes on the upgraded data", () => {
     });
     expect(checked).toEqual(expected);
     expect(expected.some((line, i) => line !== initial[i])).toBe(true);
+    // An upload to the old Initial series now queues the checks (the durable queue), which write its Checked series.
+    const upload = await http.post(`${temperatureInitial}data/`, { token: alice.token, form: { timeseries_records: "2026-02-02 00:00,30.25,", timezone: "UTC" } });
+    expect(upload.status, upload.text).toBe(204);
+    await runsSettled();
+    expect((await http.get(`${temperatureChecked}bottom/?timezone=UTC`)).text).toBe("2026-02-02 00:00,,RANGE");
   });
 
   it("an old series in a synoptic group: latest/ gives its last value; a private one only to its data viewer", async () => {
