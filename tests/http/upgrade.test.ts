@@ -100,7 +100,8 @@ beforeAll(async () => {
   // The old media directory is copied: the writes below may change it.
   mediaDir = mkdtempSync(join(tmpdir(), "enhydris-upgrade-media-"));
   cpSync(join(FIXTURE_DIR, "media"), mediaDir, { recursive: true });
-  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir } });
+  // The demo data setting as the first release's default left it (true): a database with data gets none.
+  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_DEMO_DATA: "true" } });
   http = api(server.url);
 }, 120_000);
 
