@@ -153,6 +153,9 @@ async function signedIn(browser: Browser, viewport: { width: number; height: num
   return page;
 }
 
+// Each test scans some thirty pages (the API documentation alone is long): minutes on a busy machine.
+test.describe.configure({ timeout: 300_000 });
+
 test.beforeEach(async ({ context }) => {
   await offline(context);
 });
@@ -281,7 +284,6 @@ for (const size of SIZES) {
     });
 
     test(`management pages, as a superuser (${size.name})`, async ({ browser, request }) => {
-      test.setTimeout(240_000);
       const f = await fixture(request);
       const page = await signedIn(browser, size.viewport, f.admin);
       const axe = new Scanner(page);
