@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
-import { alertBox, at, createUser, hydrated, logIn, mailTo, offline, shot, unique } from "./helpers";
+import { alertBox, at, createUser, hydrated, logIn, mailTo, offline, profileWithErrors, shot, unique } from "./helpers";
 
 /**
  * Every kind of page scanned by axe-core against WCAG 2.1 A and AA (the level public agencies
@@ -17,6 +17,12 @@ const SIZES = [
 
 const PASSWORD = "a11y-password-1";
 
+/** Opens a page of the site (React) and waits until it is hydrated. */
+async function visit(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await hydrated(page);
+}
+
 /**
  * The violations found so far in a test, one readable line (and its elements) each; what axe
  * could not decide (e.g. contrast over a picture) is attached to the test's report for a person.
@@ -27,6 +33,12 @@ class Scanner {
   pages = 0;
 
   constructor(private readonly page: Page) {}
+
+  /** Opens a page of the site (React), waits until it is hydrated, and scans it. */
+  async visit(path: string, name: string): Promise<void> {
+    await visit(this.page, path);
+    await this.scan(name);
+  }
 
   async scan(name: string): Promise<void> {
     await this.page.waitForLoadState("networkidle").catch(() => undefined);
@@ -138,12 +150,6 @@ function fixture(request: APIRequestContext): Promise<Fixture> {
   return made;
 }
 
-/** Opens a page of the site (React) and waits until it is hydrated. */
-async function visit(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await hydrated(page);
-}
-
 async function signedIn(browser: Browser, viewport: { width: number; height: number }, username: string): Promise<Page> {
   const context = await browser.newContext({ viewport, baseURL: test.info().project.use.baseURL });
   await offline(context);
@@ -179,8 +185,7 @@ for (const size of SIZES) {
       await visit(page, `/?q=${encodeURIComponent("bbox:21,39")}`);
       await expect(alertBox(page)).toBeVisible();
       await axe.scan("search with a malformed query");
-      await visit(page, `/?q=${encodeURIComponent("no-such-station-anywhere")}`);
-      await axe.scan("search without results");
+      await axe.visit(`/?q=${encodeURIComponent("no-such-station-anywhere")}`, "search without results");
 
       await visit(page, `/stations/${f.station}/`);
       await expect(page.locator(".station-map .station-marker")).toBeVisible();
@@ -201,8 +206,7 @@ for (const size of SIZES) {
       await page.goto("/api/Station/");
       await axe.scan("older API's station list");
 
-      await visit(page, "/synoptic/");
-      await axe.scan("synoptic groups");
+      await axe.visit("/synoptic/", "synoptic groups");
       await visit(page, `/synoptic/${f.slug}/`);
       await expect(page.locator(".synoptic-marker-box")).toHaveCount(3);
       await axe.scan("synoptic group");
@@ -213,15 +217,13 @@ for (const size of SIZES) {
       await page.goto("/api/docs/");
       await axe.scan("API documentation");
 
-      await visit(page, "/accounts/login/");
-      await axe.scan("login");
+      await axe.visit("/accounts/login/", "login");
       await page.getByLabel("Username or e-mail address").fill("nobody");
       await page.getByLabel("Password", { exact: true }).fill("wrong-password");
       await page.getByRole("button", { name: "Log in" }).click();
       await expect(alertBox(page)).toBeVisible();
       await axe.scan("login failed");
-      await visit(page, "/accounts/password/reset/");
-      await axe.scan("password reset");
+      await axe.visit("/accounts/password/reset/", "password reset");
       await page.getByLabel("E-mail address").fill("not an address");
       await page.getByRole("button", { name: "Send me a reset link" }).click();
       await axe.scan("password reset with a wrong address");
@@ -244,7 +246,8 @@ for (const size of SIZES) {
       await axe.scan("new password form with errors");
       await shot(page, "a11y-new-password-errors");
 
-      await page.goto("/stations/999999/");
+      expect((await page.goto("/stations/999999/"))?.status()).toBe(404);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
       await axe.scan("404");
       await axe.check();
     });
@@ -259,26 +262,16 @@ for (const size of SIZES) {
       await visit(page, "/");
       await expect(page.locator(".map-frame")).toHaveAttribute("data-map-state", "ready");
       await axe.scan("home, logged in");
-      await visit(page, "/accounts/profile/");
-      await axe.scan("profile");
-      await page.getByLabel("Username").fill("not valid!");
-      await page.getByRole("button", { name: "Save profile" }).click();
-      await expect(page.locator("#username-errors")).toBeVisible();
-      await page.getByLabel("Current password").fill("wrong-one");
-      await page.getByLabel("New password", { exact: true }).fill("1234");
-      await page.getByLabel("New password again").fill("1234");
-      await page.getByRole("button", { name: "Change password" }).click();
-      await expect(page.locator("#old_password-errors")).toBeVisible();
+      await axe.visit("/accounts/profile/", "profile");
+      await profileWithErrors(page);
       await axe.scan("profile with errors");
-      await visit(page, "/manage/");
-      await axe.scan("management home of a user without stations");
-      await visit(page, "/manage/synoptic/");
-      await axe.scan("synoptic groups to manage, none yet");
-      await page.goto(`/manage/stations/${f.komboti}/`);
-      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await axe.visit("/manage/", "management home of a user without stations");
+      await axe.visit("/manage/synoptic/", "synoptic groups to manage, none yet");
+      const forbidden = await page.goto(`/manage/stations/${f.komboti}/`);
+      expect(forbidden?.status()).toBe(403);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("You do not have permission to see this page");
       await axe.scan("403");
-      await visit(page, "/accounts/logout/");
-      await axe.scan("logout");
+      await axe.visit("/accounts/logout/", "logout");
       await axe.check();
       await page.context().close();
     });
@@ -290,12 +283,9 @@ for (const size of SIZES) {
       const station = `/manage/stations/${f.station}/`;
       const group = `${station}timeseriesgroups/${f.group}/`;
 
-      await visit(page, "/manage/");
-      await axe.scan("management home with activity");
-      await visit(page, `/manage/?q=${encodeURIComponent("bbox:21")}`);
-      await axe.scan("management home with a malformed search");
-      await visit(page, "/manage/stations/new/");
-      await axe.scan("new station");
+      await axe.visit("/manage/", "management home with activity");
+      await axe.visit(`/manage/?q=${encodeURIComponent("bbox:21")}`, "management home with a malformed search");
+      await axe.visit("/manage/stations/new/", "new station");
       await page.getByRole("button", { name: "Create station" }).click();
       await expect(alertBox(page).first()).toContainText("Please correct the errors below");
       await axe.scan("new station with errors");
@@ -305,26 +295,16 @@ for (const size of SIZES) {
       await visit(page, station);
       await expect(page.locator(".picker-frame .leaflet-container")).toBeVisible();
       await axe.scan("station edit");
-      await visit(page, `${station}files/${f.file}/`);
-      await axe.scan("file edit");
-      await visit(page, `${station}images/${f.image}/`);
-      await axe.scan("image edit");
-      await visit(page, `${station}events/${f.event}/`);
-      await axe.scan("event edit");
-      await visit(page, `${station}events/${f.event}/delete/`);
-      await axe.scan("event delete");
-      await visit(page, `${station}delete/`);
-      await axe.scan("station delete");
-      await visit(page, group);
-      await axe.scan("group edit with its series and processes");
-      await visit(page, `${group}delete/`);
-      await axe.scan("group delete");
-      await visit(page, `${group}processes/${f.process}/`);
-      await axe.scan("process edit");
-      await visit(page, `${group}processes/${f.process}/delete/`);
-      await axe.scan("process delete");
-      await visit(page, `${group}timeseries/${f.series}/upload/`);
-      await axe.scan("upload");
+      await axe.visit(`${station}files/${f.file}/`, "file edit");
+      await axe.visit(`${station}images/${f.image}/`, "image edit");
+      await axe.visit(`${station}events/${f.event}/`, "event edit");
+      await axe.visit(`${station}events/${f.event}/delete/`, "event delete");
+      await axe.visit(`${station}delete/`, "station delete");
+      await axe.visit(group, "group edit with its series and processes");
+      await axe.visit(`${group}delete/`, "group delete");
+      await axe.visit(`${group}processes/${f.process}/`, "process edit");
+      await axe.visit(`${group}processes/${f.process}/delete/`, "process delete");
+      await axe.visit(`${group}timeseries/${f.series}/upload/`, "upload");
       // A file with many bad lines (their list scrolls in its box), then one with long lines.
       const file = page.getByLabel("File", { exact: true });
       const minute = (i: number) => `2025-02-01 ${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`;
@@ -340,41 +320,29 @@ for (const size of SIZES) {
       await expect(page.locator(".first-lines")).toBeVisible();
       await axe.scan("upload checked, with its first lines");
       await shot(page, "a11y-upload-checked");
-      await visit(page, `${group}timeseries/${f.series}/delete/`);
-      await axe.scan("series delete");
+      await axe.visit(`${group}timeseries/${f.series}/delete/`, "series delete");
 
-      await visit(page, "/manage/lookups/");
-      await axe.scan("lookups");
-      await visit(page, "/manage/lookups/stationtypes/");
-      await axe.scan("a lookup's list");
+      await axe.visit("/manage/lookups/", "lookups");
+      await axe.visit("/manage/lookups/stationtypes/", "a lookup's list");
       await page.getByRole("link", { name: "Meteorological" }).click();
       await expect(page).toHaveURL(/\/manage\/lookups\/stationtypes\/\d+\/$/);
       await hydrated(page);
       await axe.scan("a lookup's object");
-      await visit(page, "/manage/lookups/units/");
-      await axe.scan("units (with variables to pick)");
-      await visit(page, "/manage/users/");
-      await axe.scan("users");
+      await axe.visit("/manage/lookups/units/", "units (with variables to pick)");
+      await axe.visit("/manage/users/", "users");
       await page.getByRole("link", { name: f.admin }).click();
       await expect(page).toHaveURL(/\/manage\/users\/\d+\/$/);
       await hydrated(page);
       await axe.scan("a user");
 
-      await visit(page, "/manage/synoptic/");
-      await axe.scan("synoptic groups to manage");
-      await visit(page, "/manage/synoptic/new/");
-      await axe.scan("new synoptic group");
-      await visit(page, `/manage/synoptic/${f.synoptic}/`);
-      await axe.scan("synoptic group edit");
-      await visit(page, `/manage/synoptic/${f.synoptic}/delete/`);
-      await axe.scan("synoptic group delete");
-      await visit(page, "/manage/replication/");
-      await axe.scan("replication");
+      await axe.visit("/manage/synoptic/", "synoptic groups to manage");
+      await axe.visit("/manage/synoptic/new/", "new synoptic group");
+      await axe.visit(`/manage/synoptic/${f.synoptic}/`, "synoptic group edit");
+      await axe.visit(`/manage/synoptic/${f.synoptic}/delete/`, "synoptic group delete");
+      await axe.visit("/manage/replication/", "replication");
       await shot(page, "a11y-replication");
-      await visit(page, `/manage/replication/${f.source}/`);
-      await axe.scan("replication source");
-      await visit(page, `/manage/replication/${f.source}/delete/`);
-      await axe.scan("replication source delete");
+      await axe.visit(`/manage/replication/${f.source}/`, "replication source");
+      await axe.visit(`/manage/replication/${f.source}/delete/`, "replication source delete");
       await expect(page).toHaveURL(at(`/manage/replication/${f.source}/delete/`));
       await axe.check();
       await page.context().close();
