@@ -245,6 +245,13 @@ for (const size of SIZES) {
       await page.getByRole("button", { name: "Set the password" }).click();
       await axe.scan("new password form with errors");
       await shot(page, "a11y-new-password-errors");
+      await page.goto("/api/auth/password/reset/complete/");
+      await axe.scan("password set");
+      // A site that requires a login sends visitors to its login page first.
+      await page.goto(`${process.env.E2E_AUTH_URL}/?q=anything`);
+      await expect(page).toHaveURL(/\/accounts\/login\/\?next=/);
+      await hydrated(page);
+      await axe.scan("login of a site that requires it");
 
       expect((await page.goto("/stations/999999/"))?.status()).toBe(404);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
