@@ -203,7 +203,8 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
             {records && (
               <>
                 <p>Nothing has been stored. {records.length === 1 ? "The problem:" : `The ${records.length} problems:`}</p>
-                <ul className="line-errors">{records.map((m, i) => <li key={i}>{m}</li>)}</ul>
+                {/* Focusable, as the first lines below: a long list scrolls in its box, and keyboard users scroll it too. */}
+                <ul className="line-errors" tabIndex={0} aria-label="The problems, by line">{records.map((m, i) => <li key={i}>{m}</li>)}</ul>
               </>
             )}
             {!general.length && !records && <p>Please correct the fields marked above; nothing has been stored.</p>}
@@ -215,7 +216,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
               <>
                 <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. Nothing has been stored yet.</p>
                 <p className="small">The first lines:</p>
-                <pre className="first-lines">{outcome.lines.join("\n")}</pre>
+                <pre className="first-lines" tabIndex={0}>{outcome.lines.join("\n")}</pre>
               </>
             )}
           </div>

@@ -33,7 +33,7 @@ function invalidLink(ctx: RouteContext): Response {
 function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Response {
   const messages = Object.values(errors).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
   return html(`<h1>Choose a new password</h1>
-${messages ? `<ul class="form-errors" role="alert">${messages}</ul>` : ""}
+${messages ? `<div class="form-errors" role="alert"><ul>${messages}</ul></div>` : ""}
 <form method="post" action="${BASE}/confirm/${escapeHtml(encodeURIComponent(uid))}/set-password/" class="stacked-form">
   <input type="hidden" name="token" value="${escapeHtml(token)}">
   <label for="new_password1">New password</label>

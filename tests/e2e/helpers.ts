@@ -93,6 +93,18 @@ export async function logIn(page: Page, username: string, password: string, path
   await page.getByRole("button", { name: "Log in" }).click();
 }
 
+/** On the profile page: a bad username and a wrong current password, saved, until both forms show their messages. */
+export async function profileWithErrors(page: Page): Promise<void> {
+  await page.getByLabel("Username").fill("not valid!");
+  await page.getByRole("button", { name: "Save profile" }).click();
+  await expect(page.locator("#username-errors")).toBeVisible();
+  await page.getByLabel("Current password").fill("wrong-one");
+  await page.getByLabel("New password", { exact: true }).fill("1234");
+  await page.getByLabel("New password again").fill("1234");
+  await page.getByRole("button", { name: "Change password" }).click();
+  await expect(page.locator("#old_password-errors")).toBeVisible();
+}
+
 /** Fails when the page scrolls sideways, the usual sign of a layout that does not fit a phone. */
 export async function noHorizontalScroll(page: Page): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { alertBox, at, createUser, DEMO, hydrated, logIn, mapReady, noHorizontalScroll, offline, open, shot, unique } from "./helpers";
+import { alertBox, at, createUser, DEMO, hydrated, logIn, mapReady, noHorizontalScroll, offline, open, profileWithErrors, shot, unique } from "./helpers";
 
 /**
  * Screenshots of every page at a desktop and a phone width, saved under
@@ -90,14 +90,7 @@ for (const size of SIZES) {
       await logIn(page, username, "shot-password-1", "/accounts/login/?next=%2Faccounts%2Fprofile%2F");
       await expect(page).toHaveURL(at("/accounts/profile/"));
       await hydrated(page);
-      await page.getByLabel("Username").fill("not valid!");
-      await page.getByRole("button", { name: "Save profile" }).click();
-      await expect(page.locator("#username-errors")).toBeVisible();
-      await page.getByLabel("Current password").fill("wrong-one");
-      await page.getByLabel("New password", { exact: true }).fill("1234");
-      await page.getByLabel("New password again").fill("1234");
-      await page.getByRole("button", { name: "Change password" }).click();
-      await expect(page.locator("#old_password-errors")).toBeVisible();
+      await profileWithErrors(page);
       await noHorizontalScroll(page);
       await shot(page, "12-profile");
 
