@@ -19,30 +19,8 @@ import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type ScratchData
 import { user } from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
-
-interface SavedAnswer {
-  path: string;
-  as: "anonymous" | "admin" | "alice" | "bob";
-  accept?: string;
-  status: number;
-  contentType: string | null;
-  body: string;
-  encoding: "utf8" | "base64";
-}
-interface Fixture {
-  release: string;
-  credentials: Record<"admin" | "alice" | "bob", { username: string; password: string; token: string }>;
-  ids: {
-    stations: { komboti: number; private: number; bare: number };
-    groups: { temperature: number; rain: number; stage: number };
-    series: { temperatureInitial: number; temperatureChecked: number; rainInitial: number; rainDaily: number; stagePrivate: number };
-    files: number[];
-    images: number[];
-    events: number[];
-    lookups: Record<string, number[]>;
-  };
-  answers: SavedAnswer[];
-}
+// A type only: importing make.ts for its types does not run it.
+import type { SavedAnswer, UpgradeFixture as Fixture } from "@/tests/fixtures/upgrade/make";
 
 const FIXTURE_DIR = join(ROOT, "tests", "fixtures", "upgrade", DIALECT);
 const fixture = JSON.parse(readFileSync(join(FIXTURE_DIR, "expected.json"), "utf8")) as Fixture;
