@@ -3,7 +3,7 @@ import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
-import { CookieJar, siteLogin } from "@/tests/support/site-session";
+import { ageSiteSessions, CookieJar, siteLogin } from "@/tests/support/site-session";
 import { startSmtp } from "@/tests/support/smtp";
 
 let server: TestServer;
@@ -280,6 +280,33 @@ describe("site sessions on the API (api.md §2, §2.1) and CSRF (legacy.md §1.2
     stale.set("next-auth.session-token", jar.get("next-auth.session-token") ?? jar.get("__Secure-next-auth.session-token") ?? "");
     expect((await http.get("/api/auth/user/", { headers: { Cookie: stale.header() } })).status).toBe(401);
   });
+  it("ends a site session 14 days after its login, however often next-auth re-issued the cookie", async () => {
+    const u = await f.user();
+    const old = (await siteLogin(server.url, u.username, u.password)).jar;
+    // next-auth's session route re-issues the cookie with a new expiry: no later end for the session.
+    const reissued = await fetch(`${server.url}/accounts/auth/session`, { headers: { Cookie: old.header() } });
+    expect(reissued.headers.getSetCookie().some((c) => /session-token=[^;]/.test(c))).toBe(true);
+    old.take(reissued);
+    await ageSiteSessions(u.id);
+    const fresh = (await siteLogin(server.url, u.username, u.password)).jar;
+    const visit = async (jar: CookieJar) => {
+      const headers = { Cookie: jar.header() };
+      return { page: await http.get("/accounts/profile/", { headers }), api: await http.get("/api/auth/user/", { headers }), manage: await http.get("/manage/", { headers }) };
+    };
+
+    const live = await visit(fresh);
+    expect(live.page.status).toBe(200);
+    expect(live.page.text).toContain(u.username);
+    expect(live.api.json.pk).toBe(u.id);
+    expect(live.manage.status).toBe(200);
+
+    const ended = await visit(old);
+    expect(ended.page.status).toBe(307);
+    expect(ended.page.headers.get("location")).toBe("/accounts/login/?next=%2Faccounts%2Fprofile%2F");
+    expectTokenChallenge(ended.api, "Authentication credentials were not provided.");
+    expect(ended.manage.status).toBe(307);
+    expect(ended.manage.headers.get("location")).toBe("/accounts/login/?next=%2Fmanage%2F");
+  });
 });
 
 describe("password reset (api.md §12.5, §12.6, §13)", () => {
@@ -467,6 +494,16 @@ describe("ENHYDRIS_AUTHENTICATION_REQUIRED (api.md §15.4)", () => {
     const u = await f.user();
     expect((await c.get("/api/stations/", { token: u.token })).status).toBe(200);
     expect((await c.get("/api/stations/999999/", { token: u.token })).status).toBe(404);
+  });
+
+  it("sends the holder of a site session past its lifetime to the login page", async () => {
+    const u = await f.user();
+    const { jar } = await siteLogin(closed.url, u.username, u.password);
+    expect((await c.get("/?q=Athens", { headers: { Cookie: jar.header() } })).status).toBe(200);
+    await ageSiteSessions(u.id);
+    const r = await c.get("/?q=Athens", { headers: { Cookie: jar.header() } });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/accounts/login/?next=%2F%3Fq%3DAthens");
   });
 
   it("keeps login, password reset and OPTIONS open", async () => {
