@@ -33,6 +33,15 @@ export async function endSiteSessions(userId: number, except?: string | null): P
 }
 
 /**
+ * The upkeep (lib/jobs/maintenance.ts): deletes the rows of sessions past their lifetime, which
+ * no request accepts any more; returns how many.
+ */
+export async function deleteEndedSiteSessions(): Promise<number> {
+  const { count } = await db().write((tx) => tx.siteSession.deleteMany({ where: { created: { lte: lifetimeStart() } } }));
+  return count;
+}
+
+/**
  * The live site session whose cookie `get` returns (any cookie source: requests, pages, the
  * proxy, server.mjs): its row exists and is within SESSION_MAX_AGE of the login. On the primary:
  * a session just created (login) or deleted (logout) counts at once.

@@ -3,8 +3,11 @@ import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
+import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
+import { enqueue, getJob } from "@/lib/jobs/queue";
 import { ageSiteSessions, CookieJar, siteLogin } from "@/tests/support/site-session";
 import { startSmtp } from "@/tests/support/smtp";
+import { until } from "@/tests/support/wait";
 
 let server: TestServer;
 let http: ReturnType<typeof api>;
@@ -475,6 +478,36 @@ describe("login throttle (api.md §12.1)", () => {
     const u = await f.user({ password: "right-pass-1" });
     for (let i = 0; i < 3; i++) await login({ username: u.username, password: "wrong" });
     expect((await siteLogin(throttled.url, u.username, "right-pass-1")).error).toMatch(/^Throttled:\d+$/);
+  });
+
+  it("is kept small by the hourly upkeep (jobs.prune), which also ends site sessions past their lifetime", async () => {
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    // Failures older than this server's 60 s window (younger than the default's 15 minutes): names
+    // tried once, and failures of a name that is over the limit now.
+    const u = await f.user({ password: "right-pass-1" });
+    for (let i = 0; i < 3; i++) await login({ username: u.username, password: "wrong" });
+    const stale = [`name:typo-${u.username}`, "addr:10.8.8.8", `name:${u.username}`];
+    await db().write((tx) => tx.loginFailure.createMany({ data: stale.map((key) => ({ key, at: ago(120) })) }));
+    const sessionUser = await f.user();
+    expect((await siteLogin(throttled.url, sessionUser.username, sessionUser.password)).error).toBeNull();
+    await ageSiteSessions(sessionUser.id);
+    const { jar: fresh } = await siteLogin(throttled.url, sessionUser.username, sessionUser.password);
+
+    const [id] = await enqueue({ kind: PRUNE_KIND, key: PRUNE_KEY });
+    const done = await until(() => getJob(id), (j) => j?.status === "succeeded" || j?.status === "failed", 30_000, 50);
+    expect(done).toMatchObject({ status: "succeeded" });
+    const deleted = (done!.result as { deleted: Record<string, number> }).deleted;
+    expect(Object.keys(deleted).sort()).toEqual(["job", "login_failure", "site_session"]);
+    expect(deleted.login_failure).toBeGreaterThanOrEqual(stale.length);
+    expect(deleted.site_session).toBeGreaterThanOrEqual(1);
+
+    const failures = await db().prisma.loginFailure.findMany({ where: { key: { in: stale } } });
+    expect(failures.map((r) => [r.key, r.at.getTime() > ago(60).getTime()])).toEqual([0, 1, 2].map(() => [`name:${u.username}`, true]));
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(429);
+
+    const sessions = await db().prisma.siteSession.findMany({ where: { userId: sessionUser.id } });
+    expect(sessions).toHaveLength(1);
+    expect((await t.get("/api/auth/user/", { headers: { Cookie: fresh.header() } })).json.pk).toBe(sessionUser.id);
   });
 });
 
