@@ -2,7 +2,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { attemptLogin } from "@/lib/auth/accounts";
 import { secretKey } from "@/lib/auth/secret";
-import { createSiteSession, endSiteSessions } from "@/lib/auth/session";
+import { createSiteSession, endSiteSessions, SESSION_MAX_AGE } from "@/lib/auth/session";
 
 /**
  * The site login (api.md §2.1): next-auth's credentials provider against the service's users,
@@ -13,9 +13,6 @@ export const SITE_AUTH_BASE = "/accounts/auth";
 
 /** A thrown message of authorize() becomes the `error` parameter of the login page. */
 export const THROTTLED_PREFIX = "Throttled:";
-
-/** How long a site session's cookie lasts (its site_session row ends it sooner). */
-export const SESSION_MAX_AGE = 14 * 24 * 3600;
 
 /** next-auth's session cookie: a __Secure- one when the site is served over HTTPS (its useSecureCookies). */
 export function sessionCookieName(secure: boolean): string {

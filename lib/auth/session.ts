@@ -10,6 +10,18 @@ import { cookieOfHeader, readCookie } from "@/lib/auth/csrf";
  */
 export const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 
+/**
+ * How long a site session lasts from its login, in seconds: the cookie's expiry, and an absolute
+ * bound on the row (OWASP's absolute timeout), since next-auth re-issues the cookie with a new
+ * expiry whenever its session route is called.
+ */
+export const SESSION_MAX_AGE = 14 * 24 * 3600;
+
+/** Sessions created at or before this moment have ended. */
+function lifetimeStart(): Date {
+  return new Date(Date.now() - SESSION_MAX_AGE * 1000);
+}
+
 export async function createSiteSession(userId: number): Promise<string> {
   const id = randomBytes(24).toString("base64url");
   await db().write((tx) => tx.siteSession.create({ data: { id, userId, created: new Date() } }));
@@ -21,8 +33,18 @@ export async function endSiteSessions(userId: number, except?: string | null): P
 }
 
 /**
+ * The upkeep (lib/jobs/maintenance.ts): deletes the rows of sessions past their lifetime, which
+ * no request accepts any more; returns how many.
+ */
+export async function deleteEndedSiteSessions(): Promise<number> {
+  const { count } = await db().write((tx) => tx.siteSession.deleteMany({ where: { created: { lte: lifetimeStart() } } }));
+  return count;
+}
+
+/**
  * The live site session whose cookie `get` returns (any cookie source: requests, pages, the
- * proxy). On the primary: a session just created (login) or deleted (logout) counts at once.
+ * proxy, server.mjs): its row exists and is within SESSION_MAX_AGE of the login. On the primary:
+ * a session just created (login) or deleted (logout) counts at once.
  */
 export async function siteSessionFromCookies(get: (name: string) => string | null | undefined): Promise<{ id: string; userId: number } | null> {
   for (const name of SESSION_COOKIES) {
@@ -30,7 +52,7 @@ export async function siteSessionFromCookies(get: (name: string) => string | nul
     if (!cookie) continue;
     const sid = await sessionIdOfToken(cookie);
     if (!sid) continue;
-    const row = await fromPrimary(() => db().prisma.siteSession.findUnique({ where: { id: sid }, select: { id: true, userId: true } }));
+    const row = await fromPrimary(() => db().prisma.siteSession.findUnique({ where: { id: sid, created: { gt: lifetimeStart() } }, select: { id: true, userId: true } }));
     if (row) return row;
   }
   return null;

@@ -13,11 +13,16 @@ export function throttleKeys(name: string | null | undefined, address: string): 
   return keys;
 }
 
+/** Failures at or before this moment no longer count. */
+function windowStart(now: number): Date {
+  return new Date(now - settings().loginFailureWindow * 1000);
+}
+
 /** Seconds until an attempt covered by `keys` is allowed again; 0 when it is allowed now. */
 export async function throttleWait(keys: string[]): Promise<number> {
   const { loginMaxFailures: max, loginFailureWindow: window } = settings();
   const now = Date.now();
-  const since = new Date(now - window * 1000);
+  const since = windowStart(now);
   let wait = 0;
   for (const key of keys) {
     const failures = await db().prisma.loginFailure.findMany({
@@ -41,7 +46,7 @@ export async function ensureNotThrottled(keys: string[]): Promise<void> {
 
 export async function recordFailure(keys: string[]): Promise<void> {
   const now = new Date();
-  const expired = new Date(now.getTime() - settings().loginFailureWindow * 1000);
+  const expired = windowStart(now.getTime());
   await db().write(async (tx) => {
     await tx.loginFailure.createMany({ data: keys.map((key) => ({ key, at: now })) });
     await tx.loginFailure.deleteMany({ where: { key: { in: keys }, at: { lte: expired } } });
@@ -52,4 +57,14 @@ export async function recordFailure(keys: string[]): Promise<void> {
 export async function clearNameFailures(name: string | null | undefined): Promise<void> {
   if (!name) return;
   await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: `name:${name.toLowerCase()}` } }));
+}
+
+/**
+ * The upkeep (lib/jobs/maintenance.ts): deletes the failures older than the window, which no
+ * counter includes (recordFailure deletes only those of keys that fail again, so names tried
+ * once would stay for ever); returns how many.
+ */
+export async function deleteExpiredFailures(): Promise<number> {
+  const { count } = await db().write((tx) => tx.loginFailure.deleteMany({ where: { at: { lte: windowStart(Date.now()) } } }));
+  return count;
 }

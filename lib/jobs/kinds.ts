@@ -1,4 +1,4 @@
-import { PRUNE_KIND, pruneHistory } from "@/lib/jobs/maintenance";
+import { PRUNE_KIND, upkeep } from "@/lib/jobs/maintenance";
 import type { Job } from "@/lib/jobs/queue";
 import { replicationRun } from "@/lib/replication/job";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
@@ -25,7 +25,7 @@ export interface JobContext {
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
 export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
-  [PRUNE_KIND, pruneHistory],
+  [PRUNE_KIND, upkeep],
   [REPLICATION_KIND, replicationRun],
   [PROCESS_KIND, processRunHandler],
   [EVALUATE_KIND, evaluateJob],

@@ -1,13 +1,21 @@
+import { deleteEndedSiteSessions } from "@/lib/auth/session";
+import { deleteExpiredFailures } from "@/lib/auth/throttle";
 import type { JobHandler } from "@/lib/jobs/kinds";
 import { enqueue, pruneJobs } from "@/lib/jobs/queue";
 import { logError } from "@/lib/log";
 
-/** The queue's own upkeep: the run history is pruned hourly (the newest 100 per key, 90 days). */
+/**
+ * The hourly upkeep of the tables that would otherwise grow for ever: the job run history (the
+ * newest 100 per key, 90 days), site sessions past their lifetime and login failures older than
+ * the throttle window. Its result counts the rows deleted per table.
+ */
 export const PRUNE_KIND = "jobs.prune";
 export const PRUNE_KEY = "jobs:prune";
 const EVERY = 3_600_000;
 
-export const pruneHistory: JobHandler = async () => ({ deleted: await pruneJobs() });
+export const upkeep: JobHandler = async () => ({
+  deleted: { job: await pruneJobs(), site_session: await deleteEndedSiteSessions(), login_failure: await deleteExpiredFailures() },
+});
 
 /**
  * Every runner that takes the prune kind enqueues it a minute after it starts and then hourly;
@@ -16,7 +24,7 @@ export const pruneHistory: JobHandler = async () => ({ deleted: await pruneJobs(
 export function scheduleMaintenance(handlers: ReadonlyMap<string, JobHandler>): { stop(): void } {
   if (!handlers.has(PRUNE_KIND)) return { stop() {} };
   const schedule = () => {
-    enqueue({ kind: PRUNE_KIND, key: PRUNE_KEY, delayMs: 60_000 }).catch((e) => logError("scheduling the job history pruning", e));
+    enqueue({ kind: PRUNE_KIND, key: PRUNE_KEY, delayMs: 60_000 }).catch((e) => logError("scheduling the hourly upkeep", e));
   };
   schedule();
   const timer = setInterval(schedule, EVERY);

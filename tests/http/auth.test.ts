@@ -3,8 +3,11 @@ import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
-import { CookieJar, siteLogin } from "@/tests/support/site-session";
+import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
+import { enqueue, getJob } from "@/lib/jobs/queue";
+import { ageSiteSessions, CookieJar, siteLogin } from "@/tests/support/site-session";
 import { startSmtp } from "@/tests/support/smtp";
+import { until } from "@/tests/support/wait";
 
 let server: TestServer;
 let http: ReturnType<typeof api>;
@@ -280,6 +283,33 @@ describe("site sessions on the API (api.md §2, §2.1) and CSRF (legacy.md §1.2
     stale.set("next-auth.session-token", jar.get("next-auth.session-token") ?? jar.get("__Secure-next-auth.session-token") ?? "");
     expect((await http.get("/api/auth/user/", { headers: { Cookie: stale.header() } })).status).toBe(401);
   });
+  it("ends a site session 14 days after its login, however often next-auth re-issued the cookie", async () => {
+    const u = await f.user();
+    const old = (await siteLogin(server.url, u.username, u.password)).jar;
+    // next-auth's session route re-issues the cookie with a new expiry: no later end for the session.
+    const reissued = await fetch(`${server.url}/accounts/auth/session`, { headers: { Cookie: old.header() } });
+    expect(reissued.headers.getSetCookie().some((c) => /session-token=[^;]/.test(c))).toBe(true);
+    old.take(reissued);
+    await ageSiteSessions(u.id);
+    const fresh = (await siteLogin(server.url, u.username, u.password)).jar;
+    const visit = async (jar: CookieJar) => {
+      const headers = { Cookie: jar.header() };
+      return { page: await http.get("/accounts/profile/", { headers }), api: await http.get("/api/auth/user/", { headers }), manage: await http.get("/manage/", { headers }) };
+    };
+
+    const live = await visit(fresh);
+    expect(live.page.status).toBe(200);
+    expect(live.page.text).toContain(u.username);
+    expect(live.api.json.pk).toBe(u.id);
+    expect(live.manage.status).toBe(200);
+
+    const ended = await visit(old);
+    expect(ended.page.status).toBe(307);
+    expect(ended.page.headers.get("location")).toBe("/accounts/login/?next=%2Faccounts%2Fprofile%2F");
+    expectTokenChallenge(ended.api, "Authentication credentials were not provided.");
+    expect(ended.manage.status).toBe(307);
+    expect(ended.manage.headers.get("location")).toBe("/accounts/login/?next=%2Fmanage%2F");
+  });
 });
 
 describe("password reset (api.md §12.5, §12.6, §13)", () => {
@@ -449,6 +479,36 @@ describe("login throttle (api.md §12.1)", () => {
     for (let i = 0; i < 3; i++) await login({ username: u.username, password: "wrong" });
     expect((await siteLogin(throttled.url, u.username, "right-pass-1")).error).toMatch(/^Throttled:\d+$/);
   });
+
+  it("is kept small by the hourly upkeep (jobs.prune), which also ends site sessions past their lifetime", async () => {
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    // Failures older than this server's 60 s window (younger than the default's 15 minutes): names
+    // tried once, and failures of a name that is over the limit now.
+    const u = await f.user({ password: "right-pass-1" });
+    for (let i = 0; i < 3; i++) await login({ username: u.username, password: "wrong" });
+    const stale = [`name:typo-${u.username}`, "addr:10.8.8.8", `name:${u.username}`];
+    await db().write((tx) => tx.loginFailure.createMany({ data: stale.map((key) => ({ key, at: ago(120) })) }));
+    const sessionUser = await f.user();
+    expect((await siteLogin(throttled.url, sessionUser.username, sessionUser.password)).error).toBeNull();
+    await ageSiteSessions(sessionUser.id);
+    const { jar: fresh } = await siteLogin(throttled.url, sessionUser.username, sessionUser.password);
+
+    const [id] = await enqueue({ kind: PRUNE_KIND, key: PRUNE_KEY });
+    const done = await until(() => getJob(id), (j) => j?.status === "succeeded" || j?.status === "failed", 30_000, 50);
+    expect(done).toMatchObject({ status: "succeeded" });
+    const deleted = (done!.result as { deleted: Record<string, number> }).deleted;
+    expect(Object.keys(deleted).sort()).toEqual(["job", "login_failure", "site_session"]);
+    expect(deleted.login_failure).toBeGreaterThanOrEqual(stale.length);
+    expect(deleted.site_session).toBeGreaterThanOrEqual(1);
+
+    const failures = await db().prisma.loginFailure.findMany({ where: { key: { in: stale } } });
+    expect(failures.map((r) => [r.key, r.at.getTime() > ago(60).getTime()])).toEqual([0, 1, 2].map(() => [`name:${u.username}`, true]));
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(429);
+
+    const sessions = await db().prisma.siteSession.findMany({ where: { userId: sessionUser.id } });
+    expect(sessions).toHaveLength(1);
+    expect((await t.get("/api/auth/user/", { headers: { Cookie: fresh.header() } })).json.pk).toBe(sessionUser.id);
+  });
 });
 
 describe("ENHYDRIS_AUTHENTICATION_REQUIRED (api.md §15.4)", () => {
@@ -467,6 +527,16 @@ describe("ENHYDRIS_AUTHENTICATION_REQUIRED (api.md §15.4)", () => {
     const u = await f.user();
     expect((await c.get("/api/stations/", { token: u.token })).status).toBe(200);
     expect((await c.get("/api/stations/999999/", { token: u.token })).status).toBe(404);
+  });
+
+  it("sends the holder of a site session past its lifetime to the login page", async () => {
+    const u = await f.user();
+    const { jar } = await siteLogin(closed.url, u.username, u.password);
+    expect((await c.get("/?q=Athens", { headers: { Cookie: jar.header() } })).status).toBe(200);
+    await ageSiteSessions(u.id);
+    const r = await c.get("/?q=Athens", { headers: { Cookie: jar.header() } });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/accounts/login/?next=%2F%3Fq%3DAthens");
   });
 
   it("keeps login, password reset and OPTIONS open", async () => {

@@ -148,7 +148,7 @@ describe(`a server restarted between an enqueue and the run (${DIALECT})`, () =>
     const restarted = await startServer({ databaseUrl: database.url, migrate: false });
     try {
       const done = await until(() => getJob(id), (j) => j?.status === "succeeded", 60_000, 50);
-      expect(done).toMatchObject({ status: "succeeded", attempts: 1, result: { deleted: 2 } });
+      expect(done).toMatchObject({ status: "succeeded", attempts: 1, result: { deleted: { job: 2 } } });
       // Run by the server's lead worker (or its one process).
       expect(restarted.processes().some((pid) => done!.leaseOwner!.includes(`:${pid}:`))).toBe(true);
       expect((await jobHistory("old-history")).map((j) => j.finishedAt!.getTime() > Date.now() - 2 * day)).toEqual([true]);

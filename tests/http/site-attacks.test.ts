@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { actionId } from "@/tests/support/site-forms";
-import { siteLogin } from "@/tests/support/site-session";
+import { ageSiteSessions, siteLogin } from "@/tests/support/site-session";
 
 /**
  * What an attacker tries on the site beyond the API's checks: links that lead off-site, and
@@ -132,7 +132,7 @@ describe("large site form posts without a login", () => {
     expect(r.body).not.toMatch(/at \S+ \(|node_modules/);
   });
 
-  it("are refused when their length is unstated (411), and a forged or ended session counts as none", async () => {
+  it("are refused when their length is unstated (411), and a forged, ended or expired session counts as none", async () => {
     const chunked = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked" }));
     expect(chunked.status).toBe(411);
     expect(chunked.body).toContain("must state its length");
@@ -150,6 +150,11 @@ describe("large site form posts without a login", () => {
     }));
     const ended = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(2 << 20), Cookie: loggedOut }));
     expect(ended.status).toBe(413);
+    // A session past its lifetime (14 days after its login) counts as none too.
+    const expiring = await sessionCookie();
+    await ageSiteSessions(user.id);
+    const expired = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(2 << 20), Cookie: expiring }));
+    expect(expired.status).toBe(413);
   });
 
   it("are read as before with a live session, and small anonymous posts still reach the form", async () => {

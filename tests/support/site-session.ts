@@ -1,3 +1,6 @@
+import { db } from "@/lib/db";
+import { SESSION_MAX_AGE } from "@/lib/auth/session";
+
 /** Signs in on the site as a browser would (next-auth credentials flow) and returns the cookies. */
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
@@ -39,4 +42,11 @@ export async function siteLogin(base: string, username: string, password: string
   jar.take(response);
   const { url } = (await response.json()) as { url: string };
   return { jar, error: new URL(url, base).searchParams.get("error") };
+}
+
+/** Moves the login of every site session `userId` has now to a minute past SESSION_MAX_AGE ago. */
+export async function ageSiteSessions(userId: number): Promise<void> {
+  const created = new Date(Date.now() - SESSION_MAX_AGE * 1000 - 60_000);
+  const { count } = await db().write((tx) => tx.siteSession.updateMany({ where: { userId }, data: { created } }));
+  if (count === 0) throw new Error(`user ${userId} has no site session to age`);
 }

@@ -5,9 +5,9 @@ import { redirect } from "next/navigation";
 import { encode } from "next-auth/jwt";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { attemptLogin } from "@/lib/auth/accounts";
-import { SESSION_MAX_AGE, sessionCookieName, THROTTLED_PREFIX } from "@/lib/auth/next-auth";
+import { sessionCookieName, THROTTLED_PREFIX } from "@/lib/auth/next-auth";
 import { secretKey } from "@/lib/auth/secret";
-import { createSiteSession } from "@/lib/auth/session";
+import { createSiteSession, SESSION_MAX_AGE } from "@/lib/auth/session";
 import { settings } from "@/lib/config";
 import { safeNextPath } from "@/lib/site/paths";
 
