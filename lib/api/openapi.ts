@@ -170,7 +170,7 @@ function operations(): Operation[] {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid parameters or fields", 401: "Not authenticated, or bad credentials (WWW-Authenticate: Token)", 403: "Not allowed",
   404: "Not found (or an invalid page)", 409: "Still referenced", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
-  503: "The database cannot be reached (Retry-After)",
+  503: "The database cannot be reached, or a write found no disk space left and was undone (Retry-After)",
 };
 
 /**
@@ -265,7 +265,7 @@ export function openApiDocument(origin: string): object {
       title: "Enhydris API",
       version: "1",
       description: "Stations, time series and their records. Paths end in /; lists are paginated; errors are JSON in Django REST framework's shape. "
-        + "Authenticate with `Authorization: Token <key>` from POST /api/auth/login/. A database that cannot be reached gives 503 with Retry-After. "
+        + "Authenticate with `Authorization: Token <key>` from POST /api/auth/login/. A database that cannot be reached, or a write that finds no disk space left (undone whole), gives 503 with Retry-After. "
         + "Browsers may call the API from the origins of ENHYDRIS_CORS_ALLOWED_ORIGINS (no credentials).",
     },
     servers: [{ url: origin }],

@@ -25,6 +25,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+const STORAGE_FULL_CODES = new Set(["SQLITE_FULL", "53100", "ENOSPC", "EDQUOT"]);
+const STORAGE_FULL_MESSAGE = /database or disk is full|No space left on device|Disk quota exceeded/i;
+
+/**
+ * True when a write failed for want of disk space: SQLite's SQLITE_FULL, PostgreSQL's disk_full
+ * (53100), or the file system's ENOSPC/EDQUOT for media files (→ 503; the write was undone).
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (const { code, originalCode, message } of chain(error)) {
+    if ((typeof code === "string" && STORAGE_FULL_CODES.has(code)) || (typeof originalCode === "string" && STORAGE_FULL_CODES.has(originalCode))) return true;
+    if (typeof message === "string" && STORAGE_FULL_MESSAGE.test(message)) return true;
+  }
+  return false;
+}
+
 /** True when PostgreSQL answered with one of these SQLSTATEs (pg's `code`, or a Prisma adapter's `originalCode`). */
 export function hasSqlState(error: unknown, states: ReadonlySet<string>): boolean {
   for (const { code, originalCode } of chain(error)) {

@@ -13,7 +13,7 @@ import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/s
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated/postgres/client";
 
 export { Prisma };
-export { isDatabaseUnavailable } from "@/lib/db/errors";
+export { isDatabaseUnavailable, isStorageFull } from "@/lib/db/errors";
 export { fromPrimary, type ReadConnections } from "@/lib/db/replicas";
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type PrismaClient = SqlitePrismaClient;
@@ -166,7 +166,9 @@ function createSqliteDb(path: string): Db {
     writer.$queryRawUnsafe(`PRAGMA busy_timeout = ${WRITE_ATTEMPT_BUSY_MS}`),
   ]);
   const native = openSqlite(path);
-  const checkpoints = deferredCheckpoints(native, (error) => logger().error(`SQLite checkpoint failed: ${error instanceof Error ? error.message : String(error)}`));
+  const checkpoints = deferredCheckpoints(native,
+    (error) => logger().error(`SQLite checkpoint failed: ${error instanceof Error ? error.message : String(error)} (not logged again until a checkpoint succeeds)`),
+    (failures) => logger().warn(`SQLite checkpoint succeeded after ${failures} failed ${failures === 1 ? "try" : "tries"}`));
   const statements = new Map<string, { stmt: ReturnType<SqliteDatabase["prepare"]>; conversions: Conversions }>();
   const arrayStatements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
   /** A native write (fn begins and ends its own transaction, synchronously): a busy lock is waited for asynchronously. */

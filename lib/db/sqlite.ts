@@ -24,9 +24,11 @@ const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024;
  * the COMMIT that takes the WAL past 1,000 pages, so the request that wrote waits for it (about a
  * quarter of a second after the 35 MB of an upload of a million records). With it off, afterWrite()
  * checks the WAL's size once the current callbacks are done (the response sent) and then runs the
- * same PASSIVE checkpoint. Other connections keep their automatic checkpoints.
+ * same PASSIVE checkpoint. Other connections keep their automatic checkpoints. A checkpoint that
+ * keeps failing (a full disk: every write tries again) is reported once, and again when one succeeds.
  */
-export function deferredCheckpoints(conn: SqliteDatabase, onError: (error: unknown) => void): { afterWrite(): void } {
+export function deferredCheckpoints(conn: SqliteDatabase, onError: (error: unknown) => void,
+  onRecovered: (failures: number) => void = () => {}): { afterWrite(): void } {
   conn.pragma("wal_autocheckpoint = 0");
   // A WAL file keeps its size after a checkpoint: without a limit, one that once passed 4 MB would
   // make every later write checkpoint. With it, restarting the WAL truncates the file to 4 MB, so
@@ -34,6 +36,7 @@ export function deferredCheckpoints(conn: SqliteDatabase, onError: (error: unkno
   conn.pragma(`journal_size_limit = ${CHECKPOINT_WAL_BYTES}`);
   const wal = `${conn.name}-wal`;
   let scheduled = false;
+  let failures = 0;
   const run = () => {
     scheduled = false;
     try {
@@ -44,9 +47,12 @@ export function deferredCheckpoints(conn: SqliteDatabase, onError: (error: unkno
       } catch {
         return; // no WAL file
       }
-      if (size > CHECKPOINT_WAL_BYTES) conn.pragma("wal_checkpoint(PASSIVE)");
+      if (size <= CHECKPOINT_WAL_BYTES) return;
+      conn.pragma("wal_checkpoint(PASSIVE)");
+      if (failures > 0) onRecovered(failures);
+      failures = 0;
     } catch (error) {
-      onError(error);
+      if (failures++ === 0) onError(error);
     }
   };
   return {

@@ -34,6 +34,9 @@ export const unsupportedMediaType = (type: string) =>
 export const serverError = () => new ApiError(500, { detail: "A server error occurred." });
 export const serviceUnavailable = () =>
   new ApiError(503, { detail: "The service is temporarily unavailable." }, { "Retry-After": "5" });
+/** A write refused for want of disk space: undone whole, so a client may send it again as it was. */
+export const STORAGE_FULL_DETAIL = "The server has no room left to store data; nothing was stored. Try again later.";
+export const storageFull = () => new ApiError(503, { detail: STORAGE_FULL_DETAIL }, { "Retry-After": "60" });
 
 /**
  * The HTTP form of an error: an ApiError as it is, a domain error as api.md §1.6 and §15.3 give

@@ -1,8 +1,8 @@
 import { settings } from "@/lib/config";
-import { isDatabaseUnavailable } from "@/lib/db";
+import { isDatabaseUnavailable, isStorageFull } from "@/lib/db";
 import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticate";
 import { parseBody, type RequestInput } from "@/lib/http/body";
-import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable, unauthorized, type Challenge } from "@/lib/http/errors";
+import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable, storageFull, unauthorized, type Challenge } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
 import { logError } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
@@ -176,6 +176,11 @@ function challengeOf(route: Route | undefined): Challenge {
 export function errorResponse(error: unknown, where: string, challenge: Challenge = "Token"): Response {
   const known = httpError(error, challenge);
   if (known) return json(known.body, known.status, known.headers);
+  if (isStorageFull(error)) {
+    logError(`${where}: no disk space left`, error);
+    const e = storageFull();
+    return json(e.body, e.status, e.headers);
+  }
   if (isDatabaseUnavailable(error)) {
     logError(`${where}: database unavailable`, error);
     const e = serviceUnavailable();

@@ -63,8 +63,14 @@ export async function storeContent(file: NewContent): Promise<string> {
   await mkdir(mediaDirectory(), { recursive: true });
   const storedName = `${randomBytes(16).toString("hex")}${extension(file.name)}`;
   const temp = mediaPath(`${storedName.replace(/\..*$/, "")}-tmp`);
-  await writeFile(temp, await file.bytes());
-  await rename(temp, mediaPath(storedName));
+  try {
+    await writeFile(temp, await file.bytes());
+    await rename(temp, mediaPath(storedName));
+  } catch (error) {
+    // A disk that filled up mid-write leaves part of the file: give its space back.
+    await rm(temp, { force: true });
+    throw error;
+  }
   return storedName;
 }
 

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable, isStorageFull } from "@/lib/db/errors";
 import { logError } from "@/lib/log";
 import { Conflict, DomainError, NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/services/errors";
 
@@ -12,6 +13,10 @@ export const FORM_EXPIRED = "This form has expired (you have logged in again sin
 export const NOT_ALLOWED = "You do not have permission to perform this action.";
 
 export const GONE = "This no longer exists: someone may have deleted it since you opened the page.";
+
+/** A change refused for want of disk space, or with the database out of reach: undone, and the form keeps what was typed. */
+export const NO_ROOM = "The server has no room left to store data, so nothing was saved. Try again later; what you entered is still here.";
+export const UNREACHABLE = "The database cannot be reached at the moment, so nothing was saved. Try again in a moment; what you entered is still here.";
 
 export const NOT_QUEUED = "The run could not be queued: the server could not store it. Nothing has been queued; try again in a moment.";
 
@@ -35,5 +40,13 @@ export function formErrors(error: unknown): FieldErrors | null {
   if (error instanceof PermissionDenied) return { form: [error.anonymous ? SESSION_ENDED : error.detail ?? NOT_ALLOWED] };
   if (error instanceof NotFound) return { form: [GONE] };
   if (error instanceof Conflict) return { form: [error.explained] };
+  if (isStorageFull(error)) {
+    logError("a site form: no disk space left", error);
+    return { form: [NO_ROOM] };
+  }
+  if (isDatabaseUnavailable(error)) {
+    logError("a site form: database unavailable", error);
+    return { form: [UNREACHABLE] };
+  }
   return null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Conflict, NotFound, ValidationFailed } from "@/lib/services/errors";
-import { formErrors, NOT_QUEUED, queueing } from "@/lib/site/forms";
+import { formErrors, NO_ROOM, NOT_QUEUED, queueing, UNREACHABLE } from "@/lib/site/forms";
 
 /** What a page's "Run now" shows when the queueing fails (lib/site/forms.ts). */
 describe("queueing", () => {
@@ -24,5 +24,15 @@ describe("formErrors of a Conflict", () => {
   it("shows the pages' explanation where there is one, the API's detail otherwise", () => {
     expect(formErrors(new Conflict("In use.", "In use by 3 stations: A, B, C."))).toEqual({ form: ["In use by 3 stations: A, B, C."] });
     expect(formErrors(new Conflict("In use."))).toEqual({ form: ["In use."] });
+  });
+});
+
+describe("formErrors of a full disk or an unreachable database", () => {
+  it("says nothing was saved and keeps the form, instead of an error page", async () => {
+    const full = new Error("database or disk is full", { cause: Object.assign(new Error("SqliteError"), { code: "SQLITE_FULL" }) });
+    expect(formErrors(full)).toEqual({ form: [NO_ROOM] });
+    expect(formErrors(Object.assign(new Error("could not extend file"), { code: "53100" }))).toEqual({ form: [NO_ROOM] });
+    expect(formErrors(new Error("connect ECONNREFUSED 127.0.0.1:5432", { cause: { code: "ECONNREFUSED" } }))).toEqual({ form: [UNREACHABLE] });
+    expect(formErrors(new Error("something else"))).toBeNull();
   });
 });

@@ -91,4 +91,37 @@ describe("deferredCheckpoints (SQLite WAL checkpoints off the write's path)", ()
     await nextTurn();
     expect(statSync(conn.name).size).toBeGreaterThan(checkpointedSize + 6 * 1024 * 1024);
   });
+
+  it("reports a checkpoint that keeps failing (a full disk) once, and again when one succeeds", async () => {
+    const conn = database();
+    const checkpoint = conn.pragma.bind(conn);
+    let diskFull = true;
+    conn.pragma = ((source: string, options?: { simple?: boolean }) => {
+      if (diskFull && source.startsWith("wal_checkpoint")) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+      return checkpoint(source, options);
+    }) as SqliteDatabase["pragma"];
+    const errors: unknown[] = [];
+    const recoveries: number[] = [];
+    const checkpoints = deferredCheckpoints(conn, (error) => errors.push(error), (failures) => recoveries.push(failures));
+    write(conn, 0, 6 * 1024 * 1024);
+    for (let i = 0; i < 3; i++) {
+      checkpoints.afterWrite();
+      await nextTurn();
+      await nextTurn();
+    }
+    expect(errors.map((e) => (e as { code: string }).code)).toEqual(["SQLITE_FULL"]);
+    expect(recoveries).toEqual([]);
+    diskFull = false;
+    checkpoints.afterWrite();
+    await nextTurn();
+    await nextTurn();
+    expect(recoveries).toEqual([3]);
+    expect(statSync(conn.name).size).toBeGreaterThan(6 * 1024 * 1024);
+    diskFull = true;
+    write(conn, 100_000, 6 * 1024 * 1024);
+    checkpoints.afterWrite();
+    await nextTurn();
+    await nextTurn();
+    expect(errors).toHaveLength(2); // a new run of failures is reported again
+  });
 });
