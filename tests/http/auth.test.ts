@@ -282,6 +282,13 @@ describe("site sessions on the API (api.md §2, §2.1) and CSRF (legacy.md §1.2
     const stale = new CookieJar();
     stale.set("next-auth.session-token", jar.get("next-auth.session-token") ?? jar.get("__Secure-next-auth.session-token") ?? "");
     expect((await http.get("/api/auth/user/", { headers: { Cookie: stale.header() } })).status).toBe(401);
+    // next-auth's own session route (which reads the cookie under the name it set) neither names
+    // the user of the ended session nor renews its cookie.
+    const name = ["__Secure-next-auth.session-token", "next-auth.session-token"].find((n) => jar.get(n))!;
+    const session = await fetch(`${server.url}/accounts/auth/session`, { headers: { Cookie: `${name}=${jar.get(name)}` } });
+    expect(session.status).toBe(200);
+    expect(await session.json()).toEqual({});
+    expect(session.headers.getSetCookie()).toContain(`${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${name.startsWith("__Secure-") ? "; Secure" : ""}`);
   });
   it("ends a site session 14 days after its login, however often next-auth re-issued the cookie", async () => {
     const u = await f.user();
@@ -309,6 +316,10 @@ describe("site sessions on the API (api.md §2, §2.1) and CSRF (legacy.md §1.2
     expectTokenChallenge(ended.api, "Authentication credentials were not provided.");
     expect(ended.manage.status).toBe(307);
     expect(ended.manage.headers.get("location")).toBe("/accounts/login/?next=%2Fmanage%2F");
+    const session = await fetch(`${server.url}/accounts/auth/session`, { headers: { Cookie: old.header() } });
+    expect(await session.json()).toEqual({});
+    const renewed = await fetch(`${server.url}/accounts/auth/session`, { headers: { Cookie: fresh.header() } });
+    expect((await renewed.json()).user.name).toBe(u.username);
   });
 });
 
