@@ -33,15 +33,16 @@ const STORAGE_FULL_MESSAGE = /database or disk is full|No space left on device|D
  * (53100), or the file system's ENOSPC/EDQUOT for media files (→ 503; the write was undone).
  */
 export function isStorageFull(error: unknown): boolean {
-  for (const { code, originalCode, message } of chain(error)) {
-    if ((typeof code === "string" && STORAGE_FULL_CODES.has(code)) || (typeof originalCode === "string" && STORAGE_FULL_CODES.has(originalCode))) return true;
-    if (typeof message === "string" && STORAGE_FULL_MESSAGE.test(message)) return true;
-  }
+  if (hasErrorCode(error, STORAGE_FULL_CODES)) return true;
+  for (const { message } of chain(error)) if (typeof message === "string" && STORAGE_FULL_MESSAGE.test(message)) return true;
   return false;
 }
 
-/** True when PostgreSQL answered with one of these SQLSTATEs (pg's `code`, or a Prisma adapter's `originalCode`). */
-export function hasSqlState(error: unknown, states: ReadonlySet<string>): boolean {
+/**
+ * True when the error or one it wraps has one of these codes: PostgreSQL's SQLSTATEs (pg's `code`,
+ * or a Prisma adapter's `originalCode`), SQLite's result codes, Node's errno names.
+ */
+export function hasErrorCode(error: unknown, states: ReadonlySet<string>): boolean {
   for (const { code, originalCode } of chain(error)) {
     if ((typeof code === "string" && states.has(code)) || (typeof originalCode === "string" && states.has(originalCode))) return true;
   }

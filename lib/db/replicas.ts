@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
-import { hasSqlState, isDatabaseUnavailable } from "@/lib/db/errors";
+import { hasErrorCode, isDatabaseUnavailable } from "@/lib/db/errors";
 import { readAfterCookie } from "@/lib/db/read-after.mjs";
 import { logger, requestContext, type RequestContext } from "@/lib/observability/logger.mjs";
 import { metrics } from "@/lib/observability/metrics.mjs";
@@ -190,8 +190,8 @@ export class ReplicaSet<P> {
       return await run(replica);
     } catch (error) {
       // A write the caller took for a read: the primary's, and the client's own write.
-      if (hasSqlState(error, READ_ONLY_TRANSACTION)) return this.write(() => run(this.primary));
-      if (!isDatabaseUnavailable(error) && !hasSqlState(error, RETRY_ON_PRIMARY)) throw error;
+      if (hasErrorCode(error, READ_ONLY_TRANSACTION)) return this.write(() => run(this.primary));
+      if (!isDatabaseUnavailable(error) && !hasErrorCode(error, RETRY_ON_PRIMARY)) throw error;
       if (isDatabaseUnavailable(error)) this.setState(replica, "down", (error as Error).message);
       this.pinPrimary("replica_failed");
       m.dbQueries.inc({ target: "primary" });
