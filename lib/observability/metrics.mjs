@@ -19,7 +19,10 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * @property {(() => PoolUse | null) | null} databasePool
  * @property {(() => Promise<QueueStats | null>) | null} queue
  * @property {(() => ReplicaStatus[]) | null} replicas
+ * @property {(() => Promise<StorageUse>) | null} storage
  * @typedef {{ name: string, state: "starting" | "ok" | "lagging" | "down", lagSeconds: number | null }} ReplicaStatus
+ * @typedef {{ volume: "database" | "media", availableBytes: number, sizeBytes: number }} VolumeUse
+ * @typedef {{ volumes: VolumeUse[], databaseBytes: number | null }} StorageUse
  */
 
 const REPLICA_STATES = ["starting", "ok", "lagging", "down"];
@@ -31,7 +34,7 @@ function create() {
   if (cluster.isWorker) new client.AggregatorRegistry();
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   /** @type {MetricSources} */
-  const sources = { databasePool: null, queue: null, replicas: null };
+  const sources = { databasePool: null, queue: null, replicas: null, storage: null };
   /**
    * A gauge of the job queue's statistics (0 until start-up connects the queue). The queue lives in the
    * database: every worker reads the same numbers, so the cluster aggregate takes the largest.
@@ -44,6 +47,30 @@ function create() {
     async collect() {
       const stats = await Promise.resolve(sources.queue?.()).catch(() => null);
       this.set(stats ? pick(stats) : 0);
+    },
+  });
+  /** One reading of the storage per scrape for its three gauges (they are collected together). */
+  let storageReading = null;
+  const readStorage = () => {
+    if (!storageReading) {
+      storageReading = Promise.resolve(sources.storage?.()).catch(() => null);
+      setTimeout(() => { storageReading = null; }, 1000).unref();
+    }
+    return storageReading;
+  };
+  /**
+   * A gauge of each storage volume (database, media).
+   * @param {string} name
+   * @param {string} help
+   * @param {"min" | "max"} aggregator
+   * @param {(use: VolumeUse) => number} pick
+   */
+  const volumeGauge = (name, help, aggregator, pick) => new client.Gauge({
+    name, help, aggregator, labelNames: ["volume"],
+    async collect() {
+      const use = await readStorage();
+      this.reset();
+      for (const v of use?.volumes ?? []) this.set({ volume: v.volume }, pick(v));
     },
   });
 
@@ -121,6 +148,20 @@ function create() {
     }),
     jobQueueDepth: queueGauge("enhydris_job_queue_depth", "Jobs queued (waiting to run, retries included)", (s) => s.queued),
     jobQueueLag: queueGauge("enhydris_job_queue_lag_seconds", "Age of the oldest queued job (retries waiting for their backoff included)", (s) => s.oldest_queued_age_seconds ?? 0),
+    storageAvailable: volumeGauge("enhydris_storage_available_bytes",
+      "Bytes free for the service on the file system of each volume: database (SQLite's file) and media (ENHYDRIS_MEDIA_DIR)", "min", (v) => v.availableBytes),
+    storageSize: volumeGauge("enhydris_storage_size_bytes",
+      "Size of the file system of each volume: database (SQLite's file) and media (ENHYDRIS_MEDIA_DIR)", "max", (v) => v.sizeBytes),
+    databaseSize: new client.Gauge({
+      name: "enhydris_database_size_bytes",
+      help: "The database's size on disk: SQLite's file and write-ahead log, or PostgreSQL's pg_database_size",
+      aggregator: "max",
+      async collect() {
+        const use = await readStorage();
+        this.reset();
+        if (use?.databaseBytes != null) this.set(use.databaseBytes);
+      },
+    }),
     jobFailures: queueGauge("enhydris_job_failures_24h", "Jobs that failed for good over the last 24 hours", (s) => s.failed),
   };
 }

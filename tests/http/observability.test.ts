@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statfsSync } from "node:fs";
+import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { PRUNE_KEY } from "@/lib/jobs/maintenance";
@@ -170,6 +171,34 @@ describe("{site}/metrics", () => {
     expect(r.status).toBe(200);
     expect(sample(r.text, "enhydris_http_requests_total", { method: "GET", route: "/metrics", status: "200" })).toBeGreaterThanOrEqual(1);
     expect((await suite.http.post("/metrics")).status).toBe(405);
+  });
+
+  it("report the storage: each volume's file system, and the database's size, which grows with an upload", async () => {
+    const volumes = DIALECT === "sqlite" ? ["database", "media"] : ["media"];
+    const u = await f.user({ superuser: true });
+    const sid = await f.station();
+    const tid = await f.series(await f.group(sid));
+    await new Promise((done) => setTimeout(done, 1100)); // past the one-second reading shared by a scrape's gauges
+    const before = (await suite.http.get("/metrics")).text;
+    const paths = { media: suite.server.mediaDir, database: suite.server.databaseUrl.replace(/^file:/, "") };
+    for (const volume of volumes) {
+      // The media directory is made on first use: its nearest existing parent tells.
+      let dir = paths[volume as keyof typeof paths];
+      while (!existsSync(dir)) dir = dirname(dir);
+      const fs = statfsSync(dir);
+      expect(sample(before, "enhydris_storage_size_bytes", { volume }), volume).toBe(fs.blocks * fs.bsize);
+      const available = sample(before, "enhydris_storage_available_bytes", { volume }) ?? -1;
+      expect(available, volume).toBeGreaterThan(0);
+      expect(Math.abs(available - fs.bavail * fs.bsize), volume).toBeLessThan(256 * 1024 * 1024);
+    }
+    if (DIALECT === "postgres") expect(before).not.toContain('volume="database"');
+    const records = Array.from({ length: 20_000 }, (_, i) => `${new Date(Date.UTC(2010, 0, 1) + i * 600_000).toISOString().slice(0, 16).replace("T", " ")},${i},`).join("\n");
+    expect((await suite.http.post(`/api/stations/${sid}/timeseries/${tid}/data/`, { token: u.token, form: { timeseries_records: records } })).status).toBe(204);
+    await new Promise((done) => setTimeout(done, 1100));
+    const after = (await suite.http.get("/metrics")).text;
+    const size = (text: string) => sample(text, "enhydris_database_size_bytes") ?? -1;
+    expect(size(before)).toBeGreaterThan(0);
+    expect(size(after)).toBeGreaterThan(size(before));
   });
 
   it("requires the bearer token when ENHYDRIS_METRICS_TOKEN is set", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORAGE_FULL_DETAIL } from "@/lib/http/errors";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { sample } from "@/tests/support/metrics";
 import { expectEverySeriesWhole } from "@/tests/support/series-whole";
 import { DIALECT, freePort, ROOT, startServer, type TestServer } from "@/tests/support/server";
 
@@ -147,6 +148,15 @@ describe.runIf(canMount())(`a disk that fills up (${DIALECT})`, () => {
     expect((await http().get("/api/health/")).status).toBe(200);
   });
 
+  it("shows the full volumes in /metrics", async () => {
+    const metrics = (await http().get("/metrics")).text;
+    const volumes = DIALECT === "sqlite" ? ["database", "media"] : ["media"];
+    for (const volume of volumes) {
+      expect(sample(metrics, "enhydris_storage_size_bytes", { volume }), volume).toBe(64 * 1024 * 1024);
+      expect(sample(metrics, "enhydris_storage_available_bytes", { volume }), volume).toBeLessThan(64 * 1024);
+    }
+  });
+
   it("stores the same upload and file once there is room again, and logged why it refused them", async () => {
     freeSpace();
     freeSpace = () => {};
@@ -159,6 +169,8 @@ describe.runIf(canMount())(`a disk that fills up (${DIALECT})`, () => {
     const file = await fetch(`${server.url}/api/stations/${sid}/files/`, { method: "POST", headers: { Authorization: `Token ${token}` }, body: form });
     expect(file.status).toBe(201);
     expect(readdirSync(media())).toHaveLength(1);
+    await new Promise((done) => setTimeout(done, 1100)); // past the reading the last scrape made
+    expect(sample((await http().get("/metrics")).text, "enhydris_storage_available_bytes", { volume: "media" })).toBeGreaterThan(16 * 1024 * 1024);
     await expectEverySeriesWhole();
     expect(server.output()).toContain("no disk space left");
     expect(server.output()).not.toContain("unexpected error");
