@@ -77,6 +77,8 @@ export function answerBodyFaultsAsClientErrors(res, context) {
     const { status: answer, message } = context.bodyFault;
     writeHead.call(res, answer, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Content-Length": Buffer.byteLength(message) });
     end.call(res, message);
+    // Next sets its 500 again after this; the request's log line and metrics must count what was sent.
+    Object.defineProperty(res, "statusCode", { configurable: true, enumerable: true, get: () => answer, set: () => {} });
     return true;
   };
   res.writeHead = function (status, ...rest) {

@@ -4,6 +4,7 @@ import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { actionId } from "@/tests/support/site-forms";
 import { ageSiteSessions, siteLogin } from "@/tests/support/site-session";
+import { until } from "@/tests/support/wait";
 
 /**
  * What an attacker tries on the site beyond the API's checks: links that lead off-site, and
@@ -186,6 +187,10 @@ describe("site posts whose body cannot be decoded", () => {
         const label = `${path} ${JSON.stringify(headers)} ${body} ${cookie ? "logged in" : "anonymous"}`;
         expect(r.status, label).toBe(400);
         expect(await r.text(), label).toBe("Bad request: the form's data could not be read.\n");
+        // The request's log line (and its metrics) say what was sent, not the 500 Next meant.
+        const id = r.headers.get("x-request-id");
+        const line = await until(async () => server.output().split("\n").find((l) => l.includes(`"req_id":"${id}","method":"POST"`)), Boolean);
+        expect(JSON.parse(line!), label).toMatchObject({ level: "info", status: 400 });
       }
     }
     // A well-formed call still works.

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import pg from "pg";
+import { expect } from "vitest";
 import { reloadSettings } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
@@ -124,6 +125,13 @@ export async function startServer(options: { env?: Record<string, string>; datab
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
+  // TEST_SERVER_LOG_DIR keeps every test server's log, to look through a whole run for errors no test expected.
+  if (process.env.TEST_SERVER_LOG_DIR) {
+    const log = createWriteStream(join(process.env.TEST_SERVER_LOG_DIR, `${basename(dir)}.log`));
+    log.write(`${JSON.stringify({ test: expect.getState().testPath ?? null })}\n`);
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitUntilUp(url, child, () => output);
