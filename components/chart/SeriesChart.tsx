@@ -6,6 +6,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
+import { drawnRows } from "@/components/chart/gaps";
 import StaticChart from "@/components/chart/StaticChart";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { chartApiUrl } from "@/lib/site/paths";
@@ -23,6 +24,8 @@ export interface ChartSeries {
   canRead: boolean;
   first: number | null;
   last: number | null;
+  /** The time step in seconds (gaps.ts stepSeconds); null when irregular. */
+  step: number | null;
 }
 
 export interface SeriesChartProps {
@@ -51,6 +54,10 @@ interface Row {
   range: [number, number] | null;
   /** The values as the endpoint wrote them (with the group's precision). */
   text: { mean: string | null; min: string | null; max: string | null };
+  /** What is drawn (gaps.ts): the line and band across empty intervals that are not gaps in the data. */
+  line: number | null;
+  band: [number, number] | null;
+  alone: boolean;
 }
 
 type Load =
@@ -66,12 +73,21 @@ const subscribeNothing = () => () => {};
 
 const toNumber = (v: string | null) => (v === null ? null : Number(v));
 
-function toRows(points: Point[]): Row[] {
-  return points.map((p) => {
+function toRows(points: Point[], step: number | null): Row[] {
+  const rows = points.map((p) => {
     const min = toNumber(p.min);
     const max = toNumber(p.max);
-    return { t: p.timestamp, mean: toNumber(p.mean), range: min !== null && max !== null ? [min, max] : null, text: { mean: p.mean, min: p.min, max: p.max } };
+    return { t: p.timestamp, mean: toNumber(p.mean), range: min !== null && max !== null ? [min, max] as [number, number] : null, text: { mean: p.mean, min: p.min, max: p.max } };
   });
+  const drawn = drawnRows(rows, step);
+  return rows.map((r, i) => ({ ...r, ...drawn[i] }));
+}
+
+/** recharts' dot for the mean line: only for a point that stands alone (nothing drawn either side). */
+function AloneDot(props: { cx?: number; cy?: number; index?: number; payload?: Row }) {
+  const { cx, cy, payload, index } = props;
+  if (!payload?.alone || cx === undefined || cy === undefined) return <g key={`dot${index}`} />;
+  return <circle key={`dot${index}`} cx={cx} cy={cy} r={2.5} fill="#0b4f85" />;
 }
 
 export default function SeriesChart({ stationId, groupId, series, defaultSeriesId, initialChart, offsetMinutes, unit, variable, loginHref }: SeriesChartProps) {
@@ -86,8 +102,9 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
 
   // The answer of the last chart request, with the request it answers: while the current
   // request has no answer yet, the chart is loading.
+  const step = current?.step ?? null;
   const [answer, setAnswer] = useState<{ url: string; load: Load }>(() =>
-    initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points) } } : { url: "", load: { state: "idle" } });
+    initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points, step) } } : { url: "", load: { state: "idle" } });
   // The server's chart stands for the first request only; every later range is fetched anew.
   const served = useRef(initialChart?.url ?? null);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
@@ -131,14 +148,14 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
           }
           return setLoad({ state: "error", message: `The chart could not be loaded${detail ? `: ${detail}` : ` (HTTP ${response.status})`}` });
         }
-        const rows = toRows((await response.json()) as Point[]);
+        const rows = toRows((await response.json()) as Point[], step);
         setLoad({ state: "ready", rows });
       })
       .catch((e: Error) => {
         if (e.name !== "AbortError") setLoad({ state: "error", message: "The chart could not be loaded. Check the connection and try again." });
       });
     return () => controller.abort();
-  }, [chartUrl]);
+  }, [chartUrl, step]);
 
   const shownStart = start ?? current?.first ?? null;
   const shownEnd = end ?? current?.last ?? null;
@@ -290,8 +307,8 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
                 label={{ value: unit ? `${variable} (${unit})` : variable, angle: -90, position: "insideLeft", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }}
               />
               <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} />} />
-              <Area type="linear" dataKey="range" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
-              <Line type="linear" dataKey="mean" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={false} isAnimationActive={false} connectNulls={false} />
+              <Area type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
+              <Line type="linear" dataKey="line" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
               {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
             </ComposedChart>
           </ResponsiveContainer>

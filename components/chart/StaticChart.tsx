@@ -10,6 +10,10 @@ export interface StaticChartRow {
   t: number;
   mean: number | null;
   range: [number, number] | null;
+  /** What is drawn (gaps.ts drawnRows). */
+  line: number | null;
+  band: [number, number] | null;
+  alone: boolean;
 }
 
 interface StaticChartProps {
@@ -53,20 +57,20 @@ function linePath(points: ([number, number] | null)[]): string {
   return d;
 }
 
-/** The band between min and max, one closed shape per run of rows that have both. */
+/** The band between min and max, one closed shape per run of rows that have one to draw. */
 function bandPath(rows: StaticChartRow[], x: (t: number) => number, y: (v: number) => number): string {
   let d = "";
   let run: StaticChartRow[] = [];
   const close = () => {
     if (run.length) {
-      const top = run.map((r) => `${x(r.t).toFixed(1)} ${y(r.range![1]).toFixed(1)}`);
-      const bottom = run.slice().reverse().map((r) => `${x(r.t).toFixed(1)} ${y(r.range![0]).toFixed(1)}`);
+      const top = run.map((r) => `${x(r.t).toFixed(1)} ${y(r.band![1]).toFixed(1)}`);
+      const bottom = run.slice().reverse().map((r) => `${x(r.t).toFixed(1)} ${y(r.band![0]).toFixed(1)}`);
       d += `M${top.join("L")}L${bottom.join("L")}Z`;
     }
     run = [];
   };
   for (const r of rows) {
-    if (r.range) run.push(r);
+    if (r.band) run.push(r);
     else close();
   }
   close();
@@ -98,7 +102,7 @@ export default function StaticChart({ rows, start, end, axis, offsetMinutes, zon
   const x = (t: number) => MARGIN.left + ((t - start) / span) * plotW;
   const y = (v: number) => MARGIN.top + (1 - (v - lo) / (hi - lo)) * plotH;
   const inside = rows.filter((r) => r.t >= start && r.t <= end);
-  const mean = linePath(inside.map((r) => (r.mean === null ? null : [x(r.t), y(r.mean)])));
+  const mean = linePath(inside.map((r) => (r.line === null ? null : [x(r.t), y(r.line)])));
   const band = bandPath(inside, x, y);
   const bottom = MARGIN.top + plotH;
   return (
@@ -109,6 +113,11 @@ export default function StaticChart({ rows, start, end, axis, offsetMinutes, zon
       </g>
       <path d={band} fill="#7fb7dd" fillOpacity={0.45} stroke="none" />
       <path d={mean} fill="none" stroke="#0b4f85" strokeWidth={1.8} />
+      {inside.some((r) => r.alone) && (
+        <g fill="#0b4f85">
+          {inside.filter((r) => r.alone).map((r) => <circle key={`p${r.t}`} cx={x(r.t).toFixed(1)} cy={y(r.mean!).toFixed(1)} r={2.5} />)}
+        </g>
+      )}
       <g fill="#3d4b57" fontSize={12}>
         <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={bottom} y2={bottom} stroke="#666" />
         <line x1={MARGIN.left} x2={MARGIN.left} y1={MARGIN.top} y2={bottom} stroke="#666" />

@@ -96,6 +96,22 @@ test("open a chart and zoom by dragging: the chart is fetched again for the new 
   await expect(range(page)).toContainText("2025-01-01 00:00 – 2025-12-31 23:50");
 });
 
+/** The pieces of a path ("M…L…M…": one per M) and its vertices. */
+const pieces = (d: string) => ({ segments: d.split("M").filter((v) => v.trim()).length, vertices: d.split(/[ML]/).filter((v) => v.trim()).length });
+const ONE_DAY = "?series=1&start=2025-06-06T00:00:00%2B02:00&end=2025-06-07T00:00:00%2B02:00";
+
+test("a day of 10-minute records, fewer than the chart's intervals, is drawn as one line", async ({ page }) => {
+  // 144 records in 200 intervals: every third or so is empty, yet no record is missing.
+  await openKombotiTemperature(page);
+  await page.goto(`${new URL(page.url()).pathname}${ONE_DAY}`);
+  await hydrated(page);
+  await expect(drawn(page)).toBeVisible();
+  const line = pieces((await drawn(page).first().getAttribute("d")) ?? "");
+  expect(line.segments).toBe(1);
+  expect(line.vertices).toBeGreaterThan(190);
+  await expect(page.locator(".recharts-line-dots circle")).toHaveCount(0);
+});
+
 test("choose another time series of the group", async ({ page }) => {
   await openKombotiTemperature(page);
   const firstId = new URL(page.url()).searchParams.get("series") ?? (await page.getByLabel("Time series", { exact: true }).first().inputValue());
@@ -180,6 +196,12 @@ test.describe("without JavaScript", () => {
     await expect(page.locator('link[rel="stylesheet"]')).toHaveCount(0);
     await expect(page.locator(".site-header")).toHaveCSS("background-color", "rgb(11, 57, 84)");
     await expect(page.locator(".card").first()).toHaveCSS("background-color", "rgb(255, 255, 255)");
+
+    // A day of it: one line across the empty intervals, as with JavaScript.
+    await page.goto(`${new URL(page.url()).pathname}${ONE_DAY}`);
+    const day = pieces((await chart.locator("path[stroke='#0b4f85']").getAttribute("d")) ?? "");
+    expect(day.segments).toBe(1);
+    expect(day.vertices).toBeGreaterThan(190);
   });
 });
 

@@ -4,6 +4,8 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
+import { stepSeconds } from "@/components/chart/gaps";
+import { timeStepToMinutesMonths } from "@/lib/formats/time-step";
 import { currentUser } from "@/lib/site/current-user";
 import { registerPageCache } from "@/lib/site/page-cache";
 import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
@@ -93,7 +95,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
             key={here}
             stationId={station.id}
             groupId={group.id}
-            series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last }))}
+            series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last, step: stepSeconds(timeStepToMinutesMonths(s.timeStep)) }))}
             defaultSeriesId={selected?.id ?? null}
             initialChart={chart}
             offsetMinutes={offset}
