@@ -1,4 +1,4 @@
-import { formatTick, type TickFormat } from "@/components/chart/ticks";
+import { formatTick, valueTicks, type TickFormat } from "@/components/chart/ticks";
 
 /**
  * The group page's chart as plain SVG (issue 17, item 3): drawn in the server's HTML, so that it
@@ -30,17 +30,6 @@ interface StaticChartProps {
 const WIDTH = 800;
 const HEIGHT = 360;
 const MARGIN = { top: 12, right: 16, bottom: 48, left: 72 };
-
-/** About five round values covering [lo, hi]. */
-function valueTicks(lo: number, hi: number): number[] {
-  if (!(hi > lo)) return [lo];
-  const raw = (hi - lo) / 5;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
-  const ticks: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
-  return ticks;
-}
 
 /** Path commands of a polyline broken at missing values. */
 function linePath(points: ([number, number] | null)[]): string {

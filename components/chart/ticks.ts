@@ -56,3 +56,25 @@ export function formatTick(t: number, offsetMinutes: number, format: TickFormat)
       return d.getUTCHours() === 0 && d.getUTCMinutes() === 0 ? date.slice(5) : `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
   }
 }
+
+/** About five round values (1, 2, 2.5 or 5 × a power of ten apart) covering [lo, hi]. */
+export function valueTicks(lo: number, hi: number): number[] {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
+  const ticks: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
+  return ticks;
+}
+
+/** valueTicks of [lo, hi], widened by a step at either end that they do not reach: the axis then begins and ends on a tick. */
+export function roundedAxis(lo: number, hi: number): number[] {
+  const ticks = valueTicks(lo, hi);
+  if (ticks.length < 2) return ticks;
+  const step = ticks[1] - ticks[0];
+  const round = (v: number) => Number(v.toPrecision(12));
+  if (ticks[0] > lo) ticks.unshift(round(ticks[0] - step));
+  if (ticks[ticks.length - 1] < hi) ticks.push(round(ticks[ticks.length - 1] + step));
+  return ticks;
+}

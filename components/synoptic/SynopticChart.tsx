@@ -2,7 +2,7 @@
 
 import "./synoptic.css";
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { formatTick, roundedAxis, timeTicks } from "@/components/chart/ticks";
 import { useHydrated } from "@/components/site/useHydrated";
 import { CHART_SPAN_SECONDS, chartDomain } from "@/lib/synoptic/chart";
 import { formatDateTime } from "@/lib/site/time";
@@ -33,7 +33,8 @@ export default function SynopticChart({ points, end, offsetMinutes, precision, u
   const live = useHydrated();
   const start = end - CHART_SPAN_SECONDS;
   const { ticks, format } = timeTicks(start, end, offsetMinutes, 6);
-  const [min, max] = chartDomain(points.map((p) => p[1]), [lowLimit, highLimit], defaultMin, defaultMax);
+  const yTicks = roundedAxis(...chartDomain(points.map((p) => p[1]), [lowLimit, highLimit], defaultMin, defaultMax));
+  const [min, max] = [yTicks[0], yTicks[yTicks.length - 1]];
   const rows = points.map(([t, v]) => ({ t, v }));
   const text = (v: number) => (precision > 0 ? v.toFixed(precision) : String(Math.round(v)));
   return (
@@ -44,7 +45,7 @@ export default function SynopticChart({ points, end, offsetMinutes, precision, u
             <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 4, left: 0 }}>
               <CartesianGrid stroke="#e6ebef" />
               <XAxis dataKey="t" type="number" domain={[start, end]} ticks={ticks} tickFormatter={(t: number) => formatTick(t, offsetMinutes, format)} fontSize={12} />
-              <YAxis domain={[min, max]} tickFormatter={(v: number) => text(v)} width={52} fontSize={12} allowDataOverflow />
+              <YAxis domain={[min, max]} ticks={yTicks} tickFormatter={(v: number) => String(v)} width={52} fontSize={12} allowDataOverflow />
               <Tooltip
                 labelFormatter={(t) => formatDateTime(Number(t), offsetMinutes)}
                 formatter={(v) => [`${text(Number(v))}${unit ? ` ${unit}` : ""}`, title]}

@@ -4,8 +4,8 @@
 export const CHART_SPAN_SECONDS = 86_340;
 
 /**
- * The y range of a chart: the values and the limits, padded by 5%, and widened to the default
- * chart range when given (as the reference does: the default is a minimum extent, not a clamp).
+ * The y range of a chart: the values and the limits, padded by 5% (not below zero when none is
+ * negative), and widened to the default chart range when given (as the reference does: the default is a minimum extent, not a clamp).
  */
 export function chartDomain(values: readonly (number | null)[], limits: readonly (number | null)[], defaultMin: number | null, defaultMax: number | null): [number, number] {
   const shown = [...values, ...limits].filter((v): v is number => v !== null && Number.isFinite(v));
@@ -16,7 +16,8 @@ export function chartDomain(values: readonly (number | null)[], limits: readonly
   let lo = Math.min(...shown);
   let hi = Math.max(...shown);
   const pad = hi > lo ? (hi - lo) * 0.05 : Math.max(Math.abs(lo) * 0.05, 0.5);
-  lo -= pad;
+  // The padding does not take values that are never negative (rainfall, say) below zero.
+  lo = lo >= 0 ? Math.max(0, lo - pad) : lo - pad;
   hi += pad;
   if (defaultMin !== null) lo = Math.min(lo, defaultMin);
   if (defaultMax !== null) hi = Math.max(hi, defaultMax);
