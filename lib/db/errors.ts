@@ -16,8 +16,18 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|database system is (shutting down|starting up)|Client has encountered a connection error|DatabaseNotReachable|database is locked/i;
 
+/**
+ * True when the client went away while its request's body was being read: Node's "aborted"
+ * (ECONNRESET, as a lost database connection has too, which must not be mistaken for one).
+ */
+export function isRequestAborted(error: unknown): boolean {
+  for (const { code, message } of chain(error)) if (code === "ECONNRESET" && message === "aborted") return true;
+  return false;
+}
+
 /** True when an error means the database cannot be reached (→ 503). */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isRequestAborted(error)) return false;
   for (const { code, message } of chain(error)) {
     if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
     if (typeof message === "string" && UNAVAILABLE_MESSAGE.test(message)) return true;

@@ -13,7 +13,7 @@ import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/s
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated/postgres/client";
 
 export { Prisma };
-export { isDatabaseUnavailable, isStorageFull } from "@/lib/db/errors";
+export { isDatabaseUnavailable, isRequestAborted, isStorageFull } from "@/lib/db/errors";
 export { fromPrimary, type ReadConnections } from "@/lib/db/replicas";
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type PrismaClient = SqlitePrismaClient;

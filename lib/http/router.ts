@@ -1,10 +1,10 @@
 import { settings } from "@/lib/config";
-import { isDatabaseUnavailable, isStorageFull } from "@/lib/db";
+import { isDatabaseUnavailable, isRequestAborted, isStorageFull } from "@/lib/db";
 import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticate";
 import { parseBody, type RequestInput } from "@/lib/http/body";
 import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable, storageFull, unauthorized, type Challenge } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
-import { logError } from "@/lib/log";
+import { logError, logger } from "@/lib/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
 import { requestContext } from "@/lib/observability/logger.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, tileOrigin } from "@/lib/http/security-headers.mjs";
@@ -180,6 +180,12 @@ export function errorResponse(error: unknown, where: string, challenge: Challeng
     logError(`${where}: no disk space left`, error);
     const e = storageFull();
     return json(e.body, e.status, e.headers);
+  }
+  if (isRequestAborted(error)) {
+    // The connection closed (the client went away, or the body idle timeout answered 408): nobody
+    // reads this answer, and it is not the database's fault.
+    logger().info(`${where}: the request's body did not arrive whole (its connection closed)`);
+    return json({ detail: "The request's body did not arrive whole." }, 400);
   }
   if (isDatabaseUnavailable(error)) {
     logError(`${where}: database unavailable`, error);

@@ -411,6 +411,23 @@ describe("a request body that stops arriving (ENHYDRIS_BODY_IDLE_TIMEOUT)", () =
     expect(r.ms).toBeGreaterThanOrEqual(1_000);
     // The worker writes its log line through the primary's pipe, possibly after the answer arrived.
     expect(await until(async () => server.output(), (out) => out.includes("a request's body stopped arriving"))).toContain("a request's body stopped arriving");
+    // The handler that was reading the body learns that it ended: not a database failure.
+    expect(await until(async () => server.output(), (out) => out.includes("POST /api/auth/login/: the request's body did not arrive whole"))).not.toContain("database unavailable");
+  });
+
+  it("logs a client that goes away in the middle of its body as that, not as a database failure", async () => {
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1", () => {
+        socket.write("POST /api/auth/login/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\nusername=b");
+        setTimeout(() => socket.destroy(), 200);
+      });
+      socket.on("close", () => resolve());
+      socket.on("error", reject);
+    });
+    const lines = () => server.output().split("\n").filter((l) => l.includes("the request's body did not arrive whole"));
+    await until(async () => lines().length, (n) => n >= 2);
+    expect(server.output()).not.toContain("database unavailable");
+    expect(server.output()).not.toContain("unexpected error");
   });
 
   it("answers 408 as text on the site (a form read by Next)", async () => {
