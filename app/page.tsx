@@ -3,6 +3,7 @@ import Link from "next/link";
 import StationsMap from "@/components/map/StationsMap";
 import SearchHelp from "@/components/site/SearchHelp";
 import { settings } from "@/lib/config";
+import { unknownTypeTerms } from "@/lib/search/types";
 import { searchParamsOf, siteSearch } from "@/lib/site/station-search";
 
 const PAGE_SIZE = 50;
@@ -39,6 +40,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
   };
   const withoutBbox = searchParamsOf(q, "");
   const searching = q !== "" || bbox !== "";
+  const unknown = unknownTypeTerms(q);
 
   return (
     <div className={result.ok ? "home" : "home no-map"}>
@@ -68,6 +70,12 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
               {bbox && <> <Link href={withoutBbox.size ? `/?${withoutBbox}` : "/"}>Search everywhere</Link>.</>}
               {searching && !bbox && <> <Link href="/">Show all stations</Link>.</>}
             </p>
+            )}
+            {unknown.length > 0 && (
+              <p className="search-note" role="note">
+                Ignored: {unknown.map((term, i) => <span key={term}>{i > 0 && ", "}<q className="query">{term}</q></span>)}
+                {unknown.length === 1 ? " has" : " have"} no known search type before the colon (see “How to search”).
+              </p>
             )}
           </>
         )}
