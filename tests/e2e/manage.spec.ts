@@ -112,6 +112,11 @@ for (const size of SIZES) {
       await hydrated(page);
       const seriesForm = page.getByRole("form", { name: "New time series" });
       await expect(seriesForm.getByLabel("Type")).toHaveValue("Initial");
+      // A step typed in words is not cut by the browser ("10 minu"): the server refuses it, and what was typed stays.
+      await seriesForm.getByLabel("Time step").pressSequentially("10 minutes");
+      await seriesForm.getByRole("button", { name: "Add time series" }).click();
+      await expect(seriesForm.locator(".field-errors")).toHaveText("Ensure this field has no more than 7 characters.");
+      await expect(seriesForm.getByLabel("Time step")).toHaveValue("10 minutes");
       await seriesForm.getByLabel("Time step").fill("10min");
       await seriesForm.getByRole("button", { name: "Add time series" }).click();
       await expect(status(page)).toHaveText("The time series has been created.");
