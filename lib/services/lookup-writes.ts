@@ -7,6 +7,7 @@ import { valuesOf, type Given } from "@/lib/services/given";
 import type { LookupName } from "@/lib/services/lookups";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
 import { writeExactFloats } from "@/lib/services/sql";
+import { countText } from "@/lib/site/numbers";
 
 /**
  * Lookup writes for superusers (api.md §11): how each lookup is created, changed and deleted.
@@ -238,7 +239,7 @@ async function referrers(tx: Tx, name: LookupName, id: number): Promise<Referrer
 function inUse(r: Referrers): Conflict {
   const more = r.count - r.names.length;
   const names = `${r.names.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
-  return new Conflict(IN_USE, `${IN_USE} It is used by ${r.count} ${r.count === 1 ? r.one : r.many}: ${names}.`);
+  return new Conflict(IN_USE, `${IN_USE} It is used by ${countText(r.count, r.one, r.many)}: ${names}.`);
 }
 
 /** Inserts an object of the lookup in the caller's transaction, without a permission check (replication); its id. */
