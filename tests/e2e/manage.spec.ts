@@ -195,6 +195,7 @@ for (const size of SIZES) {
       const run = page.locator(".upload-runs-list li");
       await expect(run).toHaveCount(1);
       await expect(run.locator(".upload-run-process")).toHaveText("Hourly mean, at most 5 missing");
+      await expect(page.locator(".upload-runs > p").first()).toHaveText("Processing queued by this upload:");
       await expect(run).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
       await expect(run.locator(".upload-run-status")).toHaveText(/^done, \d+ records?$/);
       await noHorizontalScroll(page);
