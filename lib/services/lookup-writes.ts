@@ -281,6 +281,17 @@ export async function updateLookup(actor: Actor, name: LookupName, id: number, g
   });
 }
 
+/**
+ * Why the object cannot be deleted now (the page's text of the delete's refusal: "… It is used by
+ * 5 time series groups: …"), or null if nothing refers to it; for the confirmation page, which
+ * says so before offering a delete (the delete itself checks again).
+ */
+export async function lookupDeleteRefusal(actor: Actor, name: LookupName, id: number): Promise<string | null> {
+  await existingLookup(actor, name, id);
+  const using = await referrers(db().prisma, name, id);
+  return using && using.count > 0 ? inUse(using).explained : null;
+}
+
 export async function deleteLookup(actor: Actor, name: LookupName, id: number): Promise<void> {
   await existingLookup(actor, name, id);
   try {
