@@ -15,7 +15,8 @@ export type { Crumb };
 export function ManageHeader({ crumbs, title, lead, actions }: { crumbs: Crumb[]; title: ReactNode; lead?: ReactNode; actions?: ReactNode }) {
   return (
     <>
-      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, ...crumbs]} />
+      {/* On /manage/ itself (no crumbs) there is no trail: a "Manage" crumb would only link to the page it is on. */}
+      {crumbs.length > 0 && <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, ...crumbs]} />}
       <header className="page-header manage-header">
         <div>
           <h1>{title}</h1>

@@ -379,6 +379,17 @@ test.describe("superusers' pages", () => {
       await logIn(page, admin, PASSWORD, "/accounts/login/?next=%2Fmanage%2F");
       await expect(page).toHaveURL(at("/manage/"));
       await hydrated(page);
+      // The home is the first page of the trail: no "Manage" crumb linking to itself; the search says whose stations it searches.
+      await expect(page.getByRole("navigation", { name: "Breadcrumb" })).toHaveCount(0);
+      await expect(page.getByRole("searchbox", { name: "Search all stations" })).toBeVisible();
+      // Every station's last update is shown whole, at a phone's width too (it was cut at "(UTC+02:").
+      const updates = page.locator('#stations td[data-label="Last update"]:has(time)');
+      expect(await updates.count()).toBeGreaterThan(0);
+      for (const cell of await updates.all()) {
+        const [box, time] = [(await cell.boundingBox())!, (await cell.locator("time").boundingBox())!];
+        expect(time.x + time.width, "the last update is cut").toBeLessThanOrEqual(box.x + box.width + 0.5);
+        expect(await cell.evaluate((e) => e.scrollWidth - e.clientWidth), "the last update is cut").toBeLessThanOrEqual(0);
+      }
       await shot(page, "manage-14-home-superuser");
 
       // A station type: added, then its delete refused while a station uses it (api.md §11's 409 reason).
