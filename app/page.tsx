@@ -51,6 +51,8 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
       )}
 
       <section className="home-results" aria-labelledby="results-heading">
+        {/* Where the logout button sends (components/accounts/LogoutButton.tsx). */}
+        {one(sp.logged_out) === "1" && <p className="message success" role="status">You have been logged out.</p>}
         <h1 id="results-heading">{searching ? "Search results" : "Stations"}</h1>
 
         {!result.ok ? (

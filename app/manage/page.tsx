@@ -7,6 +7,7 @@ import { recentActivity } from "@/lib/services/activity";
 import { editableStations, failedProcesses, type EditableStation } from "@/lib/services/manage";
 import { manageUser, queryProblem } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
+import { countText } from "@/lib/site/numbers";
 import { stationPath } from "@/lib/site/paths";
 import { formatDateTime, zoneOffsetMinutes } from "@/lib/site/time";
 
@@ -61,7 +62,7 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
       <div className="manage-columns">
         <Section id="stations" title={superuser ? "Stations" : "Your stations"}>
           <form className="inline-search" role="search" method="get" action="/manage/">
-            <label htmlFor="manage-q">Search your stations</label>
+            <label htmlFor="manage-q">{superuser ? "Search all stations" : "Search your stations"}</label>
             <div className="inline-search-row">
               <input id="manage-q" type="search" name="q" defaultValue={q} placeholder="e.g. arta owner:ntua" aria-describedby={problem ? "manage-q-error" : undefined} />
               <button type="submit" className="secondary">Search</button>
@@ -86,10 +87,10 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
               ))}
             </Table>
           ) : (
-            <p className="muted">{q ? "No station of yours matches this search." : "You do not edit any station yet."}
+            <p className="muted">{superuser ? (q ? "No station matches this search." : "There are no stations yet.") : q ? "No station of yours matches this search." : "You do not edit any station yet."}
               {canCreateStation(user) && !q && <> <Link href={managePaths.newStation}>Add one.</Link></>}</p>
           )}
-          <p className="muted small">{result.count} {result.count === 1 ? "station" : "stations"}</p>
+          <p className="muted small">{countText(result.count, "station", "stations")}</p>
           <Pager page={page} pages={Math.ceil(result.count / PAGE_SIZE)} params={q ? { q } : {}} path="/manage/" />
         </Section>
         {failed.length > 0 && (

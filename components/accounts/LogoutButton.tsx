@@ -11,9 +11,9 @@ export default function LogoutButton() {
     setError(null);
     try {
       await signOut();
-      // A full load, so that every part of the page shows that nobody is logged in.
+      // A full load, so that every part of the page shows that nobody is logged in; the map page says so.
       // eslint-disable-next-line @next/next/no-location-assign-relative-destination
-      window.location.assign("/");
+      window.location.assign("/?logged_out=1");
     } catch {
       setError("Logging out failed. Please try again.");
       setBusy(false);

@@ -71,7 +71,8 @@ function CurveFields({ groups, periods }: { groups: Option[]; periods: number })
 function AggregationFields() {
   return (
     <div className="form-grid">
-      <TextField name="target_time_step" label="Target time step" required maxLength={7} help="e.g. 1h, 1D, 30min." />
+      {/* No maxLength (see SeriesFields): a long step is refused by the server with the API's message, as typed. */}
+      <TextField name="target_time_step" label="Target time step" required help="e.g. 1h, 1D, 30min." />
       <SelectField name="method" label="Method" required options={AGGREGATION_METHODS.map((m) => ({ value: m, label: m }))} empty="—" />
       <TextField name="max_missing" label="Max missing" type="number" inputMode="numeric" help="Source records that may be missing in an interval (0–32767)." />
       <TextField name="resulting_timestamp_offset" label="Resulting timestamp offset" maxLength={10} help="Empty, or e.g. 1min, -30min." />

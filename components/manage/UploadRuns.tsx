@@ -4,14 +4,16 @@ import { useEffect, useState } from "react";
 
 /**
  * After an upload is stored (management.md §2 "shows the processes that the upload queued"):
- * the group's processes whose run was pending when the records were stored or finished since,
- * read from the API's process list (processing.md §1, each with its `last_run`) every second
- * until none is queued or running.
+ * of the processes the upload's records feed (`descriptions`, chosen by the page), those whose
+ * run was pending when the records were stored or finished since, read from the API's process
+ * list (processing.md §1, each with its `last_run`) every second until none is queued or running.
+ * A run pending before the upload is the one that processes its records too (runs of one source
+ * are merged, processing.md §4).
  */
 export interface UploadRunsProps {
   /** `…/timeseriesgroups/{gid}/processes/` of the API. */
   processesApi: string;
-  /** The processes in words, by id, as the group page names them. */
+  /** The processes the upload's records feed, in words, by id, as the group page names them; other processes of the group are not shown. */
   descriptions: Record<number, string>;
   /** When the records were stored (the server's clock, from the answer's Date header), in ms. */
   storedAt: number;
@@ -35,11 +37,14 @@ const MAX_POLLS = 300;
 
 const pending = (run: Run) => run.status === "queued" || run.status === "running";
 
-/** The runs this upload caused: pending ones, and those finished since it was stored (the Date header has whole seconds). */
-export function runsAfter(processes: Listed[], storedAt: number): { id: number; run: Run }[] {
+/**
+ * The runs this upload caused: of the processes `fed` (those its records feed), pending ones and
+ * those finished since it was stored (the Date header has whole seconds).
+ */
+export function runsAfter(processes: Listed[], storedAt: number, fed?: ReadonlySet<number>): { id: number; run: Run }[] {
   return processes.flatMap((p) => {
     const run = p.last_run;
-    if (!run || !p.enabled) return [];
+    if (!run || !p.enabled || (fed && !fed.has(p.id))) return [];
     const finished = run.finished_at === null ? null : Date.parse(run.finished_at);
     return pending(run) || (finished !== null && finished >= storedAt - 1000) ? [{ id: p.id, run }] : [];
   });
@@ -62,14 +67,16 @@ export default function UploadRuns({ processesApi, descriptions, storedAt }: Upl
   const [runs, setRuns] = useState<{ id: number; run: Run }[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
+  const fedKey = Object.keys(descriptions).join(",");
   useEffect(() => {
+    const fed = new Set(fedKey.split(",").map(Number));
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async (n: number) => {
       try {
         const answer = await fetch(processesApi, { credentials: "same-origin", headers: { Accept: "application/json" } });
         if (!answer.ok) throw new Error(`The server answered ${answer.status}.`);
-        const found = runsAfter(((await answer.json()) as { results: Listed[] }).results, storedAt);
+        const found = runsAfter(((await answer.json()) as { results: Listed[] }).results, storedAt, fed);
         if (stopped) return;
         setRuns(found);
         setProblem(null);
@@ -85,13 +92,13 @@ export default function UploadRuns({ processesApi, descriptions, storedAt }: Upl
       stopped = true;
       clearTimeout(timer);
     };
-  }, [processesApi, storedAt]);
+  }, [processesApi, storedAt, fedKey]);
 
-  if (runs === null && problem === null) return <p className="small muted">Looking for the processing runs it queued…</p>;
-  if (runs !== null && runs.length === 0) return <p className="small muted">It queued no processing runs.</p>;
+  if (runs === null && problem === null) return <p className="small muted">Looking for the processing queued by this upload…</p>;
+  if (runs !== null && runs.length === 0) return <p className="small muted">This upload queued no processing.</p>;
   return (
     <div className="upload-runs">
-      <p className="small">Processing runs it queued:</p>
+      <p className="small">Processing queued by this upload:</p>
       {runs && (
         <ul className="upload-runs-list" aria-live="polite">
           {runs.map(({ id, run }) => (

@@ -30,7 +30,8 @@ export function SeriesFields() {
       <Hidden name="last_modified" />
       <div className="form-grid">
         <SelectField name="type" label="Type" required options={TIMESERIES_TYPES.map((t) => ({ value: t, label: t }))} empty="—" />
-        <TextField name="time_step" label="Time step" maxLength={7} help='e.g. 10min, H, D, 3M; empty for irregular.' />
+        {/* No maxLength: the browser would cut "10 minutes" to "10 minu" silently; the server refuses a long one with the API's message. */}
+        <TextField name="time_step" label="Time step" help='e.g. 10min, H, D, 3M; empty for irregular.' />
         <TextField name="name" label="Name" maxLength={100} help="Tells apart aggregated series of one time step." />
       </div>
       <CheckboxField name="publicly_available" label="Publicly available" help="Anyone may read its records; otherwise only the station's data readers." />

@@ -1,10 +1,11 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { ActivityItem } from "@/lib/services/activity";
-import type { RunJson } from "@/lib/services/processes";
+import type { RunJson, SiteRun } from "@/lib/services/processes";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
 import { FORM_EXPIRED, NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
+import { countText } from "@/lib/site/numbers";
 import { formatDateTime, offsetLabel } from "@/lib/site/time";
 
 /** Pieces shared by the management pages (server components). */
@@ -14,7 +15,8 @@ export type { Crumb };
 export function ManageHeader({ crumbs, title, lead, actions }: { crumbs: Crumb[]; title: ReactNode; lead?: ReactNode; actions?: ReactNode }) {
   return (
     <>
-      <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, ...crumbs]} />
+      {/* On /manage/ itself (no crumbs) there is no trail: a "Manage" crumb would only link to the page it is on. */}
+      {crumbs.length > 0 && <Breadcrumbs crumbs={[{ label: "Manage", href: managePaths.home }, ...crumbs]} />}
       <header className="page-header manage-header">
         <div>
           <h1>{title}</h1>
@@ -107,17 +109,28 @@ export function ActivityList({ items, empty, stationLinks }: { items: ActivityIt
 }
 
 /**
+ * What a succeeded run did. Its `from` is null both for a run that replaced the whole target
+ * (from scratch) and for one that computed nothing (no changes since the last run, …): the
+ * latter has a note saying why, and wrote nothing.
+ */
+function succeededWords(run: RunJson & { note?: string | null }, dataTime: (t: string) => string): string {
+  if (run.note) return run.note;
+  const written = `${countText(run.records_written, "record", "records")} written`;
+  return run.from ? `${written} from ${dataTime(run.from)}` : `${written} (from scratch)`;
+}
+
+/**
  * A process's run in one line: its state, when (in UTC, as the other job times), what it wrote
  * from which record's time (in the station's zone, `offset` minutes east, as the station's data), its error.
  */
-export function RunStatus({ run, offset }: { run: RunJson | null; offset: number }) {
+export function RunStatus({ run, offset }: { run: SiteRun | RunJson | null; offset: number }) {
   if (!run) return <span className="muted">Not run yet.</span>;
   const when = (t: string | null) => (t ? `${t.slice(0, 16).replace("T", " ")} UTC` : "");
   const dataTime = (t: string) => `${formatDateTime(Date.parse(t) / 1000, offset)} (${offsetLabel(offset)})`;
   return (
     <span className={`run-status run-${run.status}`} data-status={run.status}>
       <span className={`badge run-${run.status}`}>{run.status}</span>{" "}
-      {run.status === "succeeded" && <>{when(run.finished_at)} · {run.records_written} {run.records_written === 1 ? "record" : "records"} written{run.from ? ` from ${dataTime(run.from)}` : " (from scratch)"}</>}
+      {run.status === "succeeded" && <>{when(run.finished_at)} · {succeededWords(run, dataTime)}</>}
       {run.status === "failed" && <>{when(run.finished_at)}</>}
       {run.status === "queued" && <>since {when(run.queued_at)}</>}
       {run.status === "running" && <>since {when(run.started_at)}</>}

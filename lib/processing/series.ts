@@ -64,6 +64,29 @@ export function targetOf(groupId: number, p: ProcessConfig, series: readonly Ser
     && (key.timeStep === undefined || s.timeStep === key.timeStep) && (key.name === undefined || s.name === key.name)) ?? null;
 }
 
+/**
+ * The enabled processes among `processes` that records written into series `seriesId` run
+ * (processing.md §2): those whose source it is, then those whose source is what these write,
+ * and so on (an upload to Initial runs the checks, whose Checked records run the aggregations).
+ */
+export function processesFedBy(seriesId: number, processes: readonly { id: number; groupId: number; enabled: boolean; definition: ProcessConfig }[], series: readonly SeriesInfo[]): number[] {
+  const written = new Set([seriesId]);
+  const fed = new Set<number>();
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const p of processes) {
+      if (!p.enabled || fed.has(p.id)) continue;
+      const source = sourceOf(p.groupId, p.definition, series);
+      if (!source || !written.has(source.id)) continue;
+      fed.add(p.id);
+      const target = targetOf(p.groupId, p.definition, series);
+      if (target) written.add(target.id);
+      grown = true;
+    }
+  }
+  return processes.filter((p) => fed.has(p.id)).map((p) => p.id);
+}
+
 async function insert(tx: Tx, groupId: number, type: number, timeStep: string, name: string, publiclyAvailable: boolean): Promise<void> {
   await tx.timeseries.create({ data: { groupId, type, timeStep, name, publiclyAvailable, lastModified: new Date() } });
 }

@@ -7,6 +7,7 @@ import { valuesOf, type Given } from "@/lib/services/given";
 import type { LookupName } from "@/lib/services/lookups";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
 import { writeExactFloats } from "@/lib/services/sql";
+import { countText } from "@/lib/site/numbers";
 
 /**
  * Lookup writes for superusers (api.md §11): how each lookup is created, changed and deleted.
@@ -238,7 +239,7 @@ async function referrers(tx: Tx, name: LookupName, id: number): Promise<Referrer
 function inUse(r: Referrers): Conflict {
   const more = r.count - r.names.length;
   const names = `${r.names.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
-  return new Conflict(IN_USE, `${IN_USE} It is used by ${r.count} ${r.count === 1 ? r.one : r.many}: ${names}.`);
+  return new Conflict(IN_USE, `${IN_USE} It is used by ${countText(r.count, r.one, r.many)}: ${names}.`);
 }
 
 /** Inserts an object of the lookup in the caller's transaction, without a permission check (replication); its id. */
@@ -278,6 +279,17 @@ export async function updateLookup(actor: Actor, name: LookupName, id: number, g
       summary: changeSummary(lookupLabel(name, await lookupRow(tx, name, id), id), fields),
     });
   });
+}
+
+/**
+ * Why the object cannot be deleted now (the page's text of the delete's refusal: "… It is used by
+ * 5 time series groups: …"), or null if nothing refers to it; for the confirmation page, which
+ * says so before offering a delete (the delete itself checks again).
+ */
+export async function lookupDeleteRefusal(actor: Actor, name: LookupName, id: number): Promise<string | null> {
+  await existingLookup(actor, name, id);
+  const using = await referrers(db().prisma, name, id);
+  return using && using.count > 0 ? inUse(using).explained : null;
 }
 
 export async function deleteLookup(actor: Actor, name: LookupName, id: number): Promise<void> {

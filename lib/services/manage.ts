@@ -3,7 +3,7 @@ import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
 import { describeProcess } from "@/lib/processing/describe";
 import { PROCESS_COLUMNS, processFromRow, processKey, type ProcessRow } from "@/lib/processing/state";
-import { pathProcess, processesPage, processRuns, runJson, type RunJson } from "@/lib/services/processes";
+import { pathProcess, processesPage, processRuns, siteRunJson, type SiteRun } from "@/lib/services/processes";
 import { normalizeSearch } from "@/lib/search/normalize";
 import { stationActivityPage } from "@/lib/services/activity";
 import { attachmentsPage, findAttachment } from "@/lib/services/attachments";
@@ -198,7 +198,7 @@ export async function groupForEditing(actor: Actor, stationId: number, groupId: 
 export interface ManagedProcess {
   row: ProcessRow;
   description: string;
-  lastRun: RunJson | null;
+  lastRun: SiteRun | null;
 }
 
 /** The names of groups by id (a curve interpolation's target), as the pages name them. */
@@ -217,7 +217,7 @@ export async function processesForEditing(groupId: number, unit: string): Promis
   return rows.map((row) => {
     const job = latest.get(processKey(row.id));
     const targetGroupName = row.definition.type === "curve_interpolation" ? names.get(row.definition.targetGroupId) : undefined;
-    return { row, description: describeProcess(row.definition, { unit, targetGroupName }), lastRun: job ? runJson(job, row) : null };
+    return { row, description: describeProcess(row.definition, { unit, targetGroupName }), lastRun: job ? siteRunJson(job, row) : null };
   });
 }
 
@@ -275,7 +275,7 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
     ? (await groupNames([found.process.definition.targetGroupId])).get(found.process.definition.targetGroupId) : undefined;
   return {
     ...page, variable: variable?.descr ?? "", process: found.process, description: describeProcess(found.process.definition, { unit: unit?.symbol ?? "", targetGroupName }),
-    runCount: history.count, runs: await history.page(0, runs),
+    runCount: history.count, runs: await history.sitePage(0, runs),
   };
 }
 

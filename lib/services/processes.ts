@@ -117,6 +117,20 @@ export function runJson(job: Job, process: ProcessRow | null, showError = true):
   };
 }
 
+/**
+ * A run as the management pages show it: the API's run and, for a finished run that computed
+ * nothing (no changes since the last run, the process disabled or gone, taken over), its
+ * result's note why. Its `from` is null then too, as it is for a run from scratch.
+ */
+export interface SiteRun extends RunJson {
+  note: string | null;
+}
+
+export function siteRunJson(job: Job, process: ProcessRow | null): SiteRun {
+  const note = (job.result as { note?: unknown } | null)?.note;
+  return { ...runJson(job, process), note: typeof note === "string" ? note : null };
+}
+
 function typeFields(p: ProcessConfig): Record<string, unknown> {
   switch (p.type) {
     case "checks":
@@ -170,13 +184,14 @@ export async function processJson(found: ProcessFound, actor: Actor): Promise<Pr
 }
 
 /** The runs of a process, newest first (editors only). */
-export async function processRuns(actor: Actor, path: ProcessPath): Promise<{ count: number; page(offset: number, limit: number): Promise<RunJson[]> }> {
+export async function processRuns(actor: Actor, path: ProcessPath): Promise<{ count: number; page(offset: number, limit: number): Promise<RunJson[]>; sitePage(offset: number, limit: number): Promise<SiteRun[]> }> {
   const { station, process } = await pathProcess(path);
   ensureEditor(actor, station);
   const key = processKey(process.id);
   return {
     count: await countJobs(key),
     page: async (offset, limit) => (await jobHistory(key, limit, offset)).map((job) => runJson(job, process)),
+    sitePage: async (offset, limit) => (await jobHistory(key, limit, offset)).map((job) => siteRunJson(job, process)),
   };
 }
 

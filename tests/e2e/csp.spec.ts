@@ -11,7 +11,7 @@ test("no page breaks the content security policy, and every one hydrates", async
   page.on("console", (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(`${page.url()}: ${m.text()}`);
   });
-  for (const path of ["/", "/stations/4/", "/stations/4/timeseriesgroups/1/", "/accounts/login/", "/accounts/password/reset/", "/api/docs/"]) {
+  for (const path of ["/", "/?logged_out=1", "/stations/4/", "/stations/4/timeseriesgroups/1/", "/accounts/login/", "/accounts/password/reset/", "/api/docs/"]) {
     const response = await page.goto(path);
     const csp = (await response!.allHeaders())["content-security-policy"] ?? "";
     expect(csp, path).not.toMatch(/script-src[^;]*'unsafe-inline'/);

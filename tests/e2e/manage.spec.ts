@@ -112,6 +112,11 @@ for (const size of SIZES) {
       await hydrated(page);
       const seriesForm = page.getByRole("form", { name: "New time series" });
       await expect(seriesForm.getByLabel("Type")).toHaveValue("Initial");
+      // A step typed in words is not cut by the browser ("10 minu"): the server refuses it, and what was typed stays.
+      await seriesForm.getByLabel("Time step").pressSequentially("10 minutes");
+      await seriesForm.getByRole("button", { name: "Add time series" }).click();
+      await expect(seriesForm.locator(".field-errors")).toHaveText("Ensure this field has no more than 7 characters.");
+      await expect(seriesForm.getByLabel("Time step")).toHaveValue("10 minutes");
       await seriesForm.getByLabel("Time step").fill("10min");
       await seriesForm.getByRole("button", { name: "Add time series" }).click();
       await expect(status(page)).toHaveText("The time series has been created.");
@@ -190,6 +195,7 @@ for (const size of SIZES) {
       const run = page.locator(".upload-runs-list li");
       await expect(run).toHaveCount(1);
       await expect(run.locator(".upload-run-process")).toHaveText("Hourly mean, at most 5 missing");
+      await expect(page.locator(".upload-runs > p").first()).toHaveText("Processing queued by this upload:");
       await expect(run).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
       await expect(run.locator(".upload-run-status")).toHaveText(/^done, \d+ records?$/);
       await noHorizontalScroll(page);
@@ -373,6 +379,17 @@ test.describe("superusers' pages", () => {
       await logIn(page, admin, PASSWORD, "/accounts/login/?next=%2Fmanage%2F");
       await expect(page).toHaveURL(at("/manage/"));
       await hydrated(page);
+      // The home is the first page of the trail: no "Manage" crumb linking to itself; the search says whose stations it searches.
+      await expect(page.getByRole("navigation", { name: "Breadcrumb" })).toHaveCount(0);
+      await expect(page.getByRole("searchbox", { name: "Search all stations" })).toBeVisible();
+      // Every station's last update is shown whole, at a phone's width too (it was cut at "(UTC+02:").
+      const updates = page.locator('#stations td[data-label="Last update"]:has(time)');
+      expect(await updates.count()).toBeGreaterThan(0);
+      for (const cell of await updates.all()) {
+        const [box, time] = [(await cell.boundingBox())!, (await cell.locator("time").boundingBox())!];
+        expect(time.x + time.width, "the last update is cut").toBeLessThanOrEqual(box.x + box.width + 0.5);
+        expect(await cell.evaluate((e) => e.scrollWidth - e.clientWidth), "the last update is cut").toBeLessThanOrEqual(0);
+      }
       await shot(page, "manage-14-home-superuser");
 
       // A station type: added, then its delete refused while a station uses it (api.md §11's 409 reason).
@@ -383,8 +400,10 @@ test.describe("superusers' pages", () => {
       await page.getByRole("link", { name: "Meteorological" }).click();
       await page.getByRole("link", { name: "Delete" }).click();
       await hydrated(page);
-      await page.getByRole("button", { name: /Delete station type/ }).click();
-      await expect(alertBox(page).first()).toContainText("This object cannot be deleted because other objects refer to it.");
+      // It is in use: the page says so at once, with what uses it, and offers no Delete button.
+      await expect(page.getByRole("heading", { name: /cannot be deleted/ })).toBeVisible();
+      await expect(page.locator(".confirm-delete")).toContainText(/This object cannot be deleted because other objects refer to it\. It is used by [\d,]+ stations?: /);
+      await expect(page.getByRole("button", { name: /Delete station type/ })).toHaveCount(0);
       await shot(page, "manage-16-lookup-delete-refused");
       const descr = unique("Snow pillow ");
       await open(page, "/manage/lookups/stationtypes/");

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
 import { alertBox, at, createUser, hydrated, logIn, mailTo, offline, open, shot, unique } from "./helpers";
 
 /**
@@ -125,6 +125,17 @@ test("the synoptic page: map and table, colours by status and freshness, updatin
   await expect(row("Komboti")).toHaveAttribute("data-freshness", "old");
   await expect(row("Komboti").locator("td.freshness-old")).toContainText("2025-12-31 23:50 (old)");
   await expect(row("Komboti").locator("td[data-status]")).toHaveAttribute("data-status", "high");
+  // Stale is told apart from "above the high limit" by its colour too (both were red): in the legend, the table and the markers.
+  const colour = (l: Locator) => l.evaluate((e) => getComputedStyle(e).color);
+  const legend = page.locator(".synoptic-legend");
+  const red = await colour(legend.locator(".status-high"));
+  expect(await colour(legend.locator(".freshness-old"))).not.toBe(red);
+  expect(await colour(row("Komboti").locator("td.freshness-old"))).not.toBe(red);
+  expect(await colour(row("Komboti").locator("td.freshness-old"))).not.toBe(await colour(row("Komboti").locator("td[data-status]")));
+  const oldMarker = page.locator(`.synoptic-marker-box[data-station="${demo.komboti}"]`);
+  await expect(oldMarker).toHaveAttribute("data-freshness", "old");
+  expect(await oldMarker.evaluate((e) => getComputedStyle(e).borderTopColor)).not.toBe(red);
+  expect(await colour(oldMarker.locator(".synoptic-marker-date"))).not.toBe(red);
   // Ioannina's temperature is not public.
   await expect(row("Ioannina").locator("td[data-status]")).toHaveAttribute("data-status", "hidden");
   await expect(row("Ioannina").locator("td[data-status]")).toHaveText("hidden");

@@ -362,22 +362,46 @@ describe("deleting referenced objects: 409 (§11)", () => {
 });
 
 describe(`the management page's delete of a referenced object names what refers to it (management.md §2, ${DIALECT})`, () => {
-  async function refusal(path: string, label: RegExp): Promise<string[]> {
+  async function adminCookie(): Promise<string> {
     const { jar, error } = await siteLogin(server.url, admin.username, admin.password, new CookieJar());
     expect(error).toBeNull();
+    return jar.header();
+  }
+
+  /**
+   * The delete of `path`'s object: its confirmation page's form, opened while nothing refers to it
+   * (it offers the delete); then `refer` makes something refer to it. Returns what the page says
+   * now (up front, without a delete form) and what the page answering the post of the form opened
+   * before says (its form's messages, or, the form being gone from it, its note).
+   */
+  async function refusal(path: string, label: RegExp, refer: () => Promise<void>): Promise<{ page: string | null; posted: string[] }> {
+    const cookie = await adminCookie();
     const site = siteForms(server.url);
-    const form = await site.form(path, jar.header(), label);
-    const r = await site.submit(form, {}, jar.header());
+    const before = await site.page(path, cookie);
+    expect(before.text).toContain("Nothing else goes with it.");
+    const form = await site.form(path, cookie, label);
+    await refer();
+    const now = await site.page(path, cookie);
+    expect(now.status).toBe(200);
+    expect(now.text, "a delete form on the page of an object in use").not.toMatch(/<form\b[^>]*aria-label="Delete /);
+    expect(now.text).not.toContain("Nothing else goes with it.");
+    expect(now.text.replace(/<!-- -->/g, "")).toMatch(/<h2 id="confirm-heading">The [^<]* cannot be deleted<\/h2>/);
+    const note = (html: string) => /<p class="message error" role="note">([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
+    // The form opened before is refused; the page it gets back (re-rendered, now without the form) says why.
+    const r = await site.submit(form, {}, cookie);
     expect(r.status, r.text.slice(0, 300)).toBe(200);
-    return formMessages(r.text);
+    const told = formMessages(r.text);
+    return { page: note(now.text), posted: told.length ? told : [note(r.text) ?? ""] };
   }
 
   it("an organization that owns 12 stations: the first 10 by name and how many more; the API's 409 body stays as specified", async () => {
     const o = await f.organization("Owning Org");
-    for (let i = 12; i >= 1; i--) await f.station({ ownerId: o, name: `Owned ${String(i).padStart(2, "0")}` });
-    expect(await refusal(`/manage/lookups/organizations/${o}/delete/`, /^Delete organization/)).toEqual([
-      `${CONFLICT.detail} It is used by 12 stations: ${Array.from({ length: 10 }, (_, i) => `Owned ${String(i + 1).padStart(2, "0")}`).join(", ")} and 2 more.`,
-    ]);
+    const said = `${CONFLICT.detail} It is used by 12 stations: ${Array.from({ length: 10 }, (_, i) => `Owned ${String(i + 1).padStart(2, "0")}`).join(", ")} and 2 more.`;
+    const { page, posted } = await refusal(`/manage/lookups/organizations/${o}/delete/`, /^Delete organization/, async () => {
+      for (let i = 12; i >= 1; i--) await f.station({ ownerId: o, name: `Owned ${String(i).padStart(2, "0")}` });
+    });
+    expect(page).toBe(said);
+    expect(posted).toEqual([said]);
     expect((await http.get(`/api/organizations/${o}/`)).status).toBe(200);
     const r = await http.delete(`/api/organizations/${o}/`, { token: admin.token });
     expect(r.status).toBe(409);
@@ -387,18 +411,18 @@ describe(`the management page's delete of a referenced object names what refers 
   it("a variable used by one time series group; an event type used by events; a station type", async () => {
     const v = await f.variable("Referred variable");
     const sid = await f.station({ name: "Agios Nikolaos" });
-    await f.group(sid, { name: "Stage", variableId: v });
-    expect(await refusal(`/manage/lookups/variables/${v}/delete/`, /^Delete variable/))
-      .toEqual([`${CONFLICT.detail} It is used by 1 time series group: Agios Nikolaos · Stage.`]);
+    const variable = await refusal(`/manage/lookups/variables/${v}/delete/`, /^Delete variable/, async () => void (await f.group(sid, { name: "Stage", variableId: v })));
+    expect(variable).toEqual({ page: `${CONFLICT.detail} It is used by 1 time series group: Agios Nikolaos · Stage.`, posted: [`${CONFLICT.detail} It is used by 1 time series group: Agios Nikolaos · Stage.`] });
     const et = await f.eventType("Referred event type");
-    await f.event(sid, { date: "2020-02-01", typeId: et });
-    await f.event(sid, { date: "2020-01-01", typeId: et });
-    expect(await refusal(`/manage/lookups/eventtypes/${et}/delete/`, /^Delete event type/))
-      .toEqual([`${CONFLICT.detail} It is used by 2 events: Agios Nikolaos (2020-01-01), Agios Nikolaos (2020-02-01).`]);
+    const events = await refusal(`/manage/lookups/eventtypes/${et}/delete/`, /^Delete event type/, async () => {
+      await f.event(sid, { date: "2020-02-01", typeId: et });
+      await f.event(sid, { date: "2020-01-01", typeId: et });
+    });
+    const eventsSaid = `${CONFLICT.detail} It is used by 2 events: Agios Nikolaos (2020-01-01), Agios Nikolaos (2020-02-01).`;
+    expect(events).toEqual({ page: eventsSaid, posted: [eventsSaid] });
     const st = await f.stationType("Referred station type");
-    await f.station({ name: "Kalamaki", stype: [st] });
-    expect(await refusal(`/manage/lookups/stationtypes/${st}/delete/`, /^Delete station type/))
-      .toEqual([`${CONFLICT.detail} It is used by 1 station: Kalamaki.`]);
+    const types = await refusal(`/manage/lookups/stationtypes/${st}/delete/`, /^Delete station type/, async () => void (await f.station({ name: "Kalamaki", stype: [st] })));
+    expect(types).toEqual({ page: `${CONFLICT.detail} It is used by 1 station: Kalamaki.`, posted: [`${CONFLICT.detail} It is used by 1 station: Kalamaki.`] });
     for (const path of [`/api/variables/${v}/`, `/api/eventtypes/${et}/`, `/api/stationtypes/${st}/`]) expect((await http.get(path)).status).toBe(200);
   });
 });

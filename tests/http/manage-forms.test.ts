@@ -424,6 +424,32 @@ describe("invalid input: the API's message next to its field, the input kept, no
     }
     for (const [name, value] of Object.entries(typed)) expect(shownValue(r.text, c.label, name), name).toBe(value);
   });
+
+  it("time steps: no maxlength cuts them in the browser (\"10 minutes\" became \"10 minu\"); a long one is refused by the server with the API's message and kept", async () => {
+    const t = await stationTree();
+    const groupPage = `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`;
+    const processPage = `${groupPage}processes/${t.pid}/`;
+    const control = (html: string, label: string | RegExp, name: string) => new RegExp(`<input\\b(?=[^>]*\\sname="${name}")[^>]*>`).exec(formHtml(html, label))?.[0];
+    const page = (await site().page(groupPage, editor.cookie)).text;
+    const shown = [control(page, "New time series", "time_step"), control(page, /^Time series Initial/, "time_step"), control(page, "New aggregation process", "target_time_step"),
+      control((await site().page(processPage, editor.cookie)).text, "Process", "target_time_step")];
+    for (const input of shown) {
+      expect(input).toBeDefined();
+      expect(input).not.toMatch(/maxlength/i);
+    }
+    const LENGTH = ["Ensure this field has no more than 7 characters."];
+    for (const typed of ["10 minutes", "1".repeat(20_000)]) {
+      const r = await post(await site().form(groupPage, editor.cookie, "New time series"), { type: "Checked", time_step: typed }, editor);
+      expect(r.status).toBe(200);
+      expect(messagesOf(r.text, "New time series", "time_step")).toEqual(LENGTH);
+      expect(shownValue(r.text, "New time series", "time_step")).toBe(typed);
+      const agg = await post(await site().form(groupPage, editor.cookie, "New aggregation process"), { target_time_step: typed, method: "mean" }, editor);
+      expect(agg.status).toBe(200);
+      expect(messagesOf(agg.text, "New aggregation process", "target_time_step")).toEqual(LENGTH);
+      expect(shownValue(agg.text, "New aggregation process", "target_time_step")).toBe(typed);
+    }
+    expect((await api(`${group(t)}timeseries/`)).json.results.map((x: { type: string }) => x.type)).not.toContain("Checked");
+  });
 });
 
 describe("the upload page and its store step (the page posts to the API with the session)", () => {

@@ -131,3 +131,25 @@ describe("/manage/: the stations' last update", () => {
     }
   });
 });
+
+describe("/manage/: its wording by role, and no crumb to itself", () => {
+  const label = (html: string) => /<label for="manage-q">([^<]*)<\/label>/.exec(html)?.[1];
+
+  it("a superuser searches all stations, an editor their own; the page is not a crumb of its own trail, but of the pages under it", async () => {
+    const admin = await f.user({ superuser: true });
+    const editor = await f.user();
+    await f.station({ name: "Crumbless", maintainers: [editor.id] });
+    const adminHome = await siteForms(s.server.url).page("/manage/", await login(admin));
+    expect(label(adminHome.text)).toBe("Search all stations");
+    expect(adminHome.text).not.toContain('<nav class="breadcrumbs"');
+    const editorCookie = await login(editor);
+    const editorHome = await siteForms(s.server.url).page("/manage/", editorCookie);
+    expect(label(editorHome.text)).toBe("Search your stations");
+    expect(editorHome.text).not.toContain('<nav class="breadcrumbs"');
+    expect(text((await siteForms(s.server.url).page("/manage/?q=no-such-station-anywhere", await login(admin))).text)).toContain("No station matches this search.");
+    expect(text((await siteForms(s.server.url).page("/manage/?q=no-such-station-anywhere", editorCookie)).text)).toContain("No station of yours matches this search.");
+    // A page under it: the trail starts at Manage, a link.
+    const users = await siteForms(s.server.url).page("/manage/users/", await login(admin));
+    expect(users.text).toMatch(/<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="\/manage\/">Manage<\/a><\/li>/);
+  });
+});

@@ -19,6 +19,15 @@ describe("runsAfter", () => {
     ];
     expect(runsAfter(listed, STORED).map((r) => r.id)).toEqual([1, 2, 3, 4]);
   });
+
+  it("only the processes the upload's records feed: a pending run of another process of the group is not this upload's", () => {
+    const listed = [
+      { id: 1, enabled: true, last_run: run("queued", null) },
+      { id: 2, enabled: true, last_run: run("queued", null) },
+      { id: 3, enabled: true, last_run: run("succeeded", "2025-03-01T10:00:31Z") },
+    ];
+    expect(runsAfter(listed, STORED, new Set([2, 3])).map((r) => r.id)).toEqual([2, 3]);
+  });
 });
 
 describe("runWords", () => {

@@ -6,6 +6,7 @@ import { LOOKUP_NAMES, lookupReaders } from "@/lib/services/lookups";
 import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
+import { formatCount } from "@/lib/site/numbers";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Lookups");
@@ -24,7 +25,7 @@ export default async function LookupsPage() {
       <Section id="lookups" title="Lists">
         <ul className="item-list">
           {data.map(({ name, count }) => (
-            <li key={name}><Link href={managePaths.lookup(name)}>{LOOKUP_FORMS[name].title}</Link> <span className="muted small">{count}</span></li>
+            <li key={name}><Link href={managePaths.lookup(name)}>{LOOKUP_FORMS[name].title}</Link> <span className="muted small">{formatCount(count)}</span></li>
           ))}
         </ul>
       </Section>

@@ -13,6 +13,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import { sourceValues } from "@/lib/site/replication-form";
 import { addSource, runNow } from "./actions";
+import { formatCount } from "@/lib/site/numbers";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Replication");
@@ -26,7 +27,7 @@ function when(iso: string | null): string {
 
 function counts(run: RunJson): string {
   if (run.created === null) return "—";
-  return `${run.dry_run ? "Dry run, nothing written: " : ""}${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.deleted} deleted; ${run.records!.toLocaleString("en-US")} records`;
+  return `${run.dry_run ? "Dry run, nothing written: " : ""}${formatCount(run.created)} created, ${formatCount(run.updated ?? 0)} updated, ${formatCount(run.unchanged ?? 0)} unchanged, ${formatCount(run.deleted ?? 0)} deleted; ${formatCount(run.records!)} records`;
 }
 
 function interval(seconds: number): string {

@@ -8,6 +8,7 @@ import { searchUsers } from "@/lib/services/users";
 import { formToken } from "@/lib/site/form-token";
 import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
+import { countText } from "@/lib/site/numbers";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Users");
@@ -25,7 +26,7 @@ export default async function UsersPage({ searchParams }: { searchParams: Search
   const { user, data } = await guarded("/manage/users/", (u) => searchUsers(u, q, (page - 1) * PAGE_SIZE, PAGE_SIZE));
   return (
     <div className="page manage">
-      <ManageHeader crumbs={[{ label: "Users" }]} title="Users" lead={`${data.count} ${data.count === 1 ? "user" : "users"}${q ? " match" : ""}`} />
+      <ManageHeader crumbs={[{ label: "Users" }]} title="Users" lead={`${countText(data.count, "user", "users")}${q ? " match" : ""}`} />
       <Done code={query.done} />
       <div className="manage-columns">
         <Section id="users" title="Users">

@@ -12,6 +12,7 @@ import { formToken } from "@/lib/site/form-token";
 import { guarded, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/site/manage-guard";
 import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
+import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ lookup: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -38,7 +39,7 @@ export default async function LookupPage({ params, searchParams }: { params: Par
   const form = LOOKUP_FORMS[name];
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title }]} title={form.title} lead={`${data.count} in all`} />
+      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title }]} title={form.title} lead={`${formatCount(data.count)} in all`} />
       <Done code={query.done} />
       <Section id="list" title={form.title}>
         {data.rows.length ? (

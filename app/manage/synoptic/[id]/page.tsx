@@ -14,6 +14,7 @@ import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import { FORM_EXPIRED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";
+import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ id: string }>;
 
@@ -58,7 +59,7 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
         <h2 id="warnings-heading">Early warnings</h2>
         {warnings.count === 0 ? <p className="muted">No warnings yet. One is recorded, and e-mailed, when a value crosses a limit or changes too fast.</p> : (
           <>
-            <p className="muted small">{warnings.count > WARNINGS_SHOWN ? `The latest ${WARNINGS_SHOWN} of ${warnings.count}` : `${warnings.count} in all`}, newest first; times in {offsetLabel(offset)}.</p>
+            <p className="muted small">{warnings.count > WARNINGS_SHOWN ? `The latest ${WARNINGS_SHOWN} of ${formatCount(warnings.count)}` : `${formatCount(warnings.count)} in all`}, newest first; times in {offsetLabel(offset)}.</p>
             <div className="table-wrap">
               <table className="data-table">
                 <thead><tr><th scope="col">Recorded</th><th scope="col">E-mail</th><th scope="col">Alarms</th></tr></thead>

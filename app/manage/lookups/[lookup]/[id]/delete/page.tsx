@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { removeLookup } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
+import { lookupDeleteRefusal } from "@/lib/services/lookup-writes";
 import { lookupForAdmin } from "@/lib/services/lookups";
 import { formToken } from "@/lib/site/form-token";
 import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
@@ -22,7 +23,10 @@ export default async function DeleteLookupPage({ params }: { params: Params }) {
   const name = lookupOf(lookup);
   if (!name) notFound();
   const id = pathId(idText) ?? 0;
-  const { user, data } = await guarded(`/manage/lookups/${name}/${idText}/delete/`, (u) => lookupForAdmin(u, name, id));
+  const { user, data: { row: data, refusal } } = await guarded(`/manage/lookups/${name}/${idText}/delete/`, async (u) => {
+    const row = await lookupForAdmin(u, name, id);
+    return { row, refusal: await lookupDeleteRefusal(u, name, id) };
+  });
   const form = LOOKUP_FORMS[name];
   const title = form.label(data) || `#${id}`;
   return (
@@ -30,7 +34,7 @@ export default async function DeleteLookupPage({ params }: { params: Params }) {
       <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title, href: managePaths.lookup(name) }, { label: "Delete" }]}
         title={`Delete ${title}`} />
       <ConfirmDelete what={`${form.singular} “${title}”`} takes="" note="It cannot be deleted while stations, time series groups or events refer to it."
-        action={removeLookup.bind(null, name, id)} token={formToken(user.sessionId)} back={managePaths.lookupObject(name, id)} />
+        action={removeLookup.bind(null, name, id)} token={formToken(user.sessionId)} back={managePaths.lookupObject(name, id)} blocked={refusal} />
     </div>
   );
 }

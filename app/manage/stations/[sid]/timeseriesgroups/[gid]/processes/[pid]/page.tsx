@@ -12,6 +12,7 @@ import { pathId } from "@/lib/site/pages";
 import { periodCount, processValues } from "@/lib/site/process-form";
 import { groupTitle } from "@/lib/site/names";
 import { zoneOffsetMinutes } from "@/lib/site/time";
+import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -58,7 +59,7 @@ export default async function ManageProcessPage({ params, searchParams }: { para
             {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} offset={zoneOffsetMinutes(station.display_timezone) ?? 0} /></li>)}
           </ol>
         )}
-        {runCount > runs.length && <p className="muted small">The newest {runs.length} of {runCount} runs.</p>}
+        {runCount > runs.length && <p className="muted small">The newest {runs.length} of {formatCount(runCount)} runs.</p>}
       </Section>
 
       <Section id="details" title="Process">

@@ -5,6 +5,7 @@ import UploadForm from "@/components/manage/UploadForm";
 import { settings } from "@/lib/config";
 import { writableSeries } from "@/lib/services/series-context";
 import { processesForEditing } from "@/lib/services/manage";
+import { processesFedBy, seriesOfGroups } from "@/lib/processing/series";
 import { findSeriesAt } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
@@ -29,7 +30,10 @@ export default async function UploadPage({ params }: { params: Params }) {
   const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/upload/`, async (u) => {
     const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
     const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
-    const processes = await processesForEditing(gid, s.unit.symbol);
+    const [all, series] = await Promise.all([processesForEditing(gid, s.unit.symbol), seriesOfGroups([gid])]);
+    // Only the processes this upload queues (those its records feed, directly or through the group's chain), not every process of the group.
+    const fed = new Set(processesFedBy(tid, all.map((p) => p.row), series));
+    const processes = all.filter((p) => fed.has(p.row.id));
     return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), processes };
   });
   const { s, label, processes } = data;
