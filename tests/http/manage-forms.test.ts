@@ -492,6 +492,24 @@ describe("the upload page and its store step (the page posts to the API with the
     expect((await s.http.get(data(t), { token: admin.user.token })).text).toBe("2025-03-01 00:00,1.50,\r\n2025-03-01 00:10,1.60,\r\n");
   });
 
+  it("warns on a series that processing writes, naming and linking the processes; not on the series they read", async () => {
+    const t = await stationTree();
+    const checks = await s.http.post(`${group(t)}processes/`, { token: admin.user.token, json: { type: "checks", range_check: { lower_bound: -10, upper_bound: 50 } } });
+    expect(checks.status, checks.text).toBe(201);
+    const series = (await api(`${group(t)}timeseries/`)).json.results as { id: number; type: string }[];
+    const warning = (html: string) => /<div class="message warning" role="note">([\s\S]*?)<\/div>/.exec(html.replace(/<!-- -->/g, ""))?.[1] ?? null;
+    const processPage = (pid: number) => `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/processes/${pid}/`;
+    expect(warning((await site().page(upload(t), editor.cookie)).text)).toBeNull();
+    const checked = warning((await site().page(upload({ ...t, tid: series.find((x) => x.type === "Checked")!.id }), editor.cookie)).text);
+    expect(checked).toContain("Automatic processing writes this time series:");
+    expect(checked).toContain(`href="${processPage(checks.json.id)}"`);
+    expect(checked).toContain("range −10…50");
+    expect(checked).not.toContain(`processes/${t.pid}/`);
+    const aggregated = warning((await site().page(upload({ ...t, tid: series.find((x) => x.type === "Aggregated")!.id }), editor.cookie)).text);
+    expect(aggregated).toContain(`href="${processPage(t.pid)}"`);
+    expect(aggregated).toContain("may be overwritten");
+  });
+
   it("invalid lines: the API's messages with their line numbers; nothing is stored", async () => {
     const t = await stationTree();
     const r = await store(t, editor, "2025-03-01 00:00,1.5,\n2025-03-01 00:10,abc,\n");

@@ -5,7 +5,9 @@ import UploadForm from "@/components/manage/UploadForm";
 import { settings } from "@/lib/config";
 import { writableSeries } from "@/lib/services/series-context";
 import { processesForEditing } from "@/lib/services/manage";
+import { describeProcess } from "@/lib/processing/describe";
 import { processesFedBy, seriesOfGroups } from "@/lib/processing/series";
+import { processesWriting } from "@/lib/processing/writers";
 import { findSeriesAt } from "@/lib/services/timeseries";
 import { typeName } from "@/lib/services/timeseries-types";
 import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
@@ -30,13 +32,17 @@ export default async function UploadPage({ params }: { params: Params }) {
   const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/upload/`, async (u) => {
     const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
     const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
-    const [all, series] = await Promise.all([processesForEditing(gid, s.unit.symbol), seriesOfGroups([gid])]);
+    const [all, series, writers] = await Promise.all([processesForEditing(gid, s.unit.symbol), seriesOfGroups([gid]), processesWriting(tid, gid)]);
     // Only the processes this upload queues (those its records feed, directly or through the group's chain), not every process of the group.
     const fed = new Set(processesFedBy(tid, all.map((p) => p.row), series));
     const processes = all.filter((p) => fed.has(p.row.id));
-    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), processes };
+    const writtenBy = writers.map(({ process: p, stationId }) => ({
+      href: managePaths.process(stationId, p.groupId, p.id),
+      description: describeProcess(p.definition, { unit: s.unit.symbol, targetGroupName: groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr }) }),
+    }));
+    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), processes, writtenBy };
   });
-  const { s, label, processes } = data;
+  const { s, label, processes, writtenBy } = data;
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
   const chartHref = `${groupPath(sid, gid)}?series=${tid}`;
@@ -50,6 +56,15 @@ export default async function UploadPage({ params }: { params: Params }) {
           {s.firstTimestamp !== null && s.lastTimestamp !== null && <>, from {formatDateTime(s.firstTimestamp, offset)} to {formatDateTime(s.lastTimestamp, offset)} ({offsetLabel(offset)})</>}.
           {s.recordCount > 0 && <> <Link href={chartHref}>Chart</Link></>}
         </p>
+        {writtenBy.length > 0 && (
+          <div className="message warning" role="note">
+            <p>
+              Automatic processing writes this time series:{" "}
+              {writtenBy.map((w, i) => <span key={w.href}>{i > 0 && "; "}<Link href={w.href}>{w.description}</Link></span>)}.
+              {" "}Its runs replace the records here with what they compute, so records uploaded here may be overwritten; upload into the series it reads instead.
+            </p>
+          </div>
+        )}
         <noscript><p className="message error">Uploading needs JavaScript (it shows the dry run and the upload&apos;s progress). The API takes the same upload: <code>POST {seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
         <UploadForm apiPath={`${seriesApiPath(sid, gid, tid)}data/`} defaultZone={s.station.displayTimezone} displayOffset={offset} chartHref={chartHref} maxBytes={settings().maxUploadSize}
           processesApi={`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`} processes={Object.fromEntries(processes.map((p) => [p.row.id, p.description]))} />
