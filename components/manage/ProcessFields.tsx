@@ -51,7 +51,9 @@ function CurveFields({ groups, periods }: { groups: Option[]; periods: number })
   return (
     <>
       <SelectField name="target_timeseries_group" label="Target group" required options={groups} empty="—"
-        help="Its Initial series receives the interpolated values (e.g. the discharge group of the station)." />
+        help={groups.length > 0
+          ? "Its Initial series receives the interpolated values (e.g. the discharge group of the station)."
+          : "None to choose yet: first add a group for the interpolated variable (e.g. discharge) to this station, or to another station you edit."} />
       {Array.from({ length: periods }, (_, i) => (
         <fieldset key={i}>
           <legend>Period {i + 1}{i === periods - 1 && i > 0 ? " (to add one)" : ""}</legend>

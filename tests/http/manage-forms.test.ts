@@ -560,6 +560,19 @@ describe("process forms: threshold lines and pasted curve points (processing.md 
     expect((await processes(t)).filter((p) => p.type === "checks")).toEqual([]);
   });
 
+  it("curve interpolation with no group to write into: the target's help says what to add first", async () => {
+    const loner = await person();
+    const sid = await f.station({ maintainers: [loner.user.id] });
+    const gid = await f.group(sid, { name: "Stage", variableId: variable, unitId: unit });
+    await f.series(gid, { type: "Initial", timeStep: "10min" });
+    const help = (html: string) => formHtml(html, "New curve interpolation process").replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(help((await site().page(groupPage({ sid, gid } as Tree), loner.cookie)).text)).toContain("None to choose yet: first add a group for the interpolated variable");
+    await f.group(sid, { name: "Discharge", variableId: variable, unitId: unit });
+    const offered = help((await site().page(groupPage({ sid, gid } as Tree), loner.cookie)).text);
+    expect(offered).toContain("Its Initial series receives the interpolated values");
+    expect(offered).not.toContain("None to choose yet");
+  });
+
   it("curve interpolation: points pasted from a spreadsheet (tabs, decimal commas) or typed `x, y`", async () => {
     const t = await stationTree();
     const discharge = await f.group(t.sid, { name: "Discharge", variableId: variable, unitId: unit });
