@@ -33,6 +33,9 @@ function clientFault(value) {
   return null;
 }
 
+/** Node's error for a request whose connection closed while its body was read. */
+const connectionClosed = (value) => value instanceof Error && value.message === "aborted" && /** @type {NodeJS.ErrnoException} */ (value).code === "ECONNRESET";
+
 /**
  * Wraps console.error (once per process) to mark the current request when Next reports a
  * decoding error; returns the function that unwraps it.
@@ -41,6 +44,12 @@ export function markBodyFaults() {
   const original = console.error;
   console.error = (...args) => {
     const context = requestContext();
+    // The connection closed before the body arrived (the client left, or the idle timeout's 408):
+    // Next reports it as an error, but nothing failed on this side.
+    if (context && args.some(connectionClosed)) {
+      console.info(...args);
+      return;
+    }
     const fault = context?.decodesBody ? args.map(clientFault).find(Boolean) : null;
     if (fault) {
       context.bodyFault = fault;

@@ -435,6 +435,11 @@ describe("a request body that stops arriving (ENHYDRIS_BODY_IDLE_TIMEOUT)", () =
     expect(r.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(r.text).toContain("Content-Type: text/plain; charset=utf-8\r\n");
     expect(r.text.split("\r\n\r\n")[1]).toBe("Request timeout: no data of the request's body arrived for 1 seconds.");
+    // Next's report of the closed connection is no error of the server's.
+    await until(async () => server.output(), (out) => out.includes('"path":"/accounts/auth/callback/credentials","route"'));
+    await new Promise((done) => setTimeout(done, 300));
+    const errors = server.output().split("\n").filter((l) => l.includes('"level":"error"') && l.includes("aborted"));
+    expect(errors).toEqual([]);
   });
 
   it("lets a slow but steady body through, however long it takes in all", async () => {
