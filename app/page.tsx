@@ -5,9 +5,9 @@ import SearchHelp from "@/components/site/SearchHelp";
 import { settings } from "@/lib/config";
 import { unknownTypeTerms } from "@/lib/search/types";
 import { searchParamsOf, siteSearch } from "@/lib/site/station-search";
+import { countText, formatCount } from "@/lib/site/numbers";
 
 const PAGE_SIZE = 50;
-const COUNT = new Intl.NumberFormat("en");
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
@@ -66,7 +66,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
             {/* A site without stations (a new instance) says so, rather than that none "match (all stations)". */}
             {result.count === 0 && !searching ? <p className="result-summary" aria-live="polite">There are no stations yet.</p> : (
             <p className="result-summary" aria-live="polite">
-              {result.count === 0 ? "No stations match" : `${COUNT.format(result.count)} ${result.count === 1 ? "station matches" : "stations match"}`}
+              {result.count === 0 ? "No stations match" : countText(result.count, "station matches", "stations match")}
               {q ? <> the search <q className="query">{q}</q></> : searching ? " the search" : " (all stations)"}
               {bbox && <> in the area <code>{bbox}</code></>}.
               {bbox && <> <Link href={withoutBbox.size ? `/?${withoutBbox}` : "/"}>Search everywhere</Link>.</>}
@@ -106,7 +106,7 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
               <nav className="pagination" aria-label="Result pages">
                 {requestedPage > 1 ? <Link href={pageLink(requestedPage - 1)} rel="prev">← Previous</Link> : <span />}
                 <span>
-                  Page {COUNT.format(requestedPage)} of {COUNT.format(Math.ceil(result.count / PAGE_SIZE))}
+                  Page {formatCount(requestedPage)} of {formatCount(Math.ceil(result.count / PAGE_SIZE))}
                 </span>
                 {requestedPage * PAGE_SIZE < result.count ? <Link href={pageLink(requestedPage + 1)} rel="next">Next →</Link> : <span />}
               </nav>

@@ -1,3 +1,5 @@
+import { isConnectionClosed } from "@/lib/http/connection-closed.mjs";
+
 /** The error and the errors it wraps (causes, a driver adapter's original error). */
 function* chain(error: unknown): Generator<{ code?: unknown; originalCode?: unknown; message?: unknown }> {
   const seen = new Set<unknown>();
@@ -16,12 +18,9 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|database system is (shutting down|starting up)|Client has encountered a connection error|DatabaseNotReachable|database is locked/i;
 
-/**
- * True when the client went away while its request's body was being read: Node's "aborted"
- * (ECONNRESET, as a lost database connection has too, which must not be mistaken for one).
- */
+/** True when the request's connection closed while its body was being read (isConnectionClosed), not the database's. */
 export function isRequestAborted(error: unknown): boolean {
-  for (const { code, message } of chain(error)) if (code === "ECONNRESET" && message === "aborted") return true;
+  for (const e of chain(error)) if (isConnectionClosed(e)) return true;
   return false;
 }
 

@@ -1,4 +1,5 @@
 import { requestContext } from "../observability/logger.mjs";
+import { isConnectionClosed } from "./connection-closed.mjs";
 
 /**
  * A site form post whose body Next cannot take (a server action's arguments that are not JSON or
@@ -33,9 +34,6 @@ function clientFault(value) {
   return null;
 }
 
-/** Node's error for a request whose connection closed while its body was read. */
-const connectionClosed = (value) => value instanceof Error && value.message === "aborted" && /** @type {NodeJS.ErrnoException} */ (value).code === "ECONNRESET";
-
 /**
  * Wraps console.error (once per process) to mark the current request when Next reports a
  * decoding error; returns the function that unwraps it.
@@ -46,7 +44,7 @@ export function markBodyFaults() {
     const context = requestContext();
     // The connection closed before the body arrived (the client left, or the idle timeout's 408):
     // Next reports it as an error, but nothing failed on this side.
-    if (context && args.some(connectionClosed)) {
+    if (context && args.some(isConnectionClosed)) {
       console.info(...args);
       return;
     }

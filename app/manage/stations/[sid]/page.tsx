@@ -19,6 +19,7 @@ import { stationValues } from "@/lib/site/manage-values";
 import { contentPath, stationPath } from "@/lib/site/paths";
 import { pathId } from "@/lib/site/pages";
 import { groupTitle } from "@/lib/site/names";
+import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ sid: string }>;
 
@@ -43,7 +44,6 @@ export async function generateMetadata({ params }: { params: Promise<{ sid: stri
   });
 }
 
-const integer = new Intl.NumberFormat("en-US");
 
 /**
  * `{site}/manage/stations/{sid}/` (management.md §2): the station form, its maintainers and data
@@ -100,7 +100,7 @@ export default async function ManageStationPage({ params, searchParams }: { para
                 <td data-label="Variable">{g.variable}</td>
                 <td data-label="Unit">{g.unit}</td>
                 <td data-label="Time series">{g.series}</td>
-                <td data-label="Records">{integer.format(g.records)}</td>
+                <td data-label="Records">{formatCount(g.records)}</td>
               </tr>
             ))}
           </Table>

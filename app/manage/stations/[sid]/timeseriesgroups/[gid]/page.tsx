@@ -15,6 +15,7 @@ import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
+import { countText } from "@/lib/site/numbers";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -23,7 +24,6 @@ export function generateMetadata({ params }: { params: Promise<{ sid: string }> 
   return stationPageMetadata("Edit time series group", params);
 }
 
-const integer = new Intl.NumberFormat("en-US");
 
 /**
  * `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/` (management.md §2): the group form and
@@ -72,7 +72,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
               <div className="series-head">
                 <h3>{seriesLabel(t)}</h3>
                 <span className="muted small">
-                  {timeStepLabel(t.timeStep)} · {t.publiclyAvailable ? "public" : "private"} · {integer.format(t.count)} {t.count === 1 ? "record" : "records"}
+                  {timeStepLabel(t.timeStep)} · {t.publiclyAvailable ? "public" : "private"} · {countText(t.count, "record", "records")}
                   {t.first !== null && t.last !== null && <> · {formatDateTime(t.first, offset)} – {formatDateTime(t.last, offset)} ({offsetLabel(offset)})</>}
                 </span>
               </div>

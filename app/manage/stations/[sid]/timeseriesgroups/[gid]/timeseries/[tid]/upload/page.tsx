@@ -16,6 +16,7 @@ import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/site/pages";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
+import { countText } from "@/lib/site/numbers";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 
@@ -23,7 +24,6 @@ export function generateMetadata({ params }: { params: Promise<{ sid: string }> 
   return stationPageMetadata("Upload records", params);
 }
 
-const integer = new Intl.NumberFormat("en-US");
 
 /** `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/upload/` (management.md §2). */
 export default async function UploadPage({ params }: { params: Params }) {
@@ -52,7 +52,7 @@ export default async function UploadPage({ params }: { params: Params }) {
         title={`Upload records to ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
       <section className="card">
         <p className="muted">
-          Stored now: {integer.format(s.recordCount)} {s.recordCount === 1 ? "record" : "records"}
+          Stored now: {countText(s.recordCount, "record", "records")}
           {s.firstTimestamp !== null && s.lastTimestamp !== null && <>, from {formatDateTime(s.firstTimestamp, offset)} to {formatDateTime(s.lastTimestamp, offset)} ({offsetLabel(offset)})</>}.
           {s.recordCount > 0 && <> <Link href={chartHref}>Chart</Link></>}
         </p>
