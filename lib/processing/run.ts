@@ -54,10 +54,12 @@ export async function readRecords(seriesId: number, from: number, to: number): P
   return { timestamps, values, flags };
 }
 
-/** The timestamp of the last target record with a value before `t`, if any. */
-async function lastValuedBefore(seriesId: number, t: number): Promise<number | null> {
+/** The timestamp of the series' last record before `t` (with a value, if `valued`), if any. */
+async function lastRecordBefore(seriesId: number, t: number, valued: boolean): Promise<number | null> {
+  if (t === -Infinity) return null;
   const [row] = await db().query<{ timestamp: number }>(Prisma.sql`SELECT timestamp FROM timeseries_record
-    WHERE timeseries_id = ${seriesId} AND timestamp < ${t} AND value IS NOT NULL ORDER BY timestamp DESC LIMIT 1`);
+    WHERE timeseries_id = ${seriesId} AND timestamp < ${t} ${valued ? Prisma.sql`AND value IS NOT NULL` : Prisma.empty}
+    ORDER BY timestamp DESC LIMIT 1`);
   return row ? Number(row.timestamp) : null;
 }
 
@@ -106,8 +108,8 @@ async function compute(p: ProcessConfig, source: SeriesInfo | null, target: Seri
     case "aggregation": {
       const summary = await records().summary(source.id);
       const whole: AggregationSource = { timeStep: source.timeStep, zoneOffsetSeconds: zoneOffset, first: summary?.first ?? null, last: summary?.last ?? null };
-      const before = aggregationLookback(p.config, dirtyFrom, whole);
-      const lastValued = before === null ? null : await lastValuedBefore(target.id, before);
+      const before = aggregationLookback(p.config, dirtyFrom, whole, await lastRecordBefore(source.id, dirtyFrom, false));
+      const lastValued = before === null ? null : await lastRecordBefore(target.id, before, true);
       const plan = planAggregation(p.config, dirtyFrom, whole, lastValued);
       const stored = storedTarget(target, plan.targetFrom);
       return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan), stored };

@@ -278,6 +278,34 @@ describe(`incremental runs equal one run over the whole source (${DIALECT})`, ()
   }, 120_000);
 });
 
+describe(`an aggregation's incremental run where the grid's end moves (${DIALECT})`, () => {
+  it("a record half a step after a grid point gains its own point when a later one arrives, however far: the interval holding it is recomputed", async () => {
+    // 00:25 rounds (half to even) to 00:20, where the regularized grid then ends; once a later
+    // record arrives, the point 00:30, whose window [00:25, 00:35) holds it, exists.
+    const config = { type: "aggregation", target_time_step: "30min", method: "mean", max_missing: 6 };
+    const utc = makeTimestampFormatter(resolveTimeZone("UTC")!);
+    for (const later of ["00:35", "05:00"]) {
+      const g = await newGroup();
+      const a = await createProcess(g.sid, g.gid, config);
+      const rows = [["00:04", 1], ["00:15", 2], ["00:25", 3], [later, 4]] as const;
+      const text = (from: number, to: number) => rows.slice(from, to).map(([hm, v]) => `2021-03-29 ${hm},${v},\n`).join("");
+      await upload(http, editor.token, g.initial, text(0, 3));
+      await runsSettled();
+      await upload(http, editor.token, g.initial, text(3, 4));
+      await runsSettled();
+      const source: RecordBatch = {
+        timestamps: Float64Array.from(rows, ([hm]) => Date.parse(`2021-03-29T${hm}:00Z`) / 1000),
+        values: Float64Array.from(rows, ([, v]) => v),
+        flags: rows.map(() => ""),
+      };
+      const expected = aggregateSeries({ resulting_timestamp_offset: "", ...config } as never, source, "10min", 7200);
+      const stored = await csv(http, seriesApi(g.sid, g.gid, a.target_timeseries), editor.token);
+      expect(stored, later).toBe(formatRecordLines(expected.timestamps, expected.values, expected.flags, expected.timestamps.length, 2, utc));
+      expect(stored, later).toContain("2021-03-29 00:30,2.50,MISSING1\r\n");
+    }
+  }, 60_000);
+});
+
 describe(`sources and targets resolved at run time (${DIALECT})`, () => {
   const ZONE_SOURCE = generate(3, 600);
   const DAILY = { type: "aggregation", target_time_step: "1D", method: "sum", max_missing: 100 };

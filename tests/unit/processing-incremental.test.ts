@@ -105,7 +105,8 @@ function aggregationEngine(config: AggregationConfig, timeStep: string, zoneOffs
     full: (source) => runAggregation(config, source, whole(source), FROM_SCRATCH),
     incremental(source, stored, dirty) {
       const info = whole(source);
-      const before = aggregationLookback(config, dirty, info);
+      const previous = lowerBound(source.timestamps, dirty) - 1;
+      const before = aggregationLookback(config, dirty, info, previous < 0 ? null : source.timestamps[previous]);
       let lastValued: number | null = null;
       if (before !== null) {
         for (let i = lowerBound(stored.timestamps, before) - 1; i >= 0; i--) {
@@ -358,6 +359,46 @@ describe("incremental aggregation equals a full run", () => {
       }),
       { numRuns: 300 },
     );
+  });
+  it("after appends and deletions at the end, when the last record before them lies half a step off the grid", () => {
+    // The grid ends at the last record rounded half to even: such a record's own point (the one
+    // after the rounded one) comes and goes with the records after it, however far they are.
+    const halfOffArb = fc.record({
+      source: fc.constantFrom<[string, number]>(["10min", 600], ["5min", 300], ["30min", 1800], ["1h", 3600]),
+      target: fc.constantFrom("30min", "1h", "3h", "1D"),
+      method: fc.constantFrom("sum", "mean", "max", "min") as fc.Arbitrary<AggregationConfig["method"]>,
+      maxMissing: fc.integer({ min: 1, max: 6 }),
+      zone: fc.constantFrom(0, 7200, -18_000, 19_800),
+      skips: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 30 }) }), { minLength: 3, maxLength: 80, size: "max" }),
+      values: fc.array(valueArb, { minLength: 80, maxLength: 80 }),
+      cuts: cutsArb,
+    });
+    fc.assert(
+      fc.property(halfOffArb, ({ source: [timeStep, step], target, method, maxMissing, zone, skips, values, cuts }) => {
+        let k = 0;
+        const rows = skips.map((skip, i) => {
+          k += 1 + skip;
+          return { t: BASE - (BASE % step) + k * step + step / 2 - zone, v: values[i], f: "" };
+        });
+        const engine = aggregationEngine({ target_time_step: target, method, max_missing: maxMissing, resulting_timestamp_offset: "" }, timeStep, zone);
+        appendsMatch(engine, rows, cuts);
+        changeMatches(engine, rows, rows.slice(0, Math.floor(cuts[0] * rows.length)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("the case that found this: a record at 00:25 UTC (19:25 at UTC−5) then one at 00:35, into half hours", () => {
+    const c = { target_time_step: "30min", method: "mean" as const, max_missing: 6, resulting_timestamp_offset: "" };
+    const t0 = Date.UTC(2021, 2, 29) / 1000;
+    const all = [4, 15, 25, 35].map((m) => ({ t: t0 + m * MIN, v: 0, f: "" }));
+    const engine = aggregationEngine(c, "10min", -18_000);
+    appendsMatch(engine, all, [0.75]);
+    // the interval ending 00:30 gains the point 00:30, whose window [00:25, 00:35) holds the record at 00:25
+    expect(plain(engine.full(batch(all))).f).toEqual(["MISSING2", "MISSING1", "MISSING2"]);
+    // and the same after a long gap, and back when the later record is deleted
+    const later = [...all.slice(0, 3), { t: t0 + 5 * 3600, v: 1, f: "" }];
+    appendsMatch(engine, later, [0.75]);
+    changeMatches(engine, later, all.slice(0, 3));
   });
 });
 

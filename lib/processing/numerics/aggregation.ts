@@ -3,10 +3,13 @@
  * mean, interval mode otherwise), then aggregate (see aggregate.ts), as Enhydris does.
  *
  * Incremental runs. A change from T on changes the regularized points whose window
- * [t − step/2, t + step/2) reaches T, so the intervals from the one holding the first such
- * point (label A) on. Intervals before A keep their values and flags, but those after the last
- * valued one before A were trailing empties if nothing valued followed, and dropped; whether
- * they stay depends on what follows. So a run recomputes from the interval after the last
+ * [t − step/2, t + step/2) reaches T. It may also change the point whose window holds the last
+ * record before T (P): the grid ends at the last record rounded, so when the change adds or
+ * removes the last records, a P half a step after a point that rounds down (to even) gains or
+ * loses the point after it, whose window begins at P. So the intervals from the one holding
+ * the first point whose window reaches min(T, P) (label A) on may change. Intervals before A
+ * keep their values and flags, but those after the last valued one before A were trailing
+ * empties if nothing valued followed, and dropped; whether they stay depends on what follows. So a run recomputes from the interval after the last
  * target record with a value before A (found in the stored target by the caller), reading the
  * source from the window of that interval's first grid point. What depends on the whole
  * source is passed in: its first timestamp (the grid and the intervals are anchored on it)
@@ -101,12 +104,15 @@ function fromScratch(p: Parsed, dirtyFrom: number, source: AggregationSource): b
 /**
  * First step of planning: null when the run is from scratch; otherwise the timestamp before
  * which the caller must find the last stored target record that has a value (for planAggregation).
+ * `lastBefore`: the timestamp of the source's last record before dirtyFrom (null if none).
  */
-export function aggregationLookback(config: AggregationConfig, dirtyFrom: number, source: AggregationSource): number | null {
+export function aggregationLookback(config: AggregationConfig, dirtyFrom: number, source: AggregationSource, lastBefore: number | null): number | null {
   const p = parse(config, source);
   if (fromScratch(p, dirtyFrom, source)) return null;
   const { grid, binning } = layout(p, source.first!, source.last!)!;
-  const firstAffected = grid.first + Math.max(0, Math.floor((dirtyFrom - p.step / 2 - grid.first) / p.step) + 1) * p.step;
+  const reach = lastBefore === null ? dirtyFrom : Math.min(dirtyFrom, lastBefore);
+  // the first grid point whose window [t − step/2, t + step/2) ends after `reach`
+  const firstAffected = grid.first + Math.max(0, Math.floor((reach - p.step / 2 - grid.first) / p.step) + 1) * p.step;
   return labelAtOrAfter(binning, firstAffected) - p.offset;
 }
 
