@@ -10,7 +10,13 @@ export default defineConfig({
       {
         resolve: { alias: { "@": root } },
         // CPU-bound property tests take 2–10 s on a busy machine: vitest's 5 s default failed them.
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          setupFiles: ["tests/support/fast-check-seed.ts"],
+        },
       },
       {
         resolve: { alias: { "@": root } },
