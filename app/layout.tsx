@@ -2,10 +2,11 @@ import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import { Suspense, type ReactNode } from "react";
 import HydrationMark from "@/components/site/HydrationMark";
+import InlineStylesheet from "@/components/site/InlineStylesheet";
 import { settings } from "@/lib/config";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
-import { siteStylesheet } from "@/lib/site/stylesheet";
+import { leaveSiteStylesheet } from "@/lib/site/stylesheet";
 
 export const dynamic = "force-dynamic";
 
@@ -39,11 +40,12 @@ function decoded(value: string | null): string {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const [user, requestHeaders] = await Promise.all([currentUser(), headers()]);
   const q = decoded(requestHeaders.get("x-enhydris-q"));
+  leaveSiteStylesheet();
   return (
     <html lang="en">
       <head>
         {/* The stylesheet the API's HTML pages link (public/site.css), inline: nothing blocks the first paint. */}
-        <style dangerouslySetInnerHTML={{ __html: siteStylesheet() }} />
+        <InlineStylesheet />
       </head>
       <body>
         <div className="chrome" dangerouslySetInnerHTML={{ __html: siteHeaderHtml(user ? { username: user.username } : null, q, siteName()) }} />

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SITE_STYLESHEET_SLOT } from "./stylesheet-slot";
 
 /**
  * public/site.css as the React pages inline it in their <head> (issue 17, item 3): a linked
@@ -23,4 +24,9 @@ export function minifyCss(text: string): string {
 export function siteStylesheet(): string {
   css ??= minifyCss(readFileSync(join(process.cwd(), "public", "site.css"), "utf8"));
   return css;
+}
+
+/** Leaves the stylesheet where components/site/InlineStylesheet.tsx renders it from on the server. */
+export function leaveSiteStylesheet(): void {
+  (globalThis as Record<symbol, string>)[SITE_STYLESHEET_SLOT] = siteStylesheet();
 }
