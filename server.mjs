@@ -534,7 +534,7 @@ function serveSite(req, res, context, path, url, q, host, https) {
     }
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
   }
-  // The pages' scripts start after their first frame (lib/http/deferred-scripts.mjs).
+  // The pages' scripts start after their first paint (lib/http/deferred-scripts.mjs).
   if (!dev && !isApiPath(path)) deferPageScripts(res);
   handle(req, res).catch((error) => failed(res, error));
 }

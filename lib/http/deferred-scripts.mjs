@@ -1,4 +1,4 @@
-// The site's pages start Next's scripts after their first frame (issue 17, item 3). Plain
+// The site's pages start Next's scripts after their first paint (issue 17, item 3). Plain
 // JavaScript: server.mjs applies it to the HTML that Next writes.
 //
 // Next puts its chunks in the page's <head> as <script src async>: on a fast connection they
@@ -6,13 +6,14 @@
 // (the framework chunk alone is ~70-100 ms of CPU on the 2-core test machine) compete with the
 // page's first frame, which carries the server's content (the group page's SVG chart). Here the
 // head's <script src async> tags are replaced by one inline script with the same nonce that adds
-// them, unchanged, once the document is parsed and two animation frames have begun since (the
-// frame with the parsed content is then produced), or at once in a hidden page (which gets no
-// frames). Counting the frames from the loader's own run would let them pass while the body is
-// still being parsed, the scripts then competing with the frame that shows it. A page whose HTML
-// streams for long hydrates only at its end, as with deferred scripts. The chunks are
-// independent async scripts either way (Next's runtime does not depend on their order), and the
-// page's own inline scripts (its RSC payload) only queue data for them.
+// them, unchanged, once the document is parsed and the browser reports its first contentful
+// paint (presented on screen, not just produced: the frame's raster and compositing, ~50 ms
+// after its main-thread work on two cores, would otherwise share the cores with the scripts).
+// A browser without paint timing starts them when two animation frames have begun since the
+// document was parsed, a hidden page (which paints nothing) at once, and any page after 2 s at
+// the latest. A page whose HTML streams for long hydrates only at its end, as with deferred
+// scripts. The chunks are independent async scripts either way (Next's runtime does not depend
+// on their order), and the page's own inline scripts (its RSC payload) only queue data for them.
 
 const HEAD_END = "</head>";
 /** A head that has not ended by then is left as it is. */
@@ -38,7 +39,10 @@ export function deferHeadScripts(head) {
   if (sources.length === 0 || nonces.size !== 1) return head;
   const [nonce] = nonces;
   const loader = `<script nonce="${nonce}">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}`
-    + `function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(go)})}}`
+    + `function painted(){var P=window.PerformanceObserver;if(!P||(P.supportedEntryTypes||[]).indexOf("paint")<0)return 0;`
+    + `new P(function(l,o){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}}).observe({type:"paint",buffered:true});return 1}`
+    + `function later(){if(document.visibilityState==="hidden")return go();document.addEventListener("visibilitychange",go);setTimeout(go,2000);`
+    + `if(!painted())requestAnimationFrame(function(){requestAnimationFrame(go)})}`
     + `if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",later);else later()})(${JSON.stringify(sources)})</script>`;
   return rest.slice(0, first) + loader + rest.slice(first);
 }

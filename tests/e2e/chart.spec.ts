@@ -209,3 +209,48 @@ test("the interactive chart takes the static one's place after hydration", async
   await openKombotiTemperature(page);
   await expect(page.getByTestId("static-chart")).toHaveCount(0);
 });
+
+test.describe("Next's scripts (lib/http/deferred-scripts.mjs)", () => {
+  const nextScripts = (page: Page) =>
+    page.evaluate(() => (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((r) => r.initiatorType === "script" && r.name.includes("/_next/static/")).length);
+
+  test("are fetched only once the browser reports the first contentful paint", async ({ page }) => {
+    // The page's paint observer, held back until the test releases it.
+    await page.addInitScript(() => {
+      const real = window.PerformanceObserver;
+      class HeldObserver {
+        constructor(private readonly callback: (list: { getEntriesByName(name: string): unknown[] }, observer: HeldObserver) => void) {}
+        static get supportedEntryTypes() {
+          return real.supportedEntryTypes;
+        }
+        observe() {
+          (window as unknown as { releasePaint: () => void }).releasePaint = () => this.callback({ getEntriesByName: (name) => (name === "first-contentful-paint" ? [{}] : []) }, this);
+        }
+        disconnect() {}
+      }
+      (window as unknown as { PerformanceObserver: unknown }).PerformanceObserver = HeldObserver;
+    });
+    await page.goto("/stations/4/timeseriesgroups/1/");
+    await expect(page.getByTestId("static-chart")).toBeVisible();
+    await page.waitForTimeout(700);
+    expect(await nextScripts(page)).toBe(0);
+    await page.evaluate(() => (window as unknown as { releasePaint: () => void }).releasePaint());
+    await expect(page.locator('.chart-box[data-state="ready"] .recharts-line-curve')).toBeVisible();
+    expect(await nextScripts(page)).toBeGreaterThan(3);
+  });
+
+  test("start after two animation frames in a browser without paint timing", async ({ page }) => {
+    await page.addInitScript(() => {
+      delete (window as unknown as { PerformanceObserver?: unknown }).PerformanceObserver;
+    });
+    await page.goto("/stations/4/timeseriesgroups/1/");
+    await expect(page.locator('.chart-box[data-state="ready"] .recharts-line-curve')).toBeVisible();
+    // from the document parsed to the first script fetched: well before the loader's 2 s fallback
+    const wait = await page.evaluate(() => {
+      const parsed = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).domContentLoadedEventEnd;
+      const first = Math.min(...(performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((r) => r.initiatorType === "script").map((r) => r.startTime));
+      return first - parsed;
+    });
+    expect(wait).toBeLessThan(1000);
+  });
+});

@@ -11,7 +11,10 @@ const HEAD = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>'
   + '<script src="/_next/static/chunks/c3.js" nonce="N0==" async=""></script>';
 
 const LOADER = '<script nonce="N0==">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}'
-  + 'function later(){if(document.visibilityState==="hidden")go();else{document.addEventListener("visibilitychange",go);requestAnimationFrame(function(){requestAnimationFrame(go)})}}'
+  + 'function painted(){var P=window.PerformanceObserver;if(!P||(P.supportedEntryTypes||[]).indexOf("paint")<0)return 0;'
+  + 'new P(function(l,o){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}}).observe({type:"paint",buffered:true});return 1}'
+  + 'function later(){if(document.visibilityState==="hidden")return go();document.addEventListener("visibilitychange",go);setTimeout(go,2000);'
+  + 'if(!painted())requestAnimationFrame(function(){requestAnimationFrame(go)})}'
   + 'if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",later);else later()})'
   + '(["/_next/static/chunks/a1.js","/_next/static/chunks/b2.js","/_next/static/chunks/c3.js"])</script>';
 
