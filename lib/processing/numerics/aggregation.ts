@@ -9,9 +9,10 @@
  * loses the point after it, whose window begins at P. So the intervals from the one holding
  * the first point whose window reaches min(T, P) (label A) on may change. Intervals before A
  * keep their values and flags, but those after the last valued one before A were trailing
- * empties if nothing valued followed, and dropped; whether they stay depends on what follows. So a run recomputes from the interval after the last
- * target record with a value before A (found in the stored target by the caller), reading the
- * source from the window of that interval's first grid point. What depends on the whole
+ * empties if nothing valued followed, and dropped; whether they stay depends on what follows.
+ * So a run recomputes from the interval after the last target record with a value before A
+ * (found in the stored target by the caller), reading the source from the window of that
+ * interval's first grid point. What depends on the whole
  * source is passed in: its first timestamp (the grid and the intervals are anchored on it)
  * and its last (the grid's end and the three-records rule). A run starts from scratch when:
  * there is no such valued record (the leading empties are then the result's start); the
