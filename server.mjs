@@ -554,7 +554,11 @@ if (cluster.isPrimary && !dev && workerCount.workers > 1) {
 
 /** Serves in this process (a worker of the cluster, or the only process). */
 async function serveHere() {
-  const app = next({ dev, hostname, port, dir: process.cwd() });
+  const server = http.createServer();
+  // In development Next attaches its hot-reload WebSocket to this server (otherwise to that of the
+  // first request it sees: warmUp's listener). Not in production, where an 'upgrade' listener
+  // would make Node hand it every request with an Upgrade header (`curl --http2` sends h2c).
+  const app = next({ dev, hostname, port, dir: process.cwd(), ...(dev ? { httpServer: server } : {}) });
   handle = app.getRequestHandler();
   // A worker's metrics exist (and answer the primary's collection) from the start.
   metrics();
@@ -595,7 +599,7 @@ async function serveHere() {
     stalledBodies.watch(req, res);
     withRequestContext(context, () => serve(req, res, context));
   };
-  const server = http.createServer(onRequest(false));
+  server.on("request", onRequest(false));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0;
   if (clustered) {
