@@ -3,6 +3,7 @@ import type { Job } from "@/lib/jobs/queue";
 import { replicationRun } from "@/lib/replication/job";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
 import { processRunHandler } from "@/lib/processing/run";
+import { CONVERT_KIND, convertRecords } from "@/lib/records/convert";
 import { PROCESS_KIND } from "@/lib/processing/state";
 import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
 import { EVALUATE_KIND } from "@/lib/synoptic/trigger";
@@ -30,4 +31,5 @@ export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobH
   [PROCESS_KIND, processRunHandler],
   [EVALUATE_KIND, evaluateJob],
   [SEND_KIND, sendWarning],
+  [CONVERT_KIND, convertRecords],
 ]);

@@ -57,10 +57,7 @@ export async function readRecords(seriesId: number, from: number, to: number): P
 /** The timestamp of the series' last record before `t` (with a value, if `valued`), if any. */
 async function lastRecordBefore(seriesId: number, t: number, valued: boolean): Promise<number | null> {
   if (t === -Infinity) return null;
-  const [row] = await db().query<{ timestamp: number }>(Prisma.sql`SELECT timestamp FROM timeseries_record
-    WHERE timeseries_id = ${seriesId} AND timestamp < ${t} ${valued ? Prisma.sql`AND value IS NOT NULL` : Prisma.empty}
-    ORDER BY timestamp DESC LIMIT 1`);
-  return row ? Number(row.timestamp) : null;
+  return (await records().latest(seriesId, -Infinity, Math.ceil(t) - 1, { valued }))?.timestamp ?? null;
 }
 
 /** The display zone's offset of the group's station, in seconds (aggregation works in local time). */
