@@ -12,7 +12,7 @@ const PORT = Number(process.env.E2E_PORT ?? 3311);
 const E2E_DIR = join(tmpdir(), `enhydris-e2e-${PORT}`);
 const DATABASE_URL = `file:${join(E2E_DIR, "e2e.db")}`;
 process.env.E2E_DATABASE_URL = DATABASE_URL;
-// The development mail transport writes each message here (lib/mail.ts).
+// The development mail transport writes each message here (lib/mail/index.ts).
 const OUTBOX = join(E2E_DIR, "outbox");
 process.env.E2E_OUTBOX = OUTBOX;
 // A second server, with ENHYDRIS_AUTHENTICATION_REQUIRED and an empty database.

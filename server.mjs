@@ -6,23 +6,23 @@
 //   node server.mjs --demo   the same, answering to localhost when no host is set (`npm run serve`)
 //   node server.mjs --dev    development, with hot reloading (localhost by default too)
 // In production it serves with ENHYDRIS_WORKERS processes (default: the machine's cores; see
-// lib/http/cluster.mjs); with 1, and in development, in this one process.
+// lib/server/cluster.mjs); with 1, and in development, in this one process.
 import cluster from "node:cluster";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import next from "next";
-import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/http/hosts.mjs";
+import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/config/hosts.mjs";
 import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
-import { deferPageScripts } from "./lib/http/deferred-scripts.mjs";
-import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "./lib/http/page-cache.mjs";
+import { deferPageScripts } from "./lib/server/deferred-scripts.mjs";
+import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "./lib/server/page-cache.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
-import { answerBodyFaultsAsClientErrors, markBodyFaults } from "./lib/http/body-faults.mjs";
-import { bodyIdleWatch } from "./lib/http/body-idle.mjs";
+import { answerBodyFaultsAsClientErrors, markBodyFaults } from "./lib/server/body-faults.mjs";
+import { bodyIdleWatch } from "./lib/server/body-idle.mjs";
 import { METRICS_CONTENT_TYPE, metrics, observeRequest } from "./lib/observability/metrics.mjs";
-import { MESSAGE, runPrimary, serveHandedConnections, workerSetting } from "./lib/http/cluster.mjs";
+import { MESSAGE, runPrimary, serveHandedConnections, workerSetting } from "./lib/server/cluster.mjs";
 import { readAfterFromCookies } from "./lib/db/read-after.mjs";
 
 const dev = process.argv.includes("--dev");
@@ -56,7 +56,7 @@ const siteUrlOrigins = siteOrigins(String(process.env.ENHYDRIS_SITE_URL ?? "").t
 const tiles = tileOrigin(process.env.ENHYDRIS_MAP_TILE_URL);
 
 // The hosts this server answers to. Development and the demo default to localhost; the app
-// (lib/config.ts) reads the same list from the environment.
+// (lib/config/index.ts) reads the same list from the environment.
 const hostSetting = serverHosts(process.env, dev || demo);
 if ("error" in hostSetting) refuse(hostSetting.error);
 const allowedHosts = hostSetting.hosts;
@@ -106,7 +106,7 @@ function restoreContentLength(res) {
  * Security headers (issue 8, 18): no MIME sniffing anywhere, HSTS on HTTPS; the site's pages get
  * the HTML headers with a content security policy whose nonce Next puts on its own scripts (it
  * reads the nonce from the request's Content-Security-Policy header). The API's HTML pages get
- * the same headers from its router (lib/http/router.ts); its other responses keep their own.
+ * the same headers from its router (lib/routing/router.ts); its other responses keep their own.
  */
 function securityHeaders(req, res, path, https) {
   res.setHeader("X-Content-Type-Options", "nosniff");
@@ -125,7 +125,7 @@ function isApiPath(path) {
 }
 
 /**
- * The API's routers (lib/http/router.ts) register themselves here once Next has loaded their
+ * The API's routers (lib/routing/router.ts) register themselves here once Next has loaded their
  * route bundle. In production the server then hands them /api/ and /timeseries/data/ requests
  * directly: Next's route transport costs about 1 ms of CPU per request, three times what the
  * router needs (docs/decisions/0007-direct-api-dispatch.md). Until then, and in development
@@ -371,7 +371,7 @@ async function serveMetrics(req, res) {
 const metricsRequests = new Map();
 let metricsRequestCount = 0;
 
-/** Under node:cluster: every worker's metrics, aggregated by the primary (lib/http/cluster.mjs). */
+/** Under node:cluster: every worker's metrics, aggregated by the primary (lib/server/cluster.mjs). */
 function metricsOfTheCluster() {
   return new Promise((resolve, reject) => {
     const id = ++metricsRequestCount;
@@ -521,7 +521,7 @@ function serveSite(req, res, context, path, url, q, host, https) {
   restoreContentLength(res);
   if (UNSAFE.has(req.method ?? "")) answerBodyFaultsAsClientErrors(res, context);
   // The group page's HTML for anonymous visitors comes from a per-process cache while what it
-  // shows is unchanged (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md).
+  // shows is unchanged (lib/server/page-cache.mjs, docs/decisions/0018-page-cache.md).
   if (!dev && isGroupPagePath(path)) {
     const page = cacheableGroupPage(req, path, q < 0 ? "" : url.slice(q));
     if (page) {
@@ -534,7 +534,7 @@ function serveSite(req, res, context, path, url, q, host, https) {
     }
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
   }
-  // The pages' scripts start after their first paint (lib/http/deferred-scripts.mjs).
+  // The pages' scripts start after their first paint (lib/server/deferred-scripts.mjs).
   if (!dev && !isApiPath(path)) deferPageScripts(res);
   handle(req, res).catch((error) => failed(res, error));
 }
@@ -634,7 +634,7 @@ async function serveHere() {
 
   // Shutdown (SIGTERM, SIGINT): stop accepting connections (new ones are refused) and close the
   // idle ones; let the requests in flight finish (an upload being received completes and is
-  // stored) while the hooks of lib/shutdown.ts run (the job runner gives back the jobs it could
+  // stored) while the hooks of lib/runtime/shutdown.ts run (the job runner gives back the jobs it could
   // not finish); then exit 0. Both are bounded, within a service manager's usual stop timeout
   // (systemd's 90 s, the unit in docs/deployment.md says 30 s). A second signal exits at once.
   const SHUTDOWN_HOOKS = Symbol.for("enhydris.shutdownHooks");

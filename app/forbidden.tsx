@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { FORBIDDEN_TITLE } from "@/lib/site/manage-guard";
+import { FORBIDDEN_TITLE } from "@/lib/manage/guard";
 
 export const metadata: Metadata = { title: FORBIDDEN_TITLE };
 

@@ -5,7 +5,7 @@ import { closeDb } from "@/lib/db";
 import { settings } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { createUser } from "@/lib/services/users";
+import { createUser } from "@/lib/accounts/users";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -13,7 +13,7 @@ import { startJobRunner } from "@/lib/jobs/runner";
 import { describeProcess } from "@/lib/processing/describe";
 import { processRunHandler, type RunResult } from "@/lib/processing/run";
 import { PROCESS_KIND, processKey } from "@/lib/processing/state";
-import { processesPage, queueGroupRuns } from "@/lib/services/processes";
+import { processesPage, queueGroupRuns } from "@/lib/processing/processes";
 
 function usage(message: string): never {
   console.error(`${message}\nusage: npm run process -- --group <group id> [--from-scratch]`);

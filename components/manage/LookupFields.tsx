@@ -1,6 +1,6 @@
 import { CheckboxList, Hidden, TextArea, TextField } from "@/components/manage/Form";
-import type { Choice } from "@/lib/services/manage";
-import type { LookupField } from "@/lib/site/lookup-forms";
+import type { Choice } from "@/lib/manage/home";
+import type { LookupField } from "@/lib/lookups/forms";
 
 /** The fields of a lookup's form (api.md §11). */
 export default function LookupFields({ fields, variables }: { fields: LookupField[]; variables: Choice[] }) {

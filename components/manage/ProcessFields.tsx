@@ -4,7 +4,7 @@ import type { ProcessType } from "@/lib/processing/config";
 
 /**
  * The fields of a process form, by type (processing.md §1). Nested members are typed the
- * reference's way (lib/site/process-form.ts turns them into the API's body); their messages
+ * reference's way (lib/processing/form.ts turns them into the API's body); their messages
  * appear under the fieldset they concern.
  */
 export function ProcessFields({ type, groups, periods }: { type: ProcessType; groups: Option[]; periods: number }) {

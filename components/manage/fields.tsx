@@ -1,8 +1,8 @@
 import { CheckboxField, Hidden, SelectField, TextArea, TextField, FileField } from "@/components/manage/Form";
 import { settings } from "@/lib/config";
-import type { Choice } from "@/lib/services/manage";
-import { INTERVAL_UNITS } from "@/lib/site/replication-form";
-import { TIMESERIES_TYPES } from "@/lib/services/timeseries-types";
+import type { Choice } from "@/lib/manage/home";
+import { INTERVAL_UNITS } from "@/lib/replication/form";
+import { TIMESERIES_TYPES } from "@/lib/domain/timeseries-types";
 
 /** The fields of each management form, by the API's field names (api.md §5, §6, §9, §10). */
 

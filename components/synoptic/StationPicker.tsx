@@ -4,7 +4,7 @@ import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
 import { useEffect, useMemo, useState } from "react";
 import type { StationFeature, StationFeatureCollection } from "@/components/map/types";
-import { normalizeSearch } from "@/lib/search/normalize";
+import { normalizeSearch } from "@/lib/formats/search-normalize";
 
 const StationPickerMap = dynamic(() => import("@/components/synoptic/StationPickerMap"), {
   ssr: false,

@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/respond";
-import type { RouteContext } from "@/lib/http/router";
+import type { RouteContext } from "@/lib/routing/router";
 import { requestOrigin } from "@/lib/http/urls";
 import { openApiDocument } from "@/lib/api/openapi";
 import { standalonePage } from "@/lib/site/chrome";

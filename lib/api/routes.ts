@@ -1,27 +1,27 @@
-import { Router, type Route } from "@/lib/http/router";
+import { Router, type Route } from "@/lib/routing/router";
 import { apiRoot } from "@/lib/api/root";
-import { lookupRoutes } from "@/lib/api/lookups";
-import { getUser, login, logout, passwordChange, passwordReset, passwordResetConfirm, updateUser } from "@/lib/api/auth";
-import { complete, openLink, showForm, submitForm } from "@/lib/api/reset-pages";
+import { lookupRoutes } from "@/lib/lookups/api";
+import { getUser, login, logout, passwordChange, passwordReset, passwordResetConfirm, updateUser } from "@/lib/accounts/api";
+import { complete, openLink, showForm, submitForm } from "@/lib/accounts/reset-pages";
 import {
   createStationHandler, deleteStationHandler, getStation, listStations, stationsCsv, stationsGeoJson, updateStationHandler,
-} from "@/lib/api/stations";
+} from "@/lib/stations/api";
 import {
   attachmentReaders, getEvent, getGroup, getOlderShape, getSeries, listEvents, listGroups, listOlderShape, listSeries,
-} from "@/lib/api/station-children";
+} from "@/lib/series/children-api";
 import {
   createGroupHandler, createOlderShapeHandler, createSeriesHandler, deleteGroupHandler, deleteOlderShapeHandler, deleteSeriesHandler,
   updateGroupHandler, updateOlderShapeHandler, updateSeriesHandler,
-} from "@/lib/api/series-writes";
-import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
-import { DATA_ROUTES } from "@/lib/api/data";
-import { listActivity } from "@/lib/api/activity";
-import { processRoutes } from "@/lib/api/processes";
+} from "@/lib/series/writes-api";
+import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/stations/attachment-api";
+import { DATA_ROUTES } from "@/lib/series/data-api";
+import { listActivity } from "@/lib/activity/api";
+import { processRoutes } from "@/lib/processing/api";
 import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
-import { replicationRoutes } from "@/lib/api/replication";
-import { synopticRoutes } from "@/lib/api/synoptic";
+import { replicationRoutes } from "@/lib/replication/api";
+import { synopticRoutes } from "@/lib/synoptic/api";
 
 /** data/, bottom/ and chart/ under a time series path. */
 function dataRoutes(series: string): Route[] {

@@ -1,7 +1,7 @@
 import { settings } from "@/lib/config";
-import { PermissionDenied } from "@/lib/services/errors";
+import { PermissionDenied } from "@/lib/domain/errors";
 import type { AuthUser } from "@/lib/auth/users";
-import type { StationAccess } from "@/lib/services/stations";
+import type { StationAccess } from "@/lib/stations/stations";
 
 /**
  * The permission model of api.md §15, in one place: yes/no functions for pages (show only what

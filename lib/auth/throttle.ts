@@ -1,6 +1,6 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
-import { Throttled } from "@/lib/services/errors";
+import { Throttled } from "@/lib/domain/errors";
 
 /**
  * The login throttle (api.md §12.1): counters of failed attempts within a sliding window, one

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isUploadedFile, pythonTypeName, type RequestInput, type UploadedFile } from "@/lib/http/body";
-import { parseBoolean } from "@/lib/http/boolean";
-import { ErrorCollector } from "@/lib/services/errors";
+import { parseBoolean } from "@/lib/config/boolean";
+import { ErrorCollector } from "@/lib/domain/errors";
 
 /**
  * Request field validation with Django REST framework's semantics and messages (api.md §1.2,

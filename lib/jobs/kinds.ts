@@ -4,7 +4,7 @@ import { replicationRun } from "@/lib/replication/job";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
 import { processRunHandler } from "@/lib/processing/run";
 import { PROCESS_KIND } from "@/lib/processing/state";
-import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/services/synoptic-alarms";
+import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/synoptic/alarms";
 import { EVALUATE_KIND } from "@/lib/synoptic/trigger";
 
 /**

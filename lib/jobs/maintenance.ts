@@ -2,7 +2,7 @@ import { deleteEndedSiteSessions } from "@/lib/auth/session";
 import { deleteExpiredFailures } from "@/lib/auth/throttle";
 import type { JobHandler } from "@/lib/jobs/kinds";
 import { enqueue, pruneJobs } from "@/lib/jobs/queue";
-import { logError } from "@/lib/log";
+import { logError } from "@/lib/observability/log";
 
 /**
  * The hourly upkeep of the tables that would otherwise grow for ever: the job run history (the

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { db, postgresValue, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
-import { isoMillis } from "@/lib/services/serialize";
+import { isoMillis } from "@/lib/domain/serialize";
 import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
 
 /**
@@ -121,7 +121,7 @@ export function notifyJobsQueued(): void {
     wakeScheduled = false;
     for (const listener of listeners()) listener();
     // A follower worker of the multi-process server has no runner: the primary relays the
-    // wake-up to the lead's (lib/http/cluster.mjs).
+    // wake-up to the lead's (lib/server/cluster.mjs).
     if (process.env.ENHYDRIS_CLUSTER_ROLE === "follower" && process.send && process.connected) {
       process.send({ type: "enhydris:jobs-queued" });
     }

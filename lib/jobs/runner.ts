@@ -6,8 +6,8 @@ import { scheduleMaintenance } from "@/lib/jobs/maintenance";
 import {
   CHANNEL, claimJob, completeJob, defaultBackoff, failJob, newOwner, onJobsQueued, releaseJob, renewLease, type Job,
 } from "@/lib/jobs/queue";
-import { logError } from "@/lib/log";
-import { within } from "@/lib/shutdown";
+import { logError } from "@/lib/observability/log";
+import { within } from "@/lib/runtime/shutdown";
 
 export interface JobRunnerOptions {
   /** Jobs run at once (default 1). */

@@ -3,7 +3,7 @@ import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { startJobRunner, type JobRunnerOptions } from "@/lib/jobs/runner";
-import { onShutdown, runShutdownHooks } from "@/lib/shutdown";
+import { onShutdown, runShutdownHooks } from "@/lib/runtime/shutdown";
 
 /**
  * A process that only runs jobs (`npm run worker`): brings the schema up to date, runs a job

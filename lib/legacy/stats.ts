@@ -1,7 +1,7 @@
 /**
  * The legacy cached statistics of `{site}/timeseries/data/` (formats.md §8) as pure code:
  * interval selection over an abstract record index, down-sampling, statistics and vector
- * statistics. The database side (lib/services/legacy-record-index.ts, legacy-aggregate.ts) and the HTTP side
+ * statistics. The database side (lib/legacy/record-index.ts, legacy-aggregate.ts) and the HTTP side
  * (lib/legacy/timeseries-data.ts) are separate; the unit tests drive this module with an
  * in-memory index.
  */

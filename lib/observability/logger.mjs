@@ -36,7 +36,7 @@ export function redact(text) {
  * @property {string | null} [readAfter] the WAL position of the client's read-after cookie (lib/db/read-after.mjs)
  * @property {string | null} [setReadAfter] the read-after cookie the response sets, once the request wrote
  * @property {object} [routing] where the request's reads go (lib/db/replicas.ts)
- * @property {boolean} [decodesBody] a site post whose body Next may decode (lib/http/body-faults.mjs)
+ * @property {boolean} [decodesBody] a site post whose body Next may decode (lib/server/body-faults.mjs)
  * @property {{ status: number, message: string }} [bodyFault] Next reported that it could not take the body: the answer instead of its 500
  */
 

@@ -7,7 +7,7 @@
  */
 import { db, Prisma, type Tx } from "@/lib/db";
 import { settings } from "@/lib/config";
-import { typeCode } from "@/lib/services/timeseries-types";
+import { typeCode } from "@/lib/domain/timeseries-types";
 import { aggregatedSeriesName, type ProcessConfig } from "./config";
 import { groupSeriesChangedStatements } from "./state";
 

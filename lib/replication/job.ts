@@ -1,5 +1,5 @@
 import type { JobHandler } from "@/lib/jobs/kinds";
-import { logError } from "@/lib/log";
+import { logError } from "@/lib/observability/log";
 import { replicate } from "@/lib/replication/run";
 import { scheduleNext, storedSource, type RunPayload } from "@/lib/replication/sources";
 

@@ -14,19 +14,19 @@ import { settings } from "@/lib/config";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
-import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
+import { DISPLAY_TIMEZONES } from "@/lib/stations/fields";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
-import { discard, sanitizeFileName, storeContent } from "@/lib/services/attachment-writes";
-import { insertLookup } from "@/lib/services/lookup-writes";
-import type { LookupName } from "@/lib/services/lookups";
-import { mediaPath } from "@/lib/services/media";
-import { remarksNorm, stationNorm } from "@/lib/services/norms";
-import { writeExactFloats } from "@/lib/services/sql";
-import { TIMESERIES_TYPES, typeCode } from "@/lib/services/timeseries-types";
+import { discard, sanitizeFileName, storeContent } from "@/lib/stations/attachment-writes";
+import { insertLookup } from "@/lib/lookups/writes";
+import type { LookupName } from "@/lib/lookups/lookups";
+import { mediaPath } from "@/lib/stations/media";
+import { remarksNorm, stationNorm } from "@/lib/domain/norms";
+import { writeExactFloats } from "@/lib/db/dialect-sql";
+import { TIMESERIES_TYPES, typeCode } from "@/lib/domain/timeseries-types";
 import { rm } from "node:fs/promises";
 
 export interface RunOptions {

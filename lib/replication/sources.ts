@@ -4,16 +4,16 @@
  * a source's runs never overlap and survive restarts; dry runs, which write nothing, have a key
  * of their own), and detaching a replicated station.
  */
-import { isDatabaseId } from "@/lib/services/refs";
+import { isDatabaseId } from "@/lib/domain/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { now } from "@/lib/jobs/sql";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
-import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
-import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
-import { valuesOf, type Given } from "@/lib/services/given";
-import { existingStation, type StationAccess } from "@/lib/services/stations";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
+import { Conflict, orNotFound, ValidationFailed } from "@/lib/domain/errors";
+import { valuesOf, type Given } from "@/lib/domain/given";
+import { existingStation, type StationAccess } from "@/lib/stations/stations";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;

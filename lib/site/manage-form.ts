@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { RequestInput } from "@/lib/http/body";
-import { StaleObject } from "@/lib/services/errors";
+import { StaleObject } from "@/lib/domain/errors";
 import { validFormToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";

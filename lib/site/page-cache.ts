@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import { csrfCookieHeader, newCsrfToken } from "@/lib/auth/csrf";
-import { namedCache, type LruCache } from "@/lib/cache";
+import { namedCache, type LruCache } from "@/lib/runtime/cache";
 import { db, Prisma } from "@/lib/db";
 
 /**
  * What server.mjs needs to serve the group page's HTML to anonymous visitors from a per-process
- * cache (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md), registered on globalThis
+ * cache (lib/server/page-cache.mjs, docs/decisions/0018-page-cache.md), registered on globalThis
  * when the page's bundle is loaded, as the API's routers register themselves.
  */
 
-/** A page as sent, cut at its CSP nonce (lib/http/page-cache.mjs). */
+/** A page as sent, cut at its CSP nonce (lib/server/page-cache.mjs). */
 export interface CachedPage {
   status: number;
   headers: [string, string | string[]][];

@@ -7,7 +7,7 @@ import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 
 /**
- * Issue 17, item 2: the multi-process server (lib/http/cluster.mjs) with two workers. Writes
+ * Issue 17, item 2: the multi-process server (lib/server/cluster.mjs) with two workers. Writes
  * through both workers at once never fail (SQLite's lock across processes, waited for without
  * SQLITE_BUSY reaching a client); /metrics adds up every worker's counts; a worker killed under
  * load fails only the requests in flight on it and is replaced.

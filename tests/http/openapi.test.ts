@@ -4,8 +4,8 @@ import { apiRoutes } from "@/lib/api/routes";
 import {
   BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, RunSchema,
   StationSchema, TimeseriesSchema, UserSchema,
-} from "@/lib/api/schemas";
-import { LOOKUP_NAMES } from "@/lib/services/lookups";
+} from "@/lib/http/openapi-schemas";
+import { LOOKUP_NAMES } from "@/lib/lookups/lookups";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";

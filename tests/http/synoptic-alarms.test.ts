@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { evaluateSynopticGroup } from "@/lib/services/synoptic-alarms";
+import { evaluateSynopticGroup } from "@/lib/synoptic/alarms";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";

@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "@/lib/db/migrate";
-import { metadataVersion } from "@/lib/services/metadata-version";
+import { metadataVersion } from "@/lib/domain/metadata-version";
 import { api, rawGet } from "@/tests/support/http";
 import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
 import { user } from "@/tests/support/fixtures";

@@ -3,8 +3,8 @@ import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, PAGE_CACHE, replayableHeaders, servePage, splitOnNonce,
-} from "@/lib/http/page-cache.mjs";
-import { deferHeadScripts, deferPageScripts } from "@/lib/http/deferred-scripts.mjs";
+} from "@/lib/server/page-cache.mjs";
+import { deferHeadScripts, deferPageScripts } from "@/lib/server/deferred-scripts.mjs";
 
 const PAGE = "/stations/12/timeseriesgroups/34/";
 const get = (headers: Record<string, string> = {}, method = "GET") => ({ method, headers });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cells, lineMessages } from "@/lib/site/process-form";
+import { cells, lineMessages } from "@/lib/processing/form";
 import { cpuTime } from "@/tests/support/cpu-time";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSynopticGroup } from "@/lib/api/synoptic-fields";
+import { readSynopticGroup } from "@/lib/synoptic/fields";
 import { cpuTime } from "@/tests/support/cpu-time";
 import { RequestInput } from "@/lib/http/body";
 import { jsonValue, listOf, nestedField, objectOf } from "@/lib/http/nested-fields";

@@ -4,8 +4,8 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { encode } from "next-auth/jwt";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
-import { attemptLogin } from "@/lib/auth/accounts";
-import { sessionCookieName, THROTTLED_PREFIX } from "@/lib/auth/next-auth";
+import { attemptLogin } from "@/lib/accounts/accounts";
+import { sessionCookieName, THROTTLED_PREFIX } from "@/lib/accounts/next-auth";
 import { secretKey } from "@/lib/auth/secret";
 import { createSiteSession, SESSION_MAX_AGE } from "@/lib/auth/session";
 import { settings } from "@/lib/config";
@@ -19,7 +19,7 @@ export interface LoginState {
 
 /**
  * The login form posted without JavaScript (management.md §1: a plain form works without it).
- * The same check and throttle as next-auth's credentials provider (lib/auth/next-auth.ts), then
+ * The same check and throttle as next-auth's credentials provider (lib/accounts/next-auth.ts), then
  * the cookie next-auth would set: its JWT naming a new site_session row. With JavaScript the form
  * goes through next-auth itself (components/accounts/LoginForm.tsx).
  */

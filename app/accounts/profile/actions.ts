@@ -1,10 +1,10 @@
 "use server";
 
 import { refresh } from "next/cache";
-import { readPasswordChange, readProfile } from "@/lib/api/user-fields";
-import { changePassword } from "@/lib/auth/accounts";
+import { readPasswordChange, readProfile } from "@/lib/accounts/fields";
+import { changePassword } from "@/lib/accounts/accounts";
 import { RequestInput } from "@/lib/http/body";
-import { updateProfile as saveProfile } from "@/lib/services/users";
+import { updateProfile as saveProfile } from "@/lib/accounts/users";
 import { currentUser } from "@/lib/site/current-user";
 import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
 

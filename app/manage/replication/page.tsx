@@ -8,10 +8,10 @@ import { isSuperuser } from "@/lib/auth/permissions";
 import type { Job } from "@/lib/jobs/queue";
 import { runJson, sourceRunHistory, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
 import { currentUser } from "@/lib/site/current-user";
-import { superuserPageMetadata } from "@/lib/site/manage-guard";
+import { superuserPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
-import { sourceValues } from "@/lib/site/replication-form";
+import { sourceValues } from "@/lib/replication/form";
 import { addSource, runNow } from "./actions";
 import { formatCount } from "@/lib/site/numbers";
 

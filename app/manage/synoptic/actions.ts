@@ -1,14 +1,14 @@
 "use server";
 
 import { forbidden, notFound, redirect } from "next/navigation";
-import { readSynopticGroup } from "@/lib/api/synoptic-fields";
+import { readSynopticGroup } from "@/lib/synoptic/fields";
 import { RequestInput } from "@/lib/http/body";
-import { Conflict, NotFound, PermissionDenied } from "@/lib/services/errors";
-import { resendWarning } from "@/lib/services/synoptic-alarms";
+import { Conflict, NotFound, PermissionDenied } from "@/lib/domain/errors";
+import { resendWarning } from "@/lib/synoptic/alarms";
 import {
   createSynopticGroup, deleteSynopticGroup, findSynopticGroup, synopticGroupJson, updateSynopticGroup, type SynopticGroupJson,
-} from "@/lib/services/synoptic-groups";
-import { stationChoices, type StationChoice } from "@/lib/services/synoptic-pages";
+} from "@/lib/synoptic/groups";
+import { stationChoices, type StationChoice } from "@/lib/synoptic/pages";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
@@ -16,7 +16,7 @@ import type { SynopticGroupValues } from "@/lib/synoptic/config";
 
 /**
  * The forms of `{site}/manage/synoptic/…`: read with the fields and rules of synopticgroups/
- * (lib/api/synoptic-fields.ts) and saved by the same services, so a form shows the API's
+ * (lib/synoptic/fields.ts) and saved by the same services, so a form shows the API's
  * messages.
  */
 export interface SynopticFormState {

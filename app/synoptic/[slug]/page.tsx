@@ -5,7 +5,7 @@ import { cache } from "react";
 import SynopticView from "@/components/synoptic/SynopticView";
 import { durationWords } from "@/components/synoptic/types";
 import { settings } from "@/lib/config";
-import { synopticPage } from "@/lib/services/synoptic-pages";
+import { synopticPage } from "@/lib/synoptic/pages";
 import { SLUG } from "@/lib/synoptic/config";
 import { currentUser } from "@/lib/site/current-user";
 import { offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";

@@ -1,4 +1,4 @@
-import { Router } from "@/lib/http/router";
+import { Router } from "@/lib/routing/router";
 import { timeseriesDataRoutes } from "@/lib/legacy/routes";
 
 // {site}/timeseries/data/ (legacy.md §7): outside /api/, with its own router for the 308,

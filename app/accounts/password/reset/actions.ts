@@ -1,11 +1,11 @@
 "use server";
 
 import { headers } from "next/headers";
-import { readResetEmail } from "@/lib/api/user-fields";
-import { requestPasswordReset } from "@/lib/auth/accounts";
+import { readResetEmail } from "@/lib/accounts/fields";
+import { requestPasswordReset } from "@/lib/accounts/accounts";
 import { RequestInput } from "@/lib/http/body";
 import { siteRoot } from "@/lib/http/urls";
-import { ValidationFailed } from "@/lib/services/errors";
+import { ValidationFailed } from "@/lib/domain/errors";
 
 /** The request form of `{site}/accounts/password/reset/` (api.md §12.5, §16). */
 export interface ResetState {

@@ -5,10 +5,10 @@ import { SourceFields } from "@/components/manage/fields";
 import { ManageHeader, Section } from "@/components/manage/parts";
 import { getSource } from "@/lib/replication/sources";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, sourcePageMetadata } from "@/lib/site/manage-guard";
+import { guarded, sourcePageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
-import { sourceValues } from "@/lib/site/replication-form";
+import { pathId } from "@/lib/frontend/pages";
+import { sourceValues } from "@/lib/replication/form";
 import { saveSource } from "../actions";
 
 type Params = Promise<{ id: string }>;

@@ -3,12 +3,12 @@ import { mailPasswordReset, saveUser } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Section } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";
-import { userForAdmin } from "@/lib/services/users";
+import { userForAdmin } from "@/lib/accounts/users";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, superuserPageMetadata } from "@/lib/site/manage-guard";
+import { guarded, superuserPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { userValues } from "@/lib/site/manage-values";
-import { pathId } from "@/lib/site/pages";
+import { userValues } from "@/lib/manage/values";
+import { pathId } from "@/lib/frontend/pages";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Edit user");

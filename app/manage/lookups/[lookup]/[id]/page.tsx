@@ -5,14 +5,14 @@ import { saveLookup } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { ManageHeader, Section } from "@/components/manage/parts";
-import { lookupForAdmin } from "@/lib/services/lookups";
-import { lookupChoices } from "@/lib/services/manage";
+import { lookupForAdmin } from "@/lib/lookups/lookups";
+import { lookupChoices } from "@/lib/manage/home";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
+import { guarded, lookupObjectPageMetadata } from "@/lib/manage/guard";
+import { LOOKUP_FORMS, lookupOf } from "@/lib/lookups/forms";
 import { managePaths } from "@/lib/site/manage-paths";
-import { lookupValues } from "@/lib/site/manage-values";
-import { pathId } from "@/lib/site/pages";
+import { lookupValues } from "@/lib/manage/values";
+import { pathId } from "@/lib/frontend/pages";
 
 type Params = Promise<{ lookup: string; id: string }>;
 

@@ -3,9 +3,9 @@ import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { copiedStationCount, getSource } from "@/lib/replication/sources";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, sourcePageMetadata } from "@/lib/site/manage-guard";
+import { guarded, sourcePageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 import { removeSource } from "../../actions";
 
 type Params = Promise<{ id: string }>;

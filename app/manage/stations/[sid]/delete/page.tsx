@@ -2,12 +2,12 @@ import type { Metadata } from "next";
 import { removeStation } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsText, stationContents } from "@/lib/services/contents";
-import { editableStation, stationJsonById } from "@/lib/services/stations";
+import { contentsText, stationContents } from "@/lib/stations/contents";
+import { editableStation, stationJsonById } from "@/lib/stations/stations";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 
 export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata("Delete station", params);

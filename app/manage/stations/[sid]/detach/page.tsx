@@ -5,11 +5,11 @@ import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
 import { DETACH_EXPLAINED } from "@/components/manage/ReplicatedStation";
 import { detachableStation } from "@/lib/replication/sources";
-import { Conflict } from "@/lib/services/errors";
+import { Conflict } from "@/lib/domain/errors";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, manageMetadata } from "@/lib/site/manage-guard";
+import { guarded, manageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 
 type Params = Promise<{ sid: string }>;
 

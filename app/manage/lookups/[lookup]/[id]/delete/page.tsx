@@ -3,13 +3,13 @@ import { notFound } from "next/navigation";
 import { removeLookup } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { lookupDeleteRefusal } from "@/lib/services/lookup-writes";
-import { lookupForAdmin } from "@/lib/services/lookups";
+import { lookupDeleteRefusal } from "@/lib/lookups/writes";
+import { lookupForAdmin } from "@/lib/lookups/lookups";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
+import { guarded, lookupObjectPageMetadata } from "@/lib/manage/guard";
+import { LOOKUP_FORMS, lookupOf } from "@/lib/lookups/forms";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 
 type Params = Promise<{ lookup: string; id: string }>;
 

@@ -5,15 +5,15 @@ import { saveChild } from "@/app/manage/actions";
 import { AttachmentFields, EventFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
-import type { AttachmentRow } from "@/lib/services/attachments";
-import type { EventRow } from "@/lib/services/events";
-import { childForEditing, lookupChoices } from "@/lib/services/manage";
+import type { AttachmentRow } from "@/lib/stations/attachments";
+import type { EventRow } from "@/lib/stations/events";
+import { childForEditing, lookupChoices } from "@/lib/manage/home";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/site/manage-guard";
+import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/manage/guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
-import { attachmentValues, eventValues } from "@/lib/site/manage-values";
+import { attachmentValues, eventValues } from "@/lib/manage/values";
 import { contentPath } from "@/lib/site/paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 

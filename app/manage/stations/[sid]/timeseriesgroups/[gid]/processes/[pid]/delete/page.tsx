@@ -2,11 +2,11 @@ import type { Metadata } from "next";
 import { removeProcess } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { processForEditing } from "@/lib/services/manage";
+import { processForEditing } from "@/lib/manage/home";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
+import { guarded, stationPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend/pages";
 
 export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata("Delete process", params);

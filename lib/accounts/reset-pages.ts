@@ -1,0 +1,98 @@
+import { completeReset, resetLinkUser } from "@/lib/accounts/accounts";
+import { isHttps, readCookie } from "@/lib/auth/csrf";
+import { settings } from "@/lib/config";
+import { passwordField } from "@/lib/accounts/fields";
+import { validatedFields } from "@/lib/http/fields";
+import type { RouteContext } from "@/lib/routing/router";
+import { standalonePage } from "@/lib/site/chrome";
+import { escapeHtml } from "@/lib/site/html";
+import { ValidationFailed, type FieldErrors } from "@/lib/domain/errors";
+
+/**
+ * The password-reset pages of api.md §13: the link from the e-mail, the form that sets the new
+ * password, and the completion page. HTML; no CSRF token (the link is the secret).
+ */
+const COOKIE = "enhydris_password_reset";
+const COOKIE_PATH = "/api/auth/password/reset/";
+const BASE = "/api/auth/password/reset";
+
+function html(body: string, title: string, ctx: RouteContext, status = 200, headers: Record<string, string> = {}): Response {
+  const user = ctx.auth.user ? { username: ctx.auth.user.username } : null;
+  return new Response(standalonePage({ title, user, body, siteName: settings().siteName || undefined }), {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store", ...headers },
+  });
+}
+
+function invalidLink(ctx: RouteContext): Response {
+  return html(`<h1>This link is invalid or has expired</h1>
+<p>The password-reset link you followed is invalid: it has already been used, it has expired, or the password has been changed since it was sent.</p>
+<p><a href="/accounts/password/reset/">Ask for a new link</a> or <a href="/accounts/login/">log in</a>.</p>`, "Invalid password-reset link", ctx);
+}
+
+function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Response {
+  const messages = Object.values(errors).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
+  return html(`<h1>Choose a new password</h1>
+${messages ? `<div class="form-errors" role="alert"><ul>${messages}</ul></div>` : ""}
+<form method="post" action="${BASE}/confirm/${escapeHtml(encodeURIComponent(uid))}/set-password/" class="stacked-form">
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
+  <label for="new_password1">New password</label>
+  <input id="new_password1" name="new_password1" type="password" autocomplete="new-password" required>
+  <label for="new_password2">New password again</label>
+  <input id="new_password2" name="new_password2" type="password" autocomplete="new-password" required>
+  <p class="help">At least 8 characters, not entirely numeric, and not your username.</p>
+  <button type="submit">Set the password</button>
+</form>`, "Choose a new password", ctx);
+}
+
+function cookie(ctx: RouteContext, value: string, maxAge?: number): string {
+  return `${COOKIE}=${value}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict${maxAge !== undefined ? `; Max-Age=${maxAge}` : ""}${isHttps(ctx.request) ? "; Secure" : ""}`;
+}
+
+/** GET …/confirm/<uidb64>/<token>/: a valid link moves its token into a cookie and on to the form. */
+export async function openLink(ctx: RouteContext): Promise<Response> {
+  const { uid, token } = ctx.strings;
+  if (!(await resetLinkUser(uid, token))) return invalidLink(ctx);
+  return new Response(null, {
+    status: 302,
+    headers: { Location: `${BASE}/confirm/${encodeURIComponent(uid)}/set-password/`, "Set-Cookie": cookie(ctx, token), "Referrer-Policy": "no-referrer" },
+  });
+}
+
+/** GET …/confirm/<uidb64>/set-password/ */
+export async function showForm(ctx: RouteContext): Promise<Response> {
+  const token = readCookie(ctx.request, COOKIE) ?? "";
+  if (!(await resetLinkUser(ctx.strings.uid, token))) return invalidLink(ctx);
+  return form(ctx, ctx.strings.uid, token);
+}
+
+/** POST …/set-password/ (token from the cookie or the form) and POST …/<token>/ (from the path). */
+export async function submitForm(ctx: RouteContext): Promise<Response> {
+  const input = await ctx.input();
+  const field = (name: string) => {
+    const v = input.get(name);
+    return typeof v === "string" ? v : "";
+  };
+  const token = ctx.strings.token ?? (field("token") || readCookie(ctx.request, COOKIE) || "");
+  const user = await resetLinkUser(ctx.strings.uid, token);
+  if (!user) return invalidLink(ctx);
+  try {
+    // The fields and messages of auth/password/reset/confirm/ (api.md §12.6).
+    const v = await validatedFields(input, { new_password1: passwordField(), new_password2: passwordField() }, "create");
+    await completeReset(user, v.new_password1!, v.new_password2!);
+  } catch (error) {
+    if (error instanceof ValidationFailed) return form(ctx, ctx.strings.uid, token, error.fields);
+    throw error;
+  }
+  return new Response(null, {
+    status: 302,
+    headers: { Location: `${BASE}/complete/`, "Set-Cookie": cookie(ctx, "", 0), "Referrer-Policy": "no-referrer" },
+  });
+}
+
+/** GET …/reset/complete/ */
+export async function complete(ctx: RouteContext): Promise<Response> {
+  return html(`<h1>Your password has been set</h1>
+<p>You may now log in with your new password.</p>
+<p><a class="button" href="/accounts/login/">Log in</a></p>`, "Password set", ctx);
+}

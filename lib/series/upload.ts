@@ -1,0 +1,65 @@
+import type { Actor } from "@/lib/auth/permissions";
+import type { TimeZone } from "@/lib/formats/timezone";
+import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
+import { notifyJobsQueued } from "@/lib/jobs/queue";
+import { seriesWrittenStatements } from "@/lib/jobs/series-written";
+import { records } from "@/lib/records";
+import { countUpload } from "@/lib/observability/metrics.mjs";
+import { activitySql, named } from "@/lib/activity/activity";
+import { contentsText } from "@/lib/stations/contents";
+import { ValidationFailed } from "@/lib/domain/errors";
+import { valuesOf, type Given } from "@/lib/domain/given";
+import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
+
+/**
+ * Appending or inserting records (api.md §8.3, formats.md §6) by an editor of the series'
+ * station: the parse, and the storage checks inside the write's transaction. All or nothing;
+ * the runs of the processes that read the series are queued in the same transaction
+ * (processing.md §4), and the upload does not wait for them.
+ */
+export interface UploadValues {
+  /** Record lines (formats.md §6.1). */
+  text: string;
+  /** The zone of the timestamps. */
+  zone: TimeZone;
+  mode: "append" | "insert";
+  /** Check and summarize, store nothing. */
+  dryRun: boolean;
+}
+
+export type UploadOutcome = { stored: number } | { dryRun: ReturnType<typeof dryRunSummary> };
+
+/**
+ * "2025-03-01 00:00 to 2025-03-01 00:10 UTC+02:00": the records' range as the station's pages
+ * show its data (its display zone), for the activity that its editors read beside those pages.
+ */
+function stationRange(timestamps: ArrayLike<number>, zone: string): string {
+  const offset = zoneOffsetMinutes(zone) ?? 0;
+  if (timestamps.length === 0) return "no records";
+  return `${formatDateTime(timestamps[0], offset)} to ${formatDateTime(timestamps[timestamps.length - 1], offset)} ${offsetLabel(offset)}`;
+}
+
+export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given<UploadValues, SeriesContext>): Promise<UploadOutcome> {
+  const s = await writableSeries(actor, path);
+  const { text, zone, mode, dryRun } = await valuesOf(given, s);
+  const parsed = parseUpload(text, zone);
+  if (!parsed.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: parsed.errors }));
+  const summary = dryRunSummary(parsed);
+  const result = await records().write(s.id, parsed, {
+    mode,
+    dryRun,
+    validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
+    also: [
+      ...(parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : []),
+      activitySql(actor, {
+        action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
+        summary: `Uploaded ${contentsText({ records: summary.count })} (${stationRange(parsed.timestamps, s.station.displayTimezone)}, ${mode}) to time series #${s.id} `
+          + `of time series group ${named(s.group.name, s.group.id)}`,
+      }),
+    ],
+  });
+  if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
+  if (!dryRun && result.stored > 0) notifyJobsQueued();
+  return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: summary } : { stored: result.stored });
+}
