@@ -15,7 +15,7 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
-          setupFiles: ["tests/support/fast-check-seed.ts"],
+          setupFiles: ["tests/support/capabilities.ts", "tests/support/fast-check-seed.ts"],
         },
       },
       {
@@ -27,6 +27,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          setupFiles: ["tests/support/capabilities.ts"],
         },
       },
     ],

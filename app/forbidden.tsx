@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { FORBIDDEN_TITLE } from "@/lib/manage/guard";
+import { FORBIDDEN_TITLE } from "@/lib/manage";
 
 export const metadata: Metadata = { title: FORBIDDEN_TITLE };
 

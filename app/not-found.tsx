@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { NOT_FOUND_TITLE } from "@/lib/manage/guard";
+import { NOT_FOUND_TITLE } from "@/lib/manage";
 
 export const metadata: Metadata = { title: NOT_FOUND_TITLE };
 

@@ -3,8 +3,8 @@ import Link from "next/link";
 import StationsMap from "@/components/map/StationsMap";
 import SearchHelp from "@/components/site/SearchHelp";
 import { settings } from "@/lib/config";
-import { unknownTypeTerms } from "@/lib/stations/search-types";
-import { searchParamsOf, siteSearch } from "@/lib/frontend/station-search";
+import { unknownTypeTerms } from "@/lib/stations";
+import { searchParamsOf, siteSearch } from "@/lib/frontend";
 import { countText, formatCount } from "@/lib/site/numbers";
 
 const PAGE_SIZE = 50;

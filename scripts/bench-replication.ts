@@ -7,7 +7,7 @@ import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
-import { replicate } from "@/lib/replication/run";
+import { replicate } from "@/lib/replication";
 import { searchColumn } from "@/lib/formats/search-normalize";
 import { startServer } from "./support";
 

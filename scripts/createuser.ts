@@ -5,7 +5,7 @@ import { closeDb } from "@/lib/db";
 import { settings } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { createUser } from "@/lib/accounts/users";
+import { createUser } from "@/lib/accounts";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -2,9 +2,8 @@
 // (GET stations/csv/, lib/stations/export.ts) of 10,000 stations takes in this process:
 // peak resident size over the size before, as npm run bench measures the server's. With a
 // postgres:// URL it makes (and drops) its own scratch database on that server.
-import { readStationQuery } from "@/lib/stations/params";
+import { readStationQuery, stationExportZip } from "@/lib/stations";
 import { closeDb } from "@/lib/db";
-import { stationExportZip } from "@/lib/stations/export";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -9,7 +9,7 @@ import { reloadSettings } from "@/lib/config";
 import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { createUser } from "@/lib/accounts/users";
+import { createUser } from "@/lib/accounts";
 import { searchColumn } from "@/lib/formats/search-normalize";
 
 export const ROOT = process.cwd();

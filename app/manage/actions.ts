@@ -1,35 +1,30 @@
 "use server";
 
 import { headers } from "next/headers";
-import { readAttachmentInput, readEventInput } from "@/lib/stations/attachment-api";
-import { readLookupInput } from "@/lib/lookups/fields";
-import { readProcess, readRunRequest } from "@/lib/processing/fields";
-import { readGroupInput, readSeriesInput } from "@/lib/series/fields";
-import { geomField, readStationInput } from "@/lib/stations/fields";
-import { readUserAdminInput } from "@/lib/accounts/fields";
+import {
+  type AttachmentKind, type AttachmentValues, createAttachment, createEvent, createStation, deleteAttachment, deleteEvent, deleteStation, type EventData, findAttachment, findEvent, geomField, type NewContent, readAttachmentInput, readEventInput, readStationInput, stationAccess, type StationData, stationJsonById, updateAttachment, updateEvent, updateStation,
+} from "@/lib/stations";
+import { createLookup, deleteLookup, LOOKUP_NAMES, type LookupName, lookupReaders, readLookupInput, updateLookup } from "@/lib/lookups";
+import {
+  createProcess, deleteProcess, lineMessages, pathProcess, processInput, processValues, readProcess, readRunRequest, requestRun, updateProcess,
+} from "@/lib/processing";
+import {
+  createGroup, createSeries, deleteGroup, deleteSeries, findGroup, type GroupData, readGroupInput, readSeriesInput, seriesAt, type SeriesData, updateGroup, updateSeries,
+} from "@/lib/series";
+import {
+  createUserBy, readUserAdminInput, sendPasswordReset, updateUserBy, type UserAdminData, userChoices, usernames,
+} from "@/lib/accounts";
 import { canCreateStation, isEditor } from "@/lib/auth/permissions";
 import { siteRoot } from "@/lib/http/urls";
-import { findAttachment, type AttachmentKind } from "@/lib/stations/attachments";
-import { createAttachment, deleteAttachment, updateAttachment, type AttachmentValues, type NewContent } from "@/lib/stations/attachment-writes";
 import { NotFound } from "@/lib/domain/errors";
-import { createEvent, deleteEvent, findEvent, updateEvent, type EventData } from "@/lib/stations/events";
-import { findGroup } from "@/lib/series/groups";
-import { LOOKUP_NAMES, lookupReaders, type LookupName } from "@/lib/lookups/lookups";
-import { createLookup, deleteLookup, updateLookup } from "@/lib/lookups/writes";
-import { ownerChoices, ownerDisplayName, type OwnerChoice } from "@/lib/manage/home";
-import { createProcess, deleteProcess, pathProcess, requestRun, updateProcess } from "@/lib/processing/processes";
-import { createGroup, createSeries, deleteGroup, deleteSeries, updateGroup, updateSeries, type GroupData, type SeriesData } from "@/lib/series/writes";
-import { createStation, deleteStation, updateStation, type StationData } from "@/lib/stations/writes";
-import { stationAccess, stationJsonById } from "@/lib/stations/stations";
-import { seriesAt } from "@/lib/series/timeseries";
-import { createUserBy, sendPasswordReset, updateUserBy, userChoices, usernames, type UserAdminData } from "@/lib/accounts/users";
+import {
+  attachmentValues, eventValues, geomText, groupValues, lookupValues, type OwnerChoice, ownerChoices, ownerDisplayName, seriesValues, stationValues,
+} from "@/lib/manage";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { boundId, formInput, openedAt, submitForm } from "@/lib/site/manage-form";
 import { queueing } from "@/lib/site/forms";
-import { attachmentValues, eventValues, geomText, groupValues, lookupValues, seriesValues, stationValues } from "@/lib/manage/values";
 import { managePaths as paths } from "@/lib/site/manage-paths";
-import { lineMessages, processInput, processValues } from "@/lib/processing/form";
 import { typeName } from "@/lib/domain/timeseries-types";
 
 /**

@@ -1,7 +1,7 @@
 import "@/components/synoptic/synoptic.css";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { allSynopticGroups } from "@/lib/synoptic/pages";
+import { allSynopticGroups } from "@/lib/synoptic";
 import { currentUser } from "@/lib/site/current-user";
 
 export const metadata: Metadata = { title: "Synoptic views" };

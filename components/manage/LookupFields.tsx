@@ -1,6 +1,6 @@
 import { CheckboxList, Hidden, TextArea, TextField } from "@/components/manage/Form";
-import type { Choice } from "@/lib/manage/home";
-import type { LookupField } from "@/lib/lookups/forms";
+import type { Choice } from "@/lib/manage";
+import type { LookupField } from "@/lib/lookups";
 
 /** The fields of a lookup's form (api.md §11). */
 export default function LookupFields({ fields, variables }: { fields: LookupField[]; variables: Choice[] }) {

@@ -1,6 +1,6 @@
 import { CheckboxField, ErrorsFor, Hidden, SelectField, TextArea, TextField, type Option } from "@/components/manage/Form";
-import { AGGREGATION_METHODS } from "@/lib/processing/numerics/aggregate";
-import type { ProcessType } from "@/lib/processing/config";
+import { AGGREGATION_METHODS } from "@/lib/processing";
+import type { ProcessType } from "@/lib/processing";
 
 /**
  * The fields of a process form, by type (processing.md §1). Nested members are typed the

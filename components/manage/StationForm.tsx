@@ -1,9 +1,9 @@
 import ManagedForm, { CheckboxList, Hidden, SelectField, TextArea, TextField } from "@/components/manage/Form";
 import LocationPicker from "@/components/manage/LocationPicker";
 import { OwnerPicker } from "@/components/manage/Pickers";
-import { DISPLAY_TIMEZONES } from "@/lib/stations/fields";
+import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
-import type { Choice } from "@/lib/manage/home";
+import type { Choice } from "@/lib/manage";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { zoneChoiceLabel, zoneOffsetMinutes } from "@/lib/site/time";
 

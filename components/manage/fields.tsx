@@ -1,7 +1,7 @@
 import { CheckboxField, Hidden, SelectField, TextArea, TextField, FileField } from "@/components/manage/Form";
 import { settings } from "@/lib/config";
-import type { Choice } from "@/lib/manage/home";
-import { INTERVAL_UNITS } from "@/lib/replication/form";
+import type { Choice } from "@/lib/manage";
+import { INTERVAL_UNITS } from "@/lib/replication";
 import { TIMESERIES_TYPES } from "@/lib/domain/timeseries-types";
 
 /** The fields of each management form, by the API's field names (api.md §5, §6, §9, §10). */

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { ActivityItem } from "@/lib/activity/activity";
-import type { RunJson, SiteRun } from "@/lib/processing/processes";
+import type { ActivityItem } from "@/lib/activity";
+import type { RunJson, SiteRun } from "@/lib/processing";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
 import { FORM_EXPIRED, NOT_ALLOWED, NOT_QUEUED, SESSION_ENDED } from "@/lib/site/forms";
 import { managePaths } from "@/lib/site/manage-paths";

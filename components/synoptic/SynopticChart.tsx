@@ -4,7 +4,7 @@ import "./synoptic.css";
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick, roundedAxis, timeTicks } from "@/components/chart/ticks";
 import { useHydrated } from "@/components/site/useHydrated";
-import { CHART_SPAN_SECONDS, chartDomain } from "@/lib/synoptic/chart";
+import { CHART_SPAN_SECONDS, chartDomain } from "@/lib/synoptic/client";
 import { formatDateTime } from "@/lib/site/time";
 
 export interface SynopticChartProps {

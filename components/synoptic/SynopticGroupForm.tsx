@@ -6,9 +6,7 @@ import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
 import StationPicker from "@/components/synoptic/StationPicker";
 import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from "@/app/manage/synoptic/actions";
-import type { SynopticGroupJson } from "@/lib/synoptic/groups";
-import type { GroupChoice, StationChoice } from "@/lib/synoptic/pages";
-import type { SynopticSeriesDefinition } from "@/lib/synoptic/config";
+import type { GroupChoice, StationChoice, SynopticGroupJson, SynopticSeriesDefinition } from "@/lib/synoptic";
 import { zoneChoiceLabel } from "@/lib/site/time";
 
 /**

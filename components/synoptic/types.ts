@@ -1,5 +1,5 @@
 /** `latest/` (synoptic.md §1) as the synoptic pages read it (types only: nothing of the server reaches the browser). */
-import type { LatestStationJson, LatestStatus } from "@/lib/synoptic/latest";
+import type { LatestStationJson, LatestStatus } from "@/lib/synoptic";
 
 export type { LatestStatus };
 export type LatestStation = LatestStationJson;

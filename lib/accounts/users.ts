@@ -4,7 +4,7 @@ import { ensureSuperuser, ensureUser, type Actor } from "@/lib/auth/permissions"
 import { hashPassword } from "@/lib/auth/passwords";
 import { findUserProfile, type AuthUser, type UserProfile } from "@/lib/auth/users";
 import { db, Prisma, type Tx } from "@/lib/db";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { NotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isDatabaseId } from "@/lib/domain/refs";

@@ -1,19 +1,16 @@
 import { z } from "zod";
 import { specSchema, text, type FieldSpec } from "@/lib/http/fields";
-import { attachmentFields, eventFields } from "@/lib/stations/attachment-api";
-import { groupFields, olderShapeFields, seriesFields } from "@/lib/series/fields";
-import { stationFields } from "@/lib/stations/fields";
+import { attachmentFields, eventFields, stationFields } from "@/lib/stations";
+import { groupFields, olderShapeFields, seriesFields, uploadFields } from "@/lib/series";
 import {
   ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/http/openapi-schemas";
-import { allProcessFields, processBodySchema, runFields } from "@/lib/processing/fields";
-import { runFields as replicationRunFields, sourceFields } from "@/lib/replication/api";
-import { LOOKUP_FIELDS } from "@/lib/lookups/fields";
-import { synopticGroupFields } from "@/lib/synoptic/fields";
-import { uploadFields } from "@/lib/series/upload-fields";
-import { LOOKUP_NAMES } from "@/lib/lookups/lookups";
+import { allProcessFields, processBodySchema, runFields } from "@/lib/processing";
+import { runFields as replicationRunFields, sourceFields } from "@/lib/replication";
+import { LOOKUP_FIELDS, LOOKUP_NAMES } from "@/lib/lookups";
+import { synopticGroupFields } from "@/lib/synoptic";
 
 /**
  * The OpenAPI 3.1 document of the current interface (api.md §3), generated from the zod

@@ -1,4 +1,5 @@
 import { db, Prisma } from "@/lib/db";
+import type { Dialect } from "@/lib/db/url";
 
 /** SQL that differs between the dialects, as Prisma.Sql fragments. */
 
@@ -62,4 +63,21 @@ export async function rowsForIds<T>(ids: readonly number[], query: (slice: numbe
   const rows: T[] = [];
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await query(ids.slice(i, i + IDS_PER_QUERY))));
   return rows;
+}
+
+/**
+ * The database's clock, as the dialect's timestamp columns hold it: epoch ms on SQLite, UTC in
+ * TIMESTAMP(3) on PostgreSQL. Rounded to the millisecond as the columns are, so that a job queued
+ * "now" is due to a claim that reads the clock a moment later (an unrounded clock could still be
+ * half a millisecond below the stored, rounded-up time).
+ */
+export function now(dialect: Dialect): Prisma.Sql {
+  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')::timestamp(3)");
+}
+
+/** The database's clock plus `ms` milliseconds (negative for the past). */
+export function nowPlus(dialect: Dialect, ms: number): Prisma.Sql {
+  return dialect === "sqlite"
+    ? Prisma.sql`(${now(dialect)} + ${Math.round(ms)})`
+    : Prisma.sql`(${now(dialect)} + make_interval(secs => ${ms / 1000}::float8))`;
 }

@@ -1,15 +1,13 @@
 import { canReadData, isEditor, type Actor } from "@/lib/auth/permissions";
 import { lastSucceeded, latestJobs } from "@/lib/jobs/queue";
-import { describeProcess } from "@/lib/processing/describe";
-import { processKey } from "@/lib/processing/state";
-import { processesPage } from "@/lib/processing/processes";
+import { describeProcess, processesPage, processKey } from "@/lib/processing";
 import { db, Prisma } from "@/lib/db";
-import { attachmentsPage } from "@/lib/stations/attachments";
-import { eventsPage } from "@/lib/stations/events";
-import { findGroup } from "@/lib/series/groups";
+import {
+  attachmentsPage, eventsPage, OWNER_DISPLAY_SQL, stationAccess, type StationAccess, type StationJson, stationJsonById,
+} from "@/lib/stations";
+import { findGroup } from "@/lib/series";
 import { cachedByMetadata } from "@/lib/domain/metadata-version";
 import { toNumber } from "@/lib/domain/serialize";
-import { OWNER_DISPLAY_SQL, stationAccess, stationJsonById, type StationAccess, type StationJson } from "@/lib/stations/stations";
 import { typeName } from "@/lib/domain/timeseries-types";
 
 /** What the site's station, group and search pages show (api.md §16), as plain data. */

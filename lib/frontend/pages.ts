@@ -1,11 +1,9 @@
 import { cache } from "react";
-import { chartRequest } from "@/lib/series/data-params";
+import { chartBody, chartRequest, loadSeriesContext } from "@/lib/series";
 import { canReadData, type Actor } from "@/lib/auth/permissions";
 import type { ChartPoint } from "@/lib/formats/chart";
-import { chartBody } from "@/lib/series/data";
 import { ValidationFailed } from "@/lib/domain/errors";
 import { groupDetails, stationDetails, stationWithOwner as readStationWithOwner } from "@/lib/frontend/page-data";
-import { loadSeriesContext } from "@/lib/series/context";
 
 /** What the station and group pages show, read with the lib/ services (never the HTTP API). */
 

@@ -1,7 +1,7 @@
 import { ValidationFailed } from "@/lib/domain/errors";
 import { stationOwnerNames } from "@/lib/frontend/page-data";
-import { stationQuery, stationSearch } from "@/lib/stations/query";
-import type { Bbox } from "@/lib/stations/list";
+import { stationQuery, stationSearch } from "@/lib/stations";
+import type { Bbox } from "@/lib/stations";
 
 /** One row of the home page's result list. */
 export interface SiteStation {

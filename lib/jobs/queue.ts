@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { db, postgresValue, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { isoMillis } from "@/lib/domain/serialize";
-import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
+import { now, nowPlus } from "@/lib/db/dialect-sql";
+import { isUniqueViolation, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
 
 /**
  * The durable job queue (docs/decisions/0009-job-queue.md): a `job` table in the service's own

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
-import { jobHandlers, type JobContext, type JobHandler } from "@/lib/jobs/kinds";
+import { jobHandlers, type JobContext, type JobHandler } from "@/lib/jobs/registry";
 import { scheduleMaintenance } from "@/lib/jobs/maintenance";
 import {
   CHANNEL, claimJob, completeJob, defaultBackoff, failJob, newOwner, onJobsQueued, releaseJob, renewLease, type Job,
@@ -16,7 +16,7 @@ export interface JobRunnerOptions {
   readonly owner?: string;
   /** A lease lasts this long and is renewed every third of it (default 60 s). */
   readonly leaseSeconds?: number;
-  /** The kinds this runner takes, and their handlers (default: lib/jobs/kinds.ts). */
+  /** The kinds this runner takes, and their handlers (default: every registered kind, lib/jobs/registry.ts). */
   readonly handlers?: ReadonlyMap<string, JobHandler>;
   /** The fallback poll, for delayed jobs and lost notifications (default 2 s). */
   readonly pollMs?: number;
@@ -58,7 +58,7 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   const owner = options.owner ?? newOwner();
   const concurrency = Math.max(1, options.concurrency ?? 1);
   const leaseMs = (options.leaseSeconds ?? 60) * 1000;
-  const handlers = options.handlers ?? jobHandlers;
+  const handlers = options.handlers ?? jobHandlers();
   const kinds = [...handlers.keys()];
   const pollMs = options.pollMs ?? 2_000;
   const backoff = options.backoff ?? defaultBackoff;

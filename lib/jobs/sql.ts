@@ -1,7 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { db, Prisma, sqliteValue } from "@/lib/db";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
-import type { Dialect } from "@/lib/db/url";
+
 
 /**
  * How the queue runs its statements. SQLite: on the native connection, under the process's write
@@ -10,23 +10,6 @@ import type { Dialect } from "@/lib/db/url";
  * one autocommitted statement at a time (row locks and SKIP LOCKED do the rest).
  */
 export type Row = Record<string, unknown>;
-
-/**
- * The database's clock, as the dialect's timestamp columns hold it: epoch ms on SQLite, UTC in
- * TIMESTAMP(3) on PostgreSQL. Rounded to the millisecond as the columns are, so that a job queued
- * "now" is due to a claim that reads the clock a moment later (an unrounded clock could still be
- * half a millisecond below the stored, rounded-up time).
- */
-export function now(dialect: Dialect): Prisma.Sql {
-  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')::timestamp(3)");
-}
-
-/** The database's clock plus `ms` milliseconds (negative for the past). */
-export function nowPlus(dialect: Dialect, ms: number): Prisma.Sql {
-  return dialect === "sqlite"
-    ? Prisma.sql`(${now(dialect)} + ${Math.round(ms)})`
-    : Prisma.sql`(${now(dialect)} + make_interval(secs => ${ms / 1000}::float8))`;
-}
 
 const statements = new WeakMap<SqliteDatabase, Map<string, Statement>>();
 

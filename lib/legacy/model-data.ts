@@ -1,12 +1,9 @@
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
-import { attachmentJson } from "@/lib/stations/attachments";
-import { eventJson } from "@/lib/stations/events";
-import { groupJson } from "@/lib/series/groups";
-import { descrJson, fileTypeJson, gareaJson, organizationJson, personJson, unitJson } from "@/lib/lookups/lookups";
+import { allStationsJson, attachmentJson, eventJson, stationJsonById } from "@/lib/stations";
+import { groupJson, olderShapeJson } from "@/lib/series";
+import { descrJson, fileTypeJson, gareaJson, organizationJson, personJson, unitJson } from "@/lib/lookups";
 import { isoMillis } from "@/lib/domain/serialize";
-import { allStationsJson, stationJsonById } from "@/lib/stations/stations";
-import { olderShapeJson } from "@/lib/series/timeseries";
 
 /**
  * The objects of the model-named endpoints (legacy.md §2.1): how all objects (by id) or one

@@ -1,5 +1,5 @@
 import type { Route } from "@/lib/routing/router";
-import { createStationHandler, deleteStationHandler, updateStationHandler } from "@/lib/stations/api";
+import { createStationHandler, deleteStationHandler, updateStationHandler } from "@/lib/stations";
 import { LEGACY_MODEL_NAMES } from "@/lib/legacy/model-data";
 import { modelDetail, modelList } from "@/lib/legacy/reads";
 import { allStationInfo, listStationInfo, oneStationInfo } from "@/lib/legacy/station-info";

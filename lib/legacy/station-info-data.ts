@@ -1,7 +1,7 @@
 import { db, Prisma } from "@/lib/db";
 import { formatPointWkt } from "@/lib/geo/wkt";
 import { isDatabaseId } from "@/lib/domain/refs";
-import { OWNER_DISPLAY_SQL } from "@/lib/stations/stations";
+import { OWNER_DISPLAY_SQL } from "@/lib/stations";
 
 /** Station information with geodata (legacy.md §6): the stations' records of the info endpoints. */
 export interface StationInfo {

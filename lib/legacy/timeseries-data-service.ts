@@ -3,7 +3,7 @@ import { LegacyAccumulator, legacyJson, selectInterval, type Selection } from "@
 import { records } from "@/lib/records";
 import { aggregatedResult, aggregateInDatabase } from "@/lib/legacy/aggregate";
 import { databaseRecordIndex } from "@/lib/legacy/record-index";
-import { displayZone, type SeriesContext } from "@/lib/series/context";
+import { displayZone, type SeriesContext } from "@/lib/series";
 
 /**
  * The statistics and down-sampled points of an interval of a series (formats.md §8, served at

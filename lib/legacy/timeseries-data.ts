@@ -1,4 +1,4 @@
-import { validators } from "@/lib/series/data-params";
+import { readableSeries, validators } from "@/lib/series";
 import { parseBoolean } from "@/lib/config/boolean";
 import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
 import { isCalendarDate, MSG, number, parseIntegerValue } from "@/lib/http/fields";
@@ -8,7 +8,6 @@ import { callbackParam } from "@/lib/legacy/station-info";
 import { LAST_CHOICES, normalizedSelection, type LastChoice } from "@/lib/legacy/stats";
 import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
 import { legacyDataJson, type LegacyDataRequest } from "@/lib/legacy/timeseries-data-service";
-import { readableSeries } from "@/lib/series/context";
 
 /**
  * GET {site}/timeseries/data/ (legacy.md §7, formats.md §8): the statistics and down-sampled

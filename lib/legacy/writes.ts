@@ -1,11 +1,9 @@
-import { olderShapeFields } from "@/lib/series/fields";
+import { createOlderShape, deleteOlderShape, olderShapeFields, olderShapeJson, seriesAt } from "@/lib/series";
 import { ensureUser } from "@/lib/auth/permissions";
 import { pk, validatedFields } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/routing/router";
 import { existing } from "@/lib/domain/refs";
-import { createOlderShape, deleteOlderShape } from "@/lib/series/writes";
-import { olderShapeJson, seriesAt } from "@/lib/series/timeseries";
 
 /**
  * Legacy writes of time series (legacy.md §4.3). Station writes are the current interface's

@@ -1,6 +1,6 @@
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, type Prisma, type Tx } from "@/lib/db";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions, type Versioned } from "@/lib/domain/concurrency";
 import { Conflict, NotFound } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";

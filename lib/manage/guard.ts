@@ -2,12 +2,11 @@ import type { Metadata } from "next";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { ensureSuperuser } from "@/lib/auth/permissions";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
-import { getSource } from "@/lib/replication/sources";
-import { lookupForAdmin } from "@/lib/lookups/lookups";
-import { editableStation } from "@/lib/stations/stations";
+import { getSource } from "@/lib/replication";
+import { lookupForAdmin, lookupOf } from "@/lib/lookups";
+import { editableStation } from "@/lib/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { lookupOf } from "@/lib/lookups/forms";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 /**
  * Rights on the management pages (management.md §1): anonymous users go to the login page, which

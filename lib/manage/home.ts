@@ -1,22 +1,20 @@
 import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
-import { describeProcess } from "@/lib/processing/describe";
-import { PROCESS_COLUMNS, processFromRow, processKey, type ProcessRow } from "@/lib/processing/state";
-import { pathProcess, processesPage, processRuns, siteRunJson, type SiteRun } from "@/lib/processing/processes";
+import {
+  describeProcess, pathProcess, PROCESS_COLUMNS, processesPage, processFromRow, processKey, type ProcessRow, processRuns, type SiteRun, siteRunJson,
+} from "@/lib/processing";
 import { normalizeSearch } from "@/lib/formats/search-normalize";
-import { stationActivityPage } from "@/lib/activity/activity";
-import { attachmentsPage, findAttachment } from "@/lib/stations/attachments";
+import { stationActivityPage } from "@/lib/activity";
+import {
+  attachmentsPage, editableChild, editableStation, eventsPage, findAttachment, findEvent, LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, type StationAccess, type StationJson, stationJsonById, stationQuery,
+} from "@/lib/stations";
 import { orNotFound } from "@/lib/domain/errors";
-import { eventsPage, findEvent } from "@/lib/stations/events";
-import { findGroup } from "@/lib/series/groups";
+import { findGroup, seriesPage } from "@/lib/series";
 import { toNumber } from "@/lib/domain/serialize";
 import { containsSql } from "@/lib/db/dialect-sql";
-import { stationQuery } from "@/lib/stations/query";
-import { editableChild, editableStation, LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationJsonById, type StationAccess, type StationJson } from "@/lib/stations/stations";
-import { seriesPage } from "@/lib/series/timeseries";
 import { typeName } from "@/lib/domain/timeseries-types";
-import { usernames } from "@/lib/accounts/users";
+import { usernames } from "@/lib/accounts";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the

@@ -1,11 +1,9 @@
-import type { AttachmentRow, ImageRow } from "@/lib/stations/attachments";
-import type { EventRow } from "@/lib/stations/events";
-import type { GroupRow } from "@/lib/series/groups";
+import type { AttachmentRow, EventRow, ImageRow, StationJson } from "@/lib/stations";
+import type { GroupRow } from "@/lib/series";
 import type { ManagedSeries } from "@/lib/manage/home";
-import type { StationJson } from "@/lib/stations/stations";
-import type { UserSummary } from "@/lib/accounts/users";
+import type { UserSummary } from "@/lib/accounts";
 import type { FormValues } from "@/lib/site/form-state";
-import { lonLat } from "@/lib/frontend/pages";
+import { lonLat } from "@/lib/frontend";
 
 /**
  * The values of the management forms for stored objects, by the API's field names: what an edit

@@ -1,3 +1,4 @@
+import { groupPaths } from "@/lib/series";
 import { listResponse, writeMode } from "@/lib/http/handlers";
 import { readProcess, readRunRequest } from "@/lib/processing/fields";
 import { json, noContent } from "@/lib/http/respond";
@@ -62,4 +63,9 @@ export function processRoutes(group: string): Route[] {
     { path: `${base}:pid/runs/`, handlers: { GET: listRuns } },
     { path: `${base}:pid/run/`, handlers: { POST: runHandler } },
   ];
+}
+
+/** The processes of every group (processing.md §1), under both words of a group's path. */
+export function processingRoutes(): Route[] {
+  return groupPaths().flatMap(processRoutes);
 }

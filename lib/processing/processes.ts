@@ -7,13 +7,13 @@ import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } fro
 import {
   loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
 } from "@/lib/processing/state";
-import { named, recordActivity } from "@/lib/activity/activity";
+import { named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
-import { findGroup, type GroupRow } from "@/lib/series/groups";
+import { findGroup, type GroupRow } from "@/lib/series";
 import { isoSeconds } from "@/lib/domain/serialize";
-import { existingStation, stationAccess, type StationAccess } from "@/lib/stations/stations";
+import { existingStation, stationAccess, type StationAccess } from "@/lib/stations";
 import type { Row } from "@/lib/jobs/sql";
 
 /**

@@ -9,9 +9,8 @@
 import { db, Prisma } from "@/lib/db";
 import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
+import { changeStatements, type JobContext, type JobHandler } from "@/lib/jobs/registry";
 import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
-import { seriesWrittenStatements } from "@/lib/jobs/series-written";
 import { records, ReplaceRefused, type RecordBatch, type StoredRecords } from "@/lib/records";
 import type { ProcessConfig } from "./config";
 import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
@@ -184,7 +183,7 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
     const written = await records().replace(target.id, from, batch, {
       onlyIf: heldJobSql(jobId, ctx.owner),
       stored: await computed.stored,
-      also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
+      also: changesDoneStatements(process.id, target.id, inputs, changeStatements({ kind: "series-written", seriesId: target.id, first: whole ? SCRATCH : from })),
     });
     notifyJobsQueued();
     ctx.progress(1);

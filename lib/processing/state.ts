@@ -8,7 +8,8 @@
 import { db, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { enqueueSql } from "@/lib/jobs/queue";
-import { now, type Row } from "@/lib/jobs/sql";
+import { now } from "@/lib/db/dialect-sql";
+import type { Row } from "@/lib/jobs/sql";
 import type { ProcessConfig, ProcessType } from "./config";
 
 export const PROCESS_KIND = "process.run";

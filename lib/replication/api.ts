@@ -10,7 +10,7 @@ import {
   countSources, createSource, deleteSource, detachStation, getSource, lastRun, queueRun, runJson, sourceJson, sourceRuns,
   sourcesPage, updateSource, type SourceValues,
 } from "@/lib/replication/sources";
-import { stationJsonById } from "@/lib/stations/stations";
+import { stationJsonById } from "@/lib/stations";
 
 /** replication/sources/ (replication.md §1, superusers) and stations/{sid}/detach/. */
 

@@ -1,4 +1,4 @@
-import type { JobHandler } from "@/lib/jobs/kinds";
+import type { JobHandler } from "@/lib/jobs/registry";
 import { logError } from "@/lib/observability/log";
 import { replicate } from "@/lib/replication/run";
 import { scheduleNext, storedSource, type RunPayload } from "@/lib/replication/sources";

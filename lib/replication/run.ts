@@ -14,16 +14,14 @@ import { settings } from "@/lib/config";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
-import { DISPLAY_TIMEZONES } from "@/lib/stations/fields";
+import { discard, DISPLAY_TIMEZONES, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
-import { seriesWrittenStatements } from "@/lib/jobs/series-written";
+import { changeStatements } from "@/lib/jobs/registry";
 import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
-import { discard, sanitizeFileName, storeContent } from "@/lib/stations/attachment-writes";
-import { insertLookup } from "@/lib/lookups/writes";
-import type { LookupName } from "@/lib/lookups/lookups";
-import { mediaPath } from "@/lib/stations/media";
+import { insertLookup } from "@/lib/lookups";
+import type { LookupName } from "@/lib/lookups";
 import { remarksNorm, stationNorm } from "@/lib/domain/norms";
 import { writeExactFloats } from "@/lib/db/dialect-sql";
 import { TIMESERIES_TYPES, typeCode } from "@/lib/domain/timeseries-types";
@@ -731,7 +729,7 @@ class Run {
       return;
     }
     const seriesId = w.localId;
-    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...seriesWrittenStatements(seriesId, first)];
+    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...changeStatements({ kind: "series-written", seriesId, first })];
     let written: number;
     try {
       written = await records().writeChunks(seriesId, chunks, localFirst === null ? { also } : { replaceFrom: localFirst, also });
@@ -769,7 +767,7 @@ class Run {
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",
-        also: [...mark, ...seriesWrittenStatements(w.localId, batch.timestamps[0])],
+        also: [...mark, ...changeStatements({ kind: "series-written", seriesId: w.localId, first: batch.timestamps[0] })],
         validate: ({ lastStored }) => (lastStored !== null && batch.timestamps[0] <= lastStored ? [`${w.label}: the source's records overlap those copied before`] : []),
       });
       if (!result.ok) throw new SourceError(result.errors.join("; "));

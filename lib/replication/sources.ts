@@ -8,12 +8,12 @@ import { isDatabaseId } from "@/lib/domain/refs";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
-import { now } from "@/lib/jobs/sql";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { now } from "@/lib/db/dialect-sql";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { Conflict, orNotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
-import { existingStation, type StationAccess } from "@/lib/stations/stations";
+import { existingStation, type StationAccess } from "@/lib/stations";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;

@@ -5,7 +5,7 @@ import { orNotFound } from "@/lib/domain/errors";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { toNumber } from "@/lib/domain/serialize";
 import { idListSql, parseIdList } from "@/lib/db/dialect-sql";
-import type { StationAccess } from "@/lib/stations/stations";
+import type { StationAccess } from "@/lib/stations";
 
 /** What the data endpoints need to know about a series, loaded by native queries (loadSeriesContext). */
 export interface SeriesContext {

@@ -2,29 +2,13 @@ import { z } from "zod";
 import { settings } from "@/lib/config";
 import { invalidTimeStepMessage, isValidTimeStep } from "@/lib/formats/time-step";
 import type { RequestInput } from "@/lib/http/body";
-import { boolean, choice, integer, parsePk, pk, text, validatedFields, type Field, type Values, type WriteMode } from "@/lib/http/fields";
+import { boolean, choice, integer, parentCheck, parentField, pk, text, validatedFields, type Field, type Values, type WriteMode } from "@/lib/http/fields";
 import { sent } from "@/lib/http/handlers";
-import type { ErrorCollector } from "@/lib/domain/errors";
 import { existing } from "@/lib/domain/refs";
 import type { GroupData, SeriesData } from "@/lib/series/writes";
 import { TIMESERIES_TYPES, typeCode } from "@/lib/domain/timeseries-types";
 
 /** The writable fields of groups (api.md §5), time series (§6) and the older shape (§7.1). */
-
-/** A parent id that defaults to the one in the path and may never differ from it. */
-export function parentField(): Field<number> {
-  return { required: false, parse: (raw) => parsePk(raw), schema: z.int() };
-}
-
-/**
- * The check of a parent id sent in the body against the path's: `equal` on create when it
- * differs, `fixed` on a change.
- */
-export function parentCheck(field: string, equal: string, fixed: string) {
-  return (errors: ErrorCollector, sent: number | undefined, path: number, mode: WriteMode): void => {
-    if (sent !== undefined && sent !== path) errors.add(field, mode === "create" ? equal : fixed);
-  };
-}
 
 export function timeStepField(): Field<string> {
   const base = text({ max: 7, default: "" });

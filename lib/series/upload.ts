@@ -2,11 +2,11 @@ import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
-import { seriesWrittenStatements } from "@/lib/jobs/series-written";
+import { changeStatements } from "@/lib/jobs/registry";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
-import { activitySql, named } from "@/lib/activity/activity";
-import { contentsText } from "@/lib/stations/contents";
+import { activitySql, named } from "@/lib/domain/activity-log";
+import { contentsText } from "@/lib/stations";
 import { ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
@@ -51,7 +51,7 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
     dryRun,
     validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
     also: [
-      ...(parsed.timestamps.length ? seriesWrittenStatements(s.id, parsed.timestamps[0]) : []),
+      ...(parsed.timestamps.length ? changeStatements({ kind: "series-written", seriesId: s.id, first: parsed.timestamps[0] }) : []),
       activitySql(actor, {
         action: "upload", objectType: "timeseries", objectId: s.id, stationId: s.station.id,
         summary: `Uploaded ${contentsText({ records: summary.count })} (${stationRange(parsed.timestamps, s.station.displayTimezone)}, ${mode}) to time series #${s.id} `

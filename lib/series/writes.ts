@@ -1,17 +1,16 @@
 import { ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, type Tx } from "@/lib/db";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
-import { contentsText, groupContents } from "@/lib/stations/contents";
+import { contentsText, editableChild, editableStation, existingStation, groupContents, type StationAccess } from "@/lib/stations";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
-import { groupSeriesChangedStatements } from "@/lib/processing/state";
+import { changeStatements } from "@/lib/jobs/registry";
 import { orNotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { findGroup, type GroupRow } from "@/lib/series/groups";
 import { remarksNorm } from "@/lib/domain/norms";
 import type { SeriesPath } from "@/lib/series/context";
-import { editableChild, editableStation, existingStation, type StationAccess } from "@/lib/stations/stations";
 import { findSeriesAt, type SeriesWithGroup } from "@/lib/series/timeseries";
 import { typeCode, typeName } from "@/lib/domain/timeseries-types";
 
@@ -84,7 +83,7 @@ export async function insertSeries(tx: Tx, groupId: number, data: SeriesData): P
  * now and run from scratch (processing.md §2). The caller calls notifyJobsQueued() after it.
  */
 async function seriesOfGroupChanged(tx: Tx, groupId: number): Promise<void> {
-  for (const sql of groupSeriesChangedStatements([groupId])) await tx.$executeRaw(sql);
+  for (const sql of changeStatements({ kind: "group-series-changed", groupIds: [groupId] })) await tx.$executeRaw(sql);
 }
 
 /** Changes a series' own fields; its version changes too (formats.md §9.2). */

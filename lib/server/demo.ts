@@ -2,8 +2,8 @@ import { db, type Tx } from "@/lib/db";
 import { parsePointGeom, parseAreaGeom } from "@/lib/geo/wkt";
 import { records } from "@/lib/records";
 import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/domain/norms";
-import { insertGroup, insertSeries } from "@/lib/series/writes";
-import { insertStation } from "@/lib/stations/writes";
+import { insertGroup, insertSeries } from "@/lib/series";
+import { insertStation } from "@/lib/stations";
 import { typeCode } from "@/lib/domain/timeseries-types";
 
 /**

@@ -1,3 +1,4 @@
+import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
 import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
@@ -18,6 +19,7 @@ import { onShutdown } from "@/lib/runtime/shutdown";
  */
 export async function startup(): Promise<void> {
   const settings = settingsOrExit();
+  registerCapabilities();
   // server.mjs sets localhost for development and the local demo; this catches other servers.
   if (process.env.NODE_ENV === "production" && settings.allowedHosts.length === 0) {
     logger().fatal(HOSTS_REQUIRED);

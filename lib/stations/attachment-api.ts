@@ -4,7 +4,7 @@ import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/routing/router";
 import { requestOrigin } from "@/lib/http/urls";
 import { sent, writeMode } from "@/lib/http/handlers";
-import { parentCheck, parentField } from "@/lib/series/fields";
+import { parentCheck, parentField } from "@/lib/http/fields";
 import { attachmentJson, findAttachment, type AttachmentKind } from "@/lib/stations/attachments";
 import { createAttachment, deleteAttachment, updateAttachment, type AttachmentValues, type NewContent } from "@/lib/stations/attachment-writes";
 import { createEvent, deleteEvent, eventJson, updateEvent, type EventData } from "@/lib/stations/events";

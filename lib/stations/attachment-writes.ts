@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import type { Actor } from "@/lib/auth/permissions";
 import { db } from "@/lib/db";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { findAttachment, type AttachmentKind } from "@/lib/stations/attachments";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { valuesOf, type Given } from "@/lib/domain/given";

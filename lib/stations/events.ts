@@ -1,6 +1,6 @@
 import type { Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { changedFields, changeSummary, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isoMillis } from "@/lib/domain/serialize";

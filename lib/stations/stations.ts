@@ -1,4 +1,4 @@
-import { ensureEditor, type Actor } from "@/lib/auth/permissions";
+import { ensureEditor, type Actor, type StationAccess } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
 import { isoMillis, isoSeconds } from "@/lib/domain/serialize";
@@ -110,14 +110,7 @@ export async function stationJsonById(id: number): Promise<StationJson | null> {
 export const OWNER_DISPLAY_SQL = Prisma.sql`COALESCE(CASE WHEN o.name <> '' THEN o.name ELSE o.acronym END, TRIM(p.last_name || ' ' || p.first_name))`;
 
 /** What permission checks need to know about a station. */
-export interface StationAccess {
-  id: number;
-  creatorId: number | null;
-  maintainers: number[];
-  dataViewers: number[];
-  /** The replication source the station is copied from (read-only here), or null. */
-  replicatedFrom: number | null;
-}
+export type { StationAccess } from "@/lib/auth/permissions";
 
 /** What permission checks need to know about each of these stations, by id (unknown ids are left out). */
 export async function stationAccesses(ids: number[]): Promise<Map<number, StationAccess>> {

@@ -1,9 +1,9 @@
 import { rm } from "node:fs/promises";
 import { ensureStationCreator, type Actor } from "@/lib/auth/permissions";
 import { notifyJobsQueued } from "@/lib/jobs/queue";
-import { stationZoneChangedStatements } from "@/lib/processing/state";
+import { changeStatements } from "@/lib/jobs/registry";
 import { db, type Tx } from "@/lib/db";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/activity/activity";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { contentsText, stationContents } from "@/lib/stations/contents";
 import { valuesOf, type Given } from "@/lib/domain/given";
@@ -114,7 +114,7 @@ export async function updateStation(actor: Actor, id: number, given: Given<Parti
     await recordActivity(tx, actor, { action: "change", objectType: "station", objectId: id, stationId: id, summary: changeSummary(`station ${named(merged.name, id)}`, fields) });
     // Aggregations work in the station's local time: another zone means other intervals.
     const changed = data.displayTimezone !== undefined && data.displayTimezone !== current.displayTimezone;
-    if (changed) for (const sql of stationZoneChangedStatements(id)) await tx.$executeRaw(sql);
+    if (changed) for (const sql of changeStatements({ kind: "station-zone-changed", stationId: id })) await tx.$executeRaw(sql);
     return changed;
   });
   if (zoneChanged) notifyJobsQueued();

@@ -9,14 +9,13 @@ import { records } from "@/lib/records";
 import { NotFound } from "@/lib/domain/errors";
 import { editableSynopticGroup, type SynopticGroupRow } from "@/lib/synoptic/groups";
 import { readableStations, synopticEvaluationState, synopticStations, type SynopticEntry, type SynopticStation } from "@/lib/synoptic/latest";
-import { rateOfChangeReach } from "@/lib/processing/numerics/rate-of-change";
-import { stepSeconds } from "@/lib/processing/numerics/steps";
+import { rateOfChangeReach, stepSeconds } from "@/lib/processing";
 import { rateOfChangeFailureAt } from "@/lib/synoptic/status";
 import { durationText, warningMail, type AlarmKind, type WarningItem } from "@/lib/synoptic/warnings";
 
 /**
  * Early warnings (synoptic.md §3). A write of records into a series queues the evaluation of
- * every synoptic group that shows it (lib/jobs/series-written.ts, in the write's transaction).
+ * every synoptic group that shows it (its reaction to a "series-written" change, lib/jobs/registry.ts, in the write's transaction).
  * The evaluation compares each series' value at its station's last common date with its limits
  * and rate-of-change thresholds, and keeps the alarms in force in `synoptic_alarm`: an alarm is
  * raised once, and raised again only after its series has been back within bounds. New alarms

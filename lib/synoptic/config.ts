@@ -4,8 +4,8 @@
  * ("stations[0].timeseries_groups[1].high_limit: …"), so that the API, the site's forms and
  * scripts report the same words.
  */
-import type { RateOfChangeThreshold } from "@/lib/processing/numerics/rate-of-change";
-import { rateOfChangeErrors as checksRateOfChangeErrors } from "@/lib/processing/config";
+import type { RateOfChangeThreshold } from "@/lib/processing";
+import { rateOfChangeErrors as checksRateOfChangeErrors } from "@/lib/processing";
 
 export interface SynopticRateOfChange {
   symmetric: boolean;

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { isValidEmail } from "@/lib/accounts/accounts";
+import { isValidEmail } from "@/lib/accounts";
 import { pythonTypeName, type RequestInput } from "@/lib/http/body";
 import {
   boolean, choice, integer, MSG, number, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
 import { listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fields";
-import { DISPLAY_TIMEZONES } from "@/lib/stations/fields";
+import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { SynopticStationsSchema } from "@/lib/http/openapi-schemas";
 import {
   seriesErrors, SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,

@@ -6,7 +6,7 @@ import { valuesOf, type Given } from "@/lib/domain/given";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { isoMillis } from "@/lib/domain/serialize";
 import { rowsForIds, writeExactFloats } from "@/lib/db/dialect-sql";
-import { stationAccesses } from "@/lib/stations/stations";
+import { stationAccesses } from "@/lib/stations";
 import {
   SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition, type SynopticStationDefinition,
 } from "@/lib/synoptic/config";

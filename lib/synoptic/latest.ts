@@ -2,7 +2,7 @@ import { canReadData, isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
 import { isoSeconds } from "@/lib/domain/serialize";
-import { stationAccesses, type StationAccess } from "@/lib/stations/stations";
+import { stationAccesses, type StationAccess } from "@/lib/stations";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { rowOf, SYNOPTIC_GROUP_COLUMNS, type SynopticGroupRow } from "@/lib/synoptic/groups";
 import type { SynopticRateOfChange } from "@/lib/synoptic/config";

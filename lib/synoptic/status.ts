@@ -7,7 +7,7 @@
 import { formatValue } from "@/lib/formats/value";
 import {
   rateOfChangeFailures, sortThresholds, type RateOfChangeFailure,
-} from "@/lib/processing/numerics/rate-of-change";
+} from "@/lib/processing";
 import type { SynopticRateOfChange } from "@/lib/synoptic/config";
 
 export type ValueStatus = "ok" | "low" | "high" | "error";

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
+import type { JobContext, JobHandler } from "@/lib/jobs/registry";
 import {
   CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
 } from "@/lib/jobs/queue";
 import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
-import { now } from "@/lib/jobs/sql";
+import { now } from "@/lib/db/dialect-sql";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";

@@ -2,8 +2,8 @@
 // runner with the service's kinds plus two test kinds. Run with tsx; DATABASE_URL and the
 // ENHYDRIS_JOB_* settings come from the environment, JOB_LOG names the executions file.
 import { appendFileSync } from "node:fs";
-import type { JobHandler } from "@/lib/jobs/kinds";
-import { jobHandlers } from "@/lib/jobs/kinds";
+import { registerCapabilities } from "@/lib/capabilities";
+import { jobHandlers, type JobHandler } from "@/lib/jobs/registry";
 import { runWorkerProcess } from "@/lib/jobs/worker";
 import { records } from "@/lib/records";
 
@@ -46,7 +46,8 @@ store.replace = (seriesId, ...rest) => {
   return replaceRecords(seriesId, ...rest);
 };
 
-runWorkerProcess({ handlers: new Map([...jobHandlers, ["test.replace", replace], ["test.count", count]]) }).catch((e) => {
+registerCapabilities();
+runWorkerProcess({ handlers: new Map([...jobHandlers(), ["test.replace", replace], ["test.count", count]]) }).catch((e) => {
   console.error(e);
   process.exit(1);
 });

@@ -1,10 +1,8 @@
 "use server";
 
 import { refresh } from "next/cache";
-import { readPasswordChange, readProfile } from "@/lib/accounts/fields";
-import { changePassword } from "@/lib/accounts/accounts";
+import { changePassword, readPasswordChange, readProfile, updateProfile as saveProfile } from "@/lib/accounts";
 import { RequestInput } from "@/lib/http/body";
-import { updateProfile as saveProfile } from "@/lib/accounts/users";
 import { currentUser } from "@/lib/site/current-user";
 import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
 

@@ -2,9 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ManageHeader, Section } from "@/components/manage/parts";
 import { ensureSuperuser } from "@/lib/auth/permissions";
-import { LOOKUP_NAMES, lookupReaders } from "@/lib/lookups/lookups";
-import { guarded, superuserPageMetadata } from "@/lib/manage/guard";
-import { LOOKUP_FORMS } from "@/lib/lookups/forms";
+import { LOOKUP_FORMS, LOOKUP_NAMES, lookupReaders } from "@/lib/lookups";
+import { guarded, superuserPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formatCount } from "@/lib/site/numbers";
 

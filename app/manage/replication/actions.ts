@@ -1,7 +1,9 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { createSource, deleteSource, detachStation, queueRun, SOURCE_DISABLED, storedSource, updateSource, type SourceValues } from "@/lib/replication/sources";
+import {
+  createSource, deleteSource, detachStation, queueRun, readSourceForm, SOURCE_DISABLED, type SourceValues, sourceValues, storedSource, updateSource, withoutSecrets,
+} from "@/lib/replication";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState } from "@/lib/site/form-state";
@@ -9,7 +11,6 @@ import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { queueing } from "@/lib/site/forms";
 import { boundId, openedAt, submitForm } from "@/lib/site/manage-form";
 import { managePaths as paths } from "@/lib/site/manage-paths";
-import { readSourceForm, sourceValues, withoutSecrets } from "@/lib/replication/form";
 
 /**
  * Adding, editing and deleting a replication source on `{site}/manage/replication/` (superusers):

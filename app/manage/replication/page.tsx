@@ -6,12 +6,11 @@ import { SourceFields } from "@/components/manage/fields";
 import { Done, ManageHeader, Problem, Section } from "@/components/manage/parts";
 import { isSuperuser } from "@/lib/auth/permissions";
 import type { Job } from "@/lib/jobs/queue";
-import { runJson, sourceRunHistory, sourcesPage, countSources, type RunJson } from "@/lib/replication/sources";
+import { countSources, runJson, type RunJson, sourceRunHistory, sourcesPage, sourceValues } from "@/lib/replication";
 import { currentUser } from "@/lib/site/current-user";
-import { superuserPageMetadata } from "@/lib/manage/guard";
+import { superuserPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
-import { sourceValues } from "@/lib/replication/form";
 import { addSource, runNow } from "./actions";
 import { formatCount } from "@/lib/site/numbers";
 

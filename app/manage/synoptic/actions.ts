@@ -1,18 +1,15 @@
 "use server";
 
 import { forbidden, notFound, redirect } from "next/navigation";
-import { readSynopticGroup } from "@/lib/synoptic/fields";
+import {
+  createSynopticGroup, deleteSynopticGroup, findSynopticGroup, readSynopticGroup, resendWarning, type StationChoice, stationChoices, synopticGroupJson, type SynopticGroupJson, updateSynopticGroup,
+} from "@/lib/synoptic";
 import { RequestInput } from "@/lib/http/body";
 import { Conflict, NotFound, PermissionDenied } from "@/lib/domain/errors";
-import { resendWarning } from "@/lib/synoptic/alarms";
-import {
-  createSynopticGroup, deleteSynopticGroup, findSynopticGroup, synopticGroupJson, updateSynopticGroup, type SynopticGroupJson,
-} from "@/lib/synoptic/groups";
-import { stationChoices, type StationChoice } from "@/lib/synoptic/pages";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
-import type { SynopticGroupValues } from "@/lib/synoptic/config";
+import type { SynopticGroupValues } from "@/lib/synoptic";
 
 /**
  * The forms of `{site}/manage/synoptic/…`: read with the fields and rules of synopticgroups/

@@ -1,7 +1,7 @@
 import "@/components/synoptic/synoptic.css";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { editableSynopticGroups } from "@/lib/synoptic/groups";
+import { editableSynopticGroups } from "@/lib/synoptic";
 import { loggedIn } from "@/app/manage/synoptic/guard";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { managePaths } from "@/lib/site/manage-paths";

@@ -4,9 +4,9 @@ import { addUser } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";
-import { searchUsers } from "@/lib/accounts/users";
+import { searchUsers } from "@/lib/accounts";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, superuserPageMetadata } from "@/lib/manage/guard";
+import { guarded, superuserPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
 import { countText } from "@/lib/site/numbers";
 

@@ -1,8 +1,7 @@
 "use server";
 
 import { headers } from "next/headers";
-import { readResetEmail } from "@/lib/accounts/fields";
-import { requestPasswordReset } from "@/lib/accounts/accounts";
+import { readResetEmail, requestPasswordReset } from "@/lib/accounts";
 import { RequestInput } from "@/lib/http/body";
 import { siteRoot } from "@/lib/http/urls";
 import { ValidationFailed } from "@/lib/domain/errors";

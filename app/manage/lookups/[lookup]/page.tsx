@@ -6,11 +6,9 @@ import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { Done, ManageHeader, Pager, pageNumber, Section } from "@/components/manage/parts";
 import { ensureSuperuser } from "@/lib/auth/permissions";
-import { lookupReaders } from "@/lib/lookups/lookups";
-import { lookupChoices } from "@/lib/manage/home";
+import { LOOKUP_FORMS, lookupOf, lookupReaders } from "@/lib/lookups";
+import { guarded, lookupChoices, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/manage/guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/lookups/forms";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formatCount } from "@/lib/site/numbers";
 

@@ -3,12 +3,11 @@ import Link from "next/link";
 import ManagedForm from "@/components/manage/Form";
 import { SourceFields } from "@/components/manage/fields";
 import { ManageHeader, Section } from "@/components/manage/parts";
-import { getSource } from "@/lib/replication/sources";
+import { getSource, sourceValues } from "@/lib/replication";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, sourcePageMetadata } from "@/lib/manage/guard";
+import { guarded, sourcePageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
-import { sourceValues } from "@/lib/replication/form";
+import { pathId } from "@/lib/frontend";
 import { saveSource } from "../actions";
 
 type Params = Promise<{ id: string }>;

@@ -4,9 +4,8 @@ import { saveStation } from "@/app/manage/actions";
 import { ManageHeader } from "@/components/manage/parts";
 import StationForm from "@/components/manage/StationForm";
 import { canCreateStation, ensureStationCreator } from "@/lib/auth/permissions";
-import { lookupChoices, ownerChoices } from "@/lib/manage/home";
+import { lookupChoices, manageMetadata, manageUser, ownerChoices } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { manageMetadata, manageUser } from "@/lib/manage/guard";
 
 export function generateMetadata(): Promise<Metadata> {
   return manageMetadata("New station", ensureStationCreator);

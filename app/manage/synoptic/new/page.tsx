@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import SynopticGroupForm from "@/components/synoptic/SynopticGroupForm";
-import { DISPLAY_TIMEZONES } from "@/lib/stations/fields";
+import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
 import { loggedIn } from "@/app/manage/synoptic/guard";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";

@@ -3,12 +3,11 @@ import { mailPasswordReset, saveUser } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Section } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";
-import { userForAdmin } from "@/lib/accounts/users";
+import { userForAdmin } from "@/lib/accounts";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, superuserPageMetadata } from "@/lib/manage/guard";
+import { guarded, superuserPageMetadata, userValues } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { userValues } from "@/lib/manage/values";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 export function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata("Edit user");

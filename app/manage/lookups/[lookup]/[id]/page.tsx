@@ -5,14 +5,11 @@ import { saveLookup } from "@/app/manage/actions";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { ManageHeader, Section } from "@/components/manage/parts";
-import { lookupForAdmin } from "@/lib/lookups/lookups";
-import { lookupChoices } from "@/lib/manage/home";
+import { LOOKUP_FORMS, lookupForAdmin, lookupOf } from "@/lib/lookups";
+import { guarded, lookupChoices, lookupObjectPageMetadata, lookupValues } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/manage/guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/lookups/forms";
 import { managePaths } from "@/lib/site/manage-paths";
-import { lookupValues } from "@/lib/manage/values";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ lookup: string; id: string }>;
 

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { copiedStationCount, getSource } from "@/lib/replication/sources";
+import { copiedStationCount, getSource } from "@/lib/replication";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, sourcePageMetadata } from "@/lib/manage/guard";
+import { guarded, sourcePageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 import { removeSource } from "../../actions";
 
 type Params = Promise<{ id: string }>;

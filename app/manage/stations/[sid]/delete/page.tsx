@@ -2,12 +2,11 @@ import type { Metadata } from "next";
 import { removeStation } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsText, stationContents } from "@/lib/stations/contents";
-import { editableStation, stationJsonById } from "@/lib/stations/stations";
+import { contentsText, editableStation, stationContents, stationJsonById } from "@/lib/stations";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/manage/guard";
+import { guarded, stationPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata("Delete station", params);

@@ -4,12 +4,12 @@ import { detach } from "@/app/manage/replication/actions";
 import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
 import { DETACH_EXPLAINED } from "@/components/manage/ReplicatedStation";
-import { detachableStation } from "@/lib/replication/sources";
+import { detachableStation } from "@/lib/replication";
 import { Conflict } from "@/lib/domain/errors";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, manageMetadata } from "@/lib/manage/guard";
+import { guarded, manageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ sid: string }>;
 

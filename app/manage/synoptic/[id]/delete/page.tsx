@@ -1,7 +1,7 @@
 import "@/components/synoptic/synoptic.css";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { synopticGroupContents } from "@/lib/synoptic/groups";
+import { synopticGroupContents } from "@/lib/synoptic";
 import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
 import { deleteSynopticGroupAction } from "@/app/manage/synoptic/actions";
 import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";

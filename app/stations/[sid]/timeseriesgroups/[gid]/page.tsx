@@ -8,7 +8,7 @@ import { stepSeconds } from "@/components/chart/gaps";
 import { timeStepToMinutesMonths } from "@/lib/formats/time-step";
 import { currentUser } from "@/lib/site/current-user";
 import { registerPageCache } from "@/lib/site/page-cache";
-import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/frontend/pages";
+import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";

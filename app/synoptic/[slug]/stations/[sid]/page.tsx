@@ -5,12 +5,11 @@ import { cache } from "react";
 import RefreshEvery from "@/components/synoptic/RefreshEvery";
 import SynopticChart from "@/components/synoptic/SynopticChart";
 import { STATUS_WORDS, valueText } from "@/components/synoptic/types";
-import { synopticStationPage } from "@/lib/synoptic/pages";
+import { SLUG, synopticStationPage } from "@/lib/synoptic";
 import { currentUser } from "@/lib/site/current-user";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 import { stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { SLUG } from "@/lib/synoptic/config";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ slug: string; sid: string }>;

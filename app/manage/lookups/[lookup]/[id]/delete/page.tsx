@@ -3,13 +3,11 @@ import { notFound } from "next/navigation";
 import { removeLookup } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { lookupDeleteRefusal } from "@/lib/lookups/writes";
-import { lookupForAdmin } from "@/lib/lookups/lookups";
+import { LOOKUP_FORMS, lookupDeleteRefusal, lookupForAdmin, lookupOf } from "@/lib/lookups";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/manage/guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/lookups/forms";
+import { guarded, lookupObjectPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ lookup: string; id: string }>;
 

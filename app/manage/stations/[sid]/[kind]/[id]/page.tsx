@@ -5,15 +5,14 @@ import { saveChild } from "@/app/manage/actions";
 import { AttachmentFields, EventFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
-import type { AttachmentRow } from "@/lib/stations/attachments";
-import type { EventRow } from "@/lib/stations/events";
-import { childForEditing, lookupChoices } from "@/lib/manage/home";
+import type { AttachmentRow, EventRow } from "@/lib/stations";
+import {
+  attachmentValues, childForEditing, eventValues, guarded, lookupChoices, NOT_FOUND_TITLE, stationPageMetadata,
+} from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/manage/guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
-import { attachmentValues, eventValues } from "@/lib/manage/values";
 import { contentPath } from "@/lib/site/paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 

@@ -6,13 +6,13 @@ import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Problem, RunStatus, Section } from "@/components/manage/parts";
 import { ProcessFields } from "@/components/manage/ProcessFields";
 import { settings } from "@/lib/config";
-import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/manage/home";
+import {
+  groupForEditing, groupValues, guarded, lookupChoices, processesForEditing, seriesValues, stationGroupChoices, stationPageMetadata,
+} from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { groupValues, seriesValues } from "@/lib/manage/values";
 import { groupPath } from "@/lib/site/paths";
-import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend/pages";
+import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
 import { countText } from "@/lib/site/numbers";

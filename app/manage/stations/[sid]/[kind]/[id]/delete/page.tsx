@@ -3,13 +3,11 @@ import { notFound } from "next/navigation";
 import { removeChild } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import type { AttachmentRow } from "@/lib/stations/attachments";
-import type { EventRow } from "@/lib/stations/events";
-import { childForEditing } from "@/lib/manage/home";
+import type { AttachmentRow, EventRow } from "@/lib/stations";
+import { childForEditing, guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/manage/guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 

@@ -2,11 +2,10 @@ import type { Metadata } from "next";
 import { removeProcess } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { processForEditing } from "@/lib/manage/home";
+import { guarded, processForEditing, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/frontend/pages";
+import { pathId } from "@/lib/frontend";
 
 export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata("Delete process", params);

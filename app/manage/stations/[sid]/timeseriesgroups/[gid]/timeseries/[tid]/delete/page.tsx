@@ -3,12 +3,11 @@ import { notFound } from "next/navigation";
 import { removeSeries } from "@/app/manage/actions";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsText } from "@/lib/stations/contents";
-import { groupForEditing } from "@/lib/manage/home";
+import { contentsText } from "@/lib/stations";
+import { groupForEditing, guarded, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/manage/guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId, seriesLabel } from "@/lib/frontend/pages";
+import { pathId, seriesLabel } from "@/lib/frontend";
 
 export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata("Delete time series", params);

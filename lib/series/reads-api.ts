@@ -1,17 +1,12 @@
 import type { RouteContext } from "@/lib/routing/router";
 import { json } from "@/lib/http/respond";
-import { requestOrigin } from "@/lib/http/urls";
 import { listResponse } from "@/lib/http/handlers";
-import { attachmentResponse } from "@/lib/stations/media-response";
 import { orNotFound } from "@/lib/domain/errors";
 import { countGroups, findGroup, groupJson, groupsPage } from "@/lib/series/groups";
-import { existingStation } from "@/lib/stations/stations";
+import { existingStation } from "@/lib/stations";
 import { countSeries, countStationSeries, olderShapeJson, seriesAt, seriesJson, seriesPage, stationSeriesPage, type SeriesWithGroup } from "@/lib/series/timeseries";
-import { attachmentJson, attachmentsPage, countAttachments, findAttachment, type AttachmentKind } from "@/lib/stations/attachments";
-import { countEvents, eventJson, eventsPage, findEvent } from "@/lib/stations/events";
-import { attachmentContent } from "@/lib/stations/media";
 
-/** Reads of what belongs to a station: groups, time series, files, images, events. */
+/** Reads of a station's time series groups and time series (api.md §5–§7). */
 
 export async function listGroups(ctx: RouteContext): Promise<Response> {
   const station = await existingStation(ctx.params.sid);
@@ -50,27 +45,4 @@ export async function listOlderShape(ctx: RouteContext): Promise<Response> {
 
 export async function getOlderShape(ctx: RouteContext): Promise<Response> {
   return json(olderShapeJson(await pathSeries(ctx)));
-}
-
-export function attachmentReaders(kind: AttachmentKind) {
-  const one = async (ctx: RouteContext) => orNotFound(await findAttachment(kind, ctx.params.sid, ctx.params.id));
-  return {
-    list: async (ctx: RouteContext) => {
-      const station = await existingStation(ctx.params.sid);
-      const origin = requestOrigin(ctx.request);
-      return listResponse(ctx, await countAttachments(kind, station.id),
-        async (o, l) => (await attachmentsPage(kind, station.id, o, l)).map((row) => attachmentJson(kind, row, origin)));
-    },
-    detail: async (ctx: RouteContext) => json(attachmentJson(kind, await one(ctx), requestOrigin(ctx.request))),
-    content: async (ctx: RouteContext) => attachmentResponse(await attachmentContent(await one(ctx))),
-  };
-}
-
-export async function listEvents(ctx: RouteContext): Promise<Response> {
-  const station = await existingStation(ctx.params.sid);
-  return listResponse(ctx, await countEvents(station.id), async (o, l) => (await eventsPage(station.id, o, l)).map(eventJson));
-}
-
-export async function getEvent(ctx: RouteContext): Promise<Response> {
-  return json(eventJson(orNotFound(await findEvent(ctx.params.sid, ctx.params.id))));
 }

@@ -1,0 +1,14 @@
+// The face of lib/series: what the rest of the service may use of it (lint: scripts/check-layers.mjs).
+
+export { displayZone, loadSeriesContext, readableSeries, type SeriesContext, writableSeries } from "./context";
+export { chartBody, recordLinesStream } from "./data";
+export { chartRequest, readRange, readZone, validators } from "./data-params";
+export { groupFields, olderShapeFields, readGroupInput, readSeriesInput, seriesFields } from "./fields";
+export { findGroup, groupJson, type GroupRow } from "./groups";
+export { groupPaths } from "./routes";
+export { findSeriesAt, olderShapeJson, seriesAt, seriesPage } from "./timeseries";
+export { uploadRecords } from "./upload";
+export { readUpload, uploadFields } from "./upload-fields";
+export { createGroup, createOlderShape, createSeries, deleteGroup, deleteOlderShape, deleteSeries, type GroupData, insertGroup, insertSeries, type SeriesData, updateGroup, updateSeries } from "./writes";
+
+export { capability } from "./capability";

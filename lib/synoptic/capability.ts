@@ -1,0 +1,13 @@
+import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/synoptic/alarms";
+import { synopticRoutes } from "@/lib/synoptic/api";
+import { EVALUATE_KIND, synopticWrittenStatements } from "@/lib/synoptic/trigger";
+import type { Reactions } from "@/lib/jobs/registry";
+
+/** Synoptic groups and their alarms: what lib/capabilities registers of them. */
+export const capability = {
+  name: "synoptic",
+  apiRoutes: synopticRoutes,
+  jobKinds: [{ kind: EVALUATE_KIND, handler: evaluateJob }, { kind: SEND_KIND, handler: sendWarning }],
+  // A write of a series that a synoptic group shows queues the evaluation of its alarms (synoptic.md §3).
+  reactions: { "series-written": (change, dialect) => synopticWrittenStatements(change.seriesId, dialect) } satisfies Reactions,
+};
