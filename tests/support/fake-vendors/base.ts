@@ -116,7 +116,7 @@ export async function startFake(handler: Handler, options: StartOptions = {}): P
           return send();
         case "echo":
           res.writeHead(fault.status, { "Content-Type": "text/plain" });
-          return void res.end(`Bad request: ${request.body} ${req.url} ${request.headers.authorization ?? ""}`);
+          return void res.end(`Bad request (${request.headers.authorization ?? "no authorization"}): ${req.url} ${request.body}`);
         case "status":
           res.writeHead(fault.status, { "Content-Type": fault.contentType ?? "text/plain" });
           return void res.end(fault.body ?? "");
