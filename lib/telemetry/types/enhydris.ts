@@ -27,7 +27,7 @@ import {
   type TelemetryType,
 } from "@/lib/telemetry/driver";
 import { TelemetryError } from "@/lib/telemetry/errors";
-import { checkedUrl, hostOf, parseJson, VendorHttp, withTrailingSlash } from "@/lib/telemetry/http";
+import { checkedUrl, hostOf, parseJson, quote, VendorHttp, withTrailingSlash } from "@/lib/telemetry/http";
 import { formatNaive } from "@/lib/telemetry/readings";
 import { addError, checkUrlField, requireFields } from "@/lib/telemetry/types/common";
 
@@ -132,7 +132,7 @@ class EnhydrisSession implements TelemetrySession {
     const text = response.text();
     if (text.trim() === "") return { clock: "utc", readings: [] };
     const parsed = parseUpload(text, UTC);
-    if (!parsed.ok) throw new TelemetryError(`the answer of ${this.host} is not a time series (${parsed.errors[0]})`);
+    if (!parsed.ok) throw new TelemetryError(`the answer of ${this.host} is not a time series (${quote(parsed.errors[0])})`);
     const readings: Reading[] = [];
     for (let i = 0; i < parsed.timestamps.length; i++) {
       const v = parsed.values[i];
