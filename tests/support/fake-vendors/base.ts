@@ -116,7 +116,10 @@ export async function startFake(handler: Handler, options: StartOptions = {}): P
           return send();
         case "echo":
           res.writeHead(fault.status, { "Content-Type": "text/plain" });
-          return void res.end(`Bad request (${request.headers.authorization ?? "no authorization"}): ${req.url} ${request.body}`);
+          {
+            const credentials = Object.entries(request.headers).filter(([k]) => k === "authorization" || k.startsWith("x-")).map(([k, v]) => `${k}: ${String(v)}`);
+            return void res.end(`Bad request (${credentials.join(", ") || "no credentials"}): ${req.url} ${request.body}`);
+          }
         case "status":
           res.writeHead(fault.status, { "Content-Type": fault.contentType ?? "text/plain" });
           return void res.end(fault.body ?? "");
