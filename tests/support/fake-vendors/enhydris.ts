@@ -13,8 +13,8 @@ export interface EnhydrisSeries {
   type: string;
   name: string;
   time_step: string;
-  /** [UTC "YYYY-MM-DDTHH:MM:SSZ", value ("" for none), flags] */
-  records: [string, string, string][];
+  /** [UTC "YYYY-MM-DDTHH:MM:SSZ", value ("" for none), flags], or a function giving them at each request. */
+  records: [string, string, string][] | (() => [string, string, string][]);
 }
 
 export interface EnhydrisStation {
@@ -113,7 +113,8 @@ export async function startFakeEnhydris(options: EnhydrisOptions = {}): Promise<
       if (!s || !series) return json({ detail: "Not found." }, 404);
       if (request.query.get("fmt") !== "hts") return json({ detail: "fmt must be hts here" }, 400);
       const start = Date.parse(request.query.get("start_date") ?? "1000-01-01T00:00:00Z");
-      const chosen = series.records.filter(([t]) => Date.parse(t) >= start);
+      const records = typeof series.records === "function" ? series.records() : series.records;
+      const chosen = records.filter(([t]) => Date.parse(t) >= start);
       const header = [`Count=${chosen.length}`, "Title=x", `Timezone=${s.displayTimezone} (UTC${offsetLabel(s.displayTimezone)})`, "Variable=x", "Precision=2"];
       const lines = chosen.map(([t, v, f]) => `${localText(t, s.displayTimezone)},${v},${f}`);
       return { headers: { "Content-Type": "text/vnd.openmeteo.timeseries; charset=utf-8" }, body: `${[...header, "", ...lines].join("\r\n")}\r\n` };

@@ -21,7 +21,8 @@ export interface InfluxOptions extends StartOptions {
   bucket?: string;
   measurement?: string;
   stationTag?: string;
-  points?: InfluxPoint[];
+  /** The points, or a function giving them at each request (a demo's grow with time). */
+  points?: InfluxPoint[] | (() => InfluxPoint[]);
   splitTables?: boolean;
 }
 
@@ -56,10 +57,11 @@ export async function startFakeInflux(options: InfluxOptions = {}): Promise<Fake
   const bucket = options.bucket ?? "thebucket";
   const measurement = options.measurement ?? "themeasurement";
   const stationTag = options.stationTag ?? "thestationtag";
-  const points = options.points ?? [];
+  const pointsOf = () => (typeof options.points === "function" ? options.points() : options.points ?? []);
   const split = options.splitTables ?? false;
 
   const vendor = await startFake((request) => {
+    const points = pointsOf();
     if (request.method !== "POST" || request.path !== "/api/v2/query") return influxError(404, "not found", "path not found");
     if (request.headers.authorization !== `Token ${token}`) return influxError(401, "unauthorized", "unauthorized access");
     if (request.query.get("org") !== org) return influxError(404, "not found", `organization name "${request.query.get("org")}" not found`);
