@@ -148,7 +148,9 @@ export const REMOTE_STATION_FIELD: FieldMeta = {
 export function guardSession(session: TelemetrySession, config: TelemetryConfig, typeName: string,
   secrets: () => readonly string[] = () => []): TelemetrySession {
   const clean = (error: unknown): TelemetryError => {
-    const all = [config.password, ...secrets()];
+    // The password as HTTP Basic carries it, too.
+    const basic = config.password ? Buffer.from(`${config.username}:${config.password}`).toString("base64") : null;
+    const all = [config.password, basic, ...secrets()];
     if (error instanceof TelemetryError) return new TelemetryError(redact(error.message, all));
     const message = error instanceof Error ? error.message : String(error);
     return new TelemetryError(redact(`the answer of ${typeName} could not be read (${message})`, all));

@@ -169,7 +169,7 @@ describe("http_csv: against its fake", () => {
     rows[0] = { time: "2022/06/14 11:10", values: { temperature: 1 } };
     expect((await run("temperature")).message).toBe(`row 1 of the CSV of ${host} has an invalid timestamp ("2022/06/14 11:10")`);
     vendor.fail("/data.csv", { kind: "body", body: 'timestamp,temperature\n2022-06-14T11:10,"1\n' });
-    expect((await run("temperature")).message).toBe(`the answer of ${host} is not CSV (line 3: a quote is not closed)`);
+    expect((await run("temperature")).message).toBe(`the answer of ${host} is not CSV (line 2: a quote is not closed)`);
   });
 
   it("says when the URL is not a template", async () => {
