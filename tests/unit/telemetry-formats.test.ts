@@ -19,14 +19,20 @@ describe("CSV of vendors", () => {
     expect(parseCsvRows('a,b\n1,"2"x\n')).toEqual({ ok: false, error: "line 2: text after a closing quote" });
   });
 
-  it("reads a year of 10-minute readings quickly", () => {
+  it("reads a year of 10-minute readings about as fast as String.split", () => {
     const lines = Array.from({ length: 52_560 }, (_, i) => `${formatNaive(1_672_531_200 + i * 600)},1.5,40`);
     const text = `timestamp,temperature,humidity\r\n${lines.join("\r\n")}\r\n`;
-    const started = performance.now();
+    // The best of a few runs of each, side by side: the machine's load affects both alike.
+    const best = (f: () => unknown) => Math.min(...Array.from({ length: 5 }, () => {
+      const started = performance.now();
+      f();
+      return performance.now() - started;
+    }));
+    const parse = best(() => parseCsvRows(text));
+    const split = best(() => text.split("\r\n").map((line) => line.split(",")));
     const parsed = parseCsvRows(text);
-    const ms = performance.now() - started;
     expect(parsed.ok && parsed.rows.length).toBe(52_561);
-    expect(ms).toBeLessThan(300);
+    expect(parse).toBeLessThan(3 * split + 20);
   });
 });
 
