@@ -2,10 +2,11 @@ import { db } from "@/lib/db";
 import { metrics } from "@/lib/observability/metrics.mjs";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";
 import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
-import type { RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
+import type { CorrectResult, RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
 export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
+export { decodeRecords, encodeRecords } from "@/lib/records/codec";
 
 /** A store that counts the records written and read, for the metrics, and notes writes (read replicas). */
 class CountedStore implements RecordsStore {
@@ -42,6 +43,16 @@ class CountedStore implements RecordsStore {
       await db().replicas?.noteWrite();
     }
     return written;
+  }
+
+  async correct(...args: Parameters<RecordsStore["correct"]>): Promise<CorrectResult> {
+    const result = await this.store.correct(...args);
+    // Applied, it wrote its `also` statements at least (a correction that changed nothing is still recorded).
+    if (result.ok && !args[2]?.dryRun) {
+      metrics().recordsWritten.inc(result.written.timestamps.length);
+      await db().replicas?.noteWrite();
+    }
+    return result;
   }
 
   stored: RecordsStore["stored"] = (seriesId, from) => this.store.stored(seriesId, from);

@@ -5,10 +5,12 @@ import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { newChartAggregates } from "@/lib/formats/chart";
+import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
 import { executeSql } from "@/lib/records/pg-inline";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
+  type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
   type WriteOptions, type WriteResult,
@@ -127,6 +129,44 @@ export class PostgresRecordsStore implements RecordsStore {
     } finally {
       await rest.return?.();
     }
+  }
+
+  async correct(seriesId: number, plan: CorrectionPlan, options: CorrectOptions = {}): Promise<CorrectResult> {
+    const { lo, hi } = correctionSpan(plan.from, plan.to);
+    return this.transaction<CorrectResult>(async (client) => {
+      const applied = applyCorrection(await copyChunkOn(client, seriesId, lo, hi, Number.MAX_SAFE_INTEGER), plan);
+      if ("errors" in applied) return { value: { ok: false, errors: applied.errors }, commit: false, written: 0 };
+      const { outcome } = applied;
+      if (options.dryRun) return { value: { ok: true, ...outcome }, commit: false, written: 0 };
+      if (outcome.first !== null) {
+        const { written } = outcome;
+        // The records deleted and upserted, the days' blocks computed again (disjoint sets of keys: the
+        // statements of one WITH do not see each other's changes).
+        await client.query(q(`WITH removed AS (
+            DELETE FROM timeseries_record WHERE timeseries_id = $1 AND timestamp = ANY($2::bigint[])
+          ), upserted AS (
+            INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags)
+            SELECT $1, * FROM unnest($3::bigint[], $4::float8[], $5::text[])
+            ON CONFLICT (timeseries_id, timestamp) DO UPDATE SET value = excluded.value, flags = excluded.flags
+          ), emptied AS (
+            DELETE FROM timeseries_block WHERE timeseries_id = $1 AND block_start = ANY($6::bigint[])
+          )
+          INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+          SELECT $1, * FROM unnest($7::bigint[], $8::int[], $9::int[], $10::float8[], $11::float8[], $12::float8[])
+          ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
+            count = excluded.count, value_count = excluded.value_count, min = excluded.min, max = excluded.max, sum = excluded.sum`,
+        [seriesId, Array.from(applied.remove), Array.from(written.timestamps), Array.from(written.values, nullable), written.flags,
+          applied.emptiedDays, applied.blocks.starts, applied.blocks.counts, applied.blocks.valueCounts, applied.blocks.mins, applied.blocks.maxs, applied.blocks.sums]));
+        await client.query(q(`UPDATE timeseries SET
+            record_count = record_count + $1,
+            first_timestamp = (SELECT timestamp FROM timeseries_record WHERE timeseries_id = $2 ORDER BY timestamp LIMIT 1),
+            (last_timestamp, last_value, last_flags) = (SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $2 ORDER BY timestamp DESC LIMIT 1),
+            version = version + 1,
+            last_modified = to_timestamp($3::float8 / 1000) AT TIME ZONE 'UTC'
+          WHERE id = $2`, [applied.countDelta, seriesId, Date.now()]));
+      }
+      return { value: { ok: true, ...outcome }, commit: true, written: outcome.before.timestamps.length + outcome.written.timestamps.length, also: options.also?.(outcome) };
+    }, seriesId);
   }
 
   /**

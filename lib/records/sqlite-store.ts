@@ -3,10 +3,12 @@ import { sqliteValue, type Db } from "@/lib/db";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { logError } from "@/lib/observability/log";
+import { applyCorrection, concatChunks, correctionSpan } from "@/lib/records/correction";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, countPlan, DAY, DIFF_CHUNK,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
+  type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
   type WriteOptions, type WriteResult,
@@ -118,6 +120,47 @@ export class SqliteRecordsStore implements RecordsStore {
     }
     if (n > 0 || replacing) this.runAlso({ also: options.also?.(from) }, conn);
     return n;
+  }
+
+  async correct(seriesId: number, plan: CorrectionPlan, options: CorrectOptions = {}): Promise<CorrectResult> {
+    return this.transaction<CorrectResult>(() => {
+      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+      const { lo, hi } = correctionSpan(plan.from, plan.to);
+      const read = (this.readChunk ??= chunkReader(this.conn));
+      const chunks: RecordChunk[] = [];
+      for (let next = lo; next <= hi;) {
+        const chunk = denseChunk(read(seriesId, next, hi, DIFF_CHUNK));
+        chunks.push(chunk);
+        if (chunk.length < DIFF_CHUNK) break;
+        next = chunk.timestamps[chunk.length - 1] + 1;
+      }
+      const applied = applyCorrection(concatChunks(chunks), plan);
+      if ("errors" in applied) return { value: { ok: false, errors: applied.errors }, commit: false };
+      const { outcome } = applied;
+      if (options.dryRun) return { value: { ok: true, ...outcome }, commit: false };
+      if (outcome.first !== null) {
+        const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
+        for (const t of applied.remove) remove.run(seriesId, t);
+        this.insertRecords(seriesId, outcome.written, this.conn, true);
+        const dropBlock = this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?");
+        for (const day of applied.emptiedDays) dropBlock.run(seriesId, day);
+        const { blocks } = applied;
+        const setBlock = this.stmt(`INSERT OR REPLACE INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+          VALUES (?, ?, ?, ?, ?, ?, ?)`);
+        for (let k = 0; k < blocks.starts.length; k++) {
+          setBlock.run(seriesId, blocks.starts[k], blocks.counts[k], blocks.valueCounts[k], blocks.mins[k], blocks.maxs[k], blocks.sums[k]);
+        }
+        this.stmt(`UPDATE timeseries SET
+            record_count = record_count + ?,
+            first_timestamp = (SELECT timestamp FROM timeseries_record WHERE timeseries_id = ? ORDER BY timestamp LIMIT 1),
+            (last_timestamp, last_value, last_flags) = (SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? ORDER BY timestamp DESC LIMIT 1),
+            version = version + 1,
+            last_modified = ?
+          WHERE id = ?`).run(applied.countDelta, seriesId, seriesId, Date.now(), seriesId);
+      }
+      this.runAlso({ also: options.also?.(outcome) });
+      return { value: { ok: true, ...outcome }, commit: true };
+    });
   }
 
   /** Runs `fn` in one synchronous transaction under the process's write lock. */

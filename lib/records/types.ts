@@ -113,6 +113,48 @@ export interface ChunkedWriteOptions {
   readonly also?: (first: number) => readonly Prisma.Sql[];
 }
 
+/**
+ * What a correction does to the stored records of its range (RecordsStore.correct): the stored
+ * timestamps to delete, and the records to insert or overwrite (sorted, without duplicates,
+ * every timestamp within the correction's range and not among `remove`).
+ */
+export interface CorrectionChange {
+  readonly remove: Float64Array;
+  readonly upsert: RecordBatch;
+}
+
+/** What a correction changed. Records that end up identical are in neither image. */
+export interface CorrectionOutcome {
+  /** The stored records it deleted or whose value or flags it changed, as they were. */
+  readonly before: RecordBatch;
+  /** The records it inserted or changed, as they are now. */
+  readonly written: RecordBatch;
+  /** The earliest and latest timestamp whose record changed; null when nothing changed. */
+  readonly first: number | null;
+  readonly last: number | null;
+}
+
+/** A correction of the records with from ≤ timestamp ≤ to, computed from them in the correction's transaction. */
+export interface CorrectionPlan {
+  readonly from: number;
+  readonly to: number;
+  /** Given the stored records of the range; error messages refuse the correction with nothing changed. */
+  change(current: RecordBatch): CorrectionChange | { errors: string[] };
+}
+
+export interface CorrectOptions {
+  /** Compute the outcome and roll back. */
+  readonly dryRun?: boolean;
+  /**
+   * Statements run in the correction's transaction (as AlsoOptions.also), given its outcome: the
+   * caller's record of the correction, the processing it queues. Called for every correction
+   * that is applied (not for a dry run or a refused one), also when nothing changed.
+   */
+  readonly also?: (outcome: CorrectionOutcome) => readonly Prisma.Sql[];
+}
+
+export type CorrectResult = ({ ok: true } & CorrectionOutcome) | { ok: false; errors: string[] };
+
 /** An append whose first record is not later than the last stored one: nothing was written. */
 export class RecordsOverlap extends Error {
   override readonly name = "RecordsOverlap";
@@ -153,6 +195,15 @@ export interface RecordsStore {
    * Null when the series does not exist.
    */
   stored(seriesId: number, from: number): Promise<StoredRecords | null>;
+  /**
+   * In one transaction, serialized with the series' other writes: reads the stored records of
+   * [from, to], asks `plan.change` what to do with them, applies it keeping the summary, the
+   * version (raised only when a record changed) and the daily blocks exact, runs `also` and
+   * commits (a dry run rolls back). Values are normalized as uploads store them (NaN is null,
+   * -0 is 0); a timestamp outside the store's range or a value that is not finite refuses the
+   * correction. A change that breaks CorrectionChange's rules throws.
+   */
+  correct(seriesId: number, plan: CorrectionPlan, options?: CorrectOptions): Promise<CorrectResult>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
