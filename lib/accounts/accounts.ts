@@ -2,11 +2,11 @@ import { db } from "@/lib/db";
 import { hashPassword, passwordProblems, verifyPassword } from "@/lib/auth/passwords";
 import { checkResetToken, decodeUid, encodeUid, makeResetToken } from "@/lib/auth/reset-tokens";
 import { endSiteSessions } from "@/lib/auth/session";
-import { clearNameFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
-import { checkCredentials, type AuthUser } from "@/lib/auth/users";
+import { clearNameAndAccountFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
+import { checkCredentials, findLoginUser, type AuthUser } from "@/lib/auth/users";
 import { settings } from "@/lib/config";
 import { sendMail } from "@/lib/mail";
-import { ValidationFailed } from "@/lib/domain/errors";
+import { Throttled, ValidationFailed } from "@/lib/domain/errors";
 
 /**
  * Account operations shared by the API (api.md §12) and the site (§16): logging in with the
@@ -19,17 +19,22 @@ export const INVALID_EMAIL = "Enter a valid email address.";
 /** A failed attempt is throttled for some seconds, or 0 when the credentials were wrong. */
 export type LoginResult = { ok: true; user: AuthUser } | { ok: false; throttledFor: number };
 
-/** The throttle counters of a login attempt: its name (username, else e-mail) and address. */
-export function loginKeys(username: string, email: string, address: string): string[] {
-  return throttleKeys(username || email || null, address);
+/**
+ * The throttle counters of a login attempt: its name (username, else e-mail), the account that
+ * name logs in to (its username and its e-mail address count together), and its address.
+ */
+export async function loginKeys(username: string, email: string, address: string): Promise<string[]> {
+  const name = username || email || null;
+  const account = name ? await findLoginUser(username || null, username ? null : email) : null;
+  return throttleKeys(name, address, account?.id ?? null);
 }
 
 /**
- * Checks a login attempt (username, or e-mail) against both throttle counters first, then the
- * credentials; failures count, a success clears the name's counter.
+ * Checks a login attempt (username, or e-mail) against its throttle counters first, then the
+ * credentials; failures count, a success clears the name's and the account's counters.
  */
 export async function attemptLogin(username: string, email: string, password: string, address: string): Promise<LoginResult> {
-  const keys = loginKeys(username, email, address);
+  const keys = await loginKeys(username, email, address);
   const wait = await throttleWait(keys);
   if (wait > 0) return { ok: false, throttledFor: wait };
   return verifyLogin(username, email, password, keys);
@@ -43,7 +48,7 @@ export async function verifyLogin(username: string, email: string, password: str
     await recordFailure(keys);
     return { ok: false, throttledFor: 0 };
   }
-  await clearNameFailures(name);
+  await clearNameAndAccountFailures(name, result.user.id);
   await db().write((tx) => tx.user.update({ where: { id: result.user.id }, data: { lastLogin: new Date() } }));
   return { ok: true, user: result.user };
 }
@@ -71,12 +76,21 @@ export async function setPassword(userId: number, password: string, keep: Keep =
   await endSiteSessions(userId, keep.sessionId);
 }
 
-/** Changes the user's password (api.md §12.4); ValidationFailed names what is wrong. */
-export async function changePassword(user: AuthUser, old: string, new1: string, new2: string, keep: Keep): Promise<void> {
+/**
+ * Changes the user's password (api.md §12.4); ValidationFailed names what is wrong. The old
+ * password is a password check like a login's: a wrong one counts against the account and the
+ * client's address, and either counter at its limit refuses with Throttled (429).
+ */
+export async function changePassword(user: AuthUser, old: string, new1: string, new2: string, keep: Keep, address: string): Promise<void> {
+  const keys = throttleKeys(null, address, user.id);
+  const wait = await throttleWait(keys);
+  if (wait > 0) throw new Throttled(wait);
   const stored = await db().prisma.user.findUnique({ where: { id: user.id }, select: { password: true } });
   if (!stored || !(await verifyPassword(old, stored.password))) {
+    await recordFailure(keys);
     throw ValidationFailed.field("old_password", "Your old password was entered incorrectly. Please enter it again.");
   }
+  await clearNameAndAccountFailures(null, user.id);
   checkNewPassword(new1, new2, user.username);
   await setPassword(user.id, new1, keep);
 }

@@ -21,7 +21,7 @@ export async function login(ctx: RouteContext): Promise<Response> {
   const name = await validateFields(input, { username: text(), email: text() }, "create");
   const username = name.username ?? "";
   const email = name.email ?? "";
-  const keys = loginKeys(username, email, clientAddress(ctx.request));
+  const keys = await loginKeys(username, email, clientAddress(ctx.request));
   await ensureNotThrottled(keys);
   const fields = await validatedFields(input, { username: text(), email: text(), password: password() }, "create");
   const result = await verifyLogin(username, email, fields.password!, keys);
@@ -62,7 +62,7 @@ export async function updateUser(ctx: RouteContext): Promise<Response> {
 export async function passwordChange(ctx: RouteContext): Promise<Response> {
   const user = ensureUser(ctx.auth.user);
   const v = await readPasswordChange(await ctx.input());
-  await changePassword(user, v.old, v.new1, v.new2, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId });
+  await changePassword(user, v.old, v.new1, v.new2, { tokenId: ctx.auth.tokenId, sessionId: ctx.auth.sessionId }, clientAddress(ctx.request));
   return json({ detail: "New password has been saved." });
 }
 

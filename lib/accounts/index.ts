@@ -1,8 +1,8 @@
 // The face of lib/accounts: what the rest of the service may use of it (lint: scripts/check-layers.mjs).
 
-export { attemptLogin, changePassword, isValidEmail, requestPasswordReset } from "./accounts";
+export { attemptLogin, changePassword, isValidEmail, PASSWORDS_DIFFER, requestPasswordReset } from "./accounts";
 export { readPasswordChange, readProfile, readResetEmail, readUserAdminInput } from "./fields";
 export { nextAuthOptions, sessionCookieName, SITE_AUTH_BASE, THROTTLED_PREFIX } from "./next-auth";
-export { createUser, createUserBy, searchUsers, sendPasswordReset, updateProfile, updateUserBy, type UserAdminData, userChoices, userForAdmin, usernames, type UserSummary } from "./users";
+export { createUser, createUserBy, searchUsers, sendPasswordReset, updateProfile, updateUserBy, type UserAdminData, userChoices, userForAdmin, USERNAME_MESSAGE, USERNAME_PATTERN, usernameProblem, usernames, type UserSummary } from "./users";
 
 export { capability } from "./capability";

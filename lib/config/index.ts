@@ -50,6 +50,8 @@ export interface Settings {
   jobLeaseSeconds: number;
   /** Replication: how long a source may take to answer (or stay silent while it sends data). */
   replicationTimeoutSeconds: number;
+  /** Early-warning e-mails an address gets in an hour at most; 0 = no cap. */
+  alarmEmailsPerHour: number;
 }
 
 export class SettingsError extends Error {}
@@ -182,6 +184,7 @@ export function parseSettings(env: Env): Settings {
     jobConcurrency: r.integer("ENHYDRIS_JOB_CONCURRENCY", 1, 1),
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
+    alarmEmailsPerHour: r.integer("ENHYDRIS_ALARM_EMAILS_PER_HOUR", 10, 0),
   };
 }
 

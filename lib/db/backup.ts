@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { DatabaseTarget } from "@/lib/db/url";
+import { createPrivateFile, ensurePrivateSqliteFile } from "@/lib/runtime/private-files";
 
 /**
  * Backups that restore (`npm run backup`, `npm run restore`). A backup is one file holding a
@@ -42,6 +43,8 @@ export async function backup(target: DatabaseTarget, file: string): Promise<{ by
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   rmSync(partial, { force: true });
   try {
+    // A backup holds everything the database does: 0600 whatever the umask (SQLite and pg_dump write into it as it is).
+    createPrivateFile(partial);
     if (target.dialect === "sqlite") await backupSqlite(target.path, partial);
     else await run("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", `--file=${partial}`], target.url);
     renameSync(partial, out);
@@ -90,6 +93,7 @@ async function restoreSqlite(from: string, path: string): Promise<void> {
   try {
     const check = source.prepare("PRAGMA quick_check").pluck().get();
     if (check !== "ok") throw new BackupError(`${from} is damaged: ${String(check)}`);
+    ensurePrivateSqliteFile(path);
     await source.backup(path, { progress: () => 0x7fffffff });
   } finally {
     source.close();

@@ -7,6 +7,7 @@ import { settings } from "@/lib/config";
 import { Mutex } from "@/lib/db/mutex";
 import { logger } from "@/lib/observability/logger.mjs";
 import { deferredCheckpoints, openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import { ensurePrivateSqliteFile } from "@/lib/runtime/private-files";
 import { connectionName, readConnections, ReplicaSet, routedPrisma, type ReadConnections } from "@/lib/db/replicas";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
@@ -153,6 +154,8 @@ async function withSqliteWriteLock<T>(attempt: () => Promise<T> | T): Promise<T>
 }
 
 function createSqliteDb(path: string): Db {
+  // Before Prisma's connections can create the file with SQLite's own mode (lib/runtime/private-files.ts).
+  ensurePrivateSqliteFile(path);
   const lock = new Mutex();
   const adapter = () =>
     new PrismaBetterSQLite3({ url: `file:${path}`, timeout: SQLITE_BUSY_MS }, { timestampFormat: "unixepoch-ms" });

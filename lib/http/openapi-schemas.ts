@@ -167,10 +167,12 @@ export const SynopticLatestSchema = z.array(z.object({
 export const SynopticWarningSchema = z.object({
   id,
   created: z.string(),
-  status: z.enum(["pending", "sent", "failed", "no_recipients"]).meta({ description: "pending: queued or being retried (see error)" }),
+  status: z.enum(["pending", "sent", "failed", "no_recipients", "withheld"])
+    .meta({ description: "pending: queued or being retried (see error); withheld: recorded, not sent, every recipient having had its hourly cap of warnings (ENHYDRIS_ALARM_EMAILS_PER_HOUR)" }),
   sent: z.string().nullable(),
   error: z.string().nullable(),
   recipients: z.array(z.string()),
+  withheld: z.array(z.string()).meta({ description: "The recipients it was not sent to, having had their hourly cap of warnings" }),
   subject: z.string(),
   body: z.string(),
   alarms: z.array(z.object({

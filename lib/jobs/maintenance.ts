@@ -5,8 +5,8 @@ import { logError } from "@/lib/observability/log";
 /**
  * The hourly upkeep of the tables that would otherwise grow for ever: the job run history (the
  * newest 100 per key, 90 days) and what the capabilities register (site sessions past their
- * lifetime, login failures older than the throttle window, …). Its result counts the rows
- * deleted per table.
+ * lifetime, login failures older than the throttle window, early-warning e-mails sent more
+ * than an hour ago, …). Its result counts the rows deleted per table.
  */
 export const PRUNE_KIND = "jobs.prune";
 export const PRUNE_KEY = "jobs:prune";

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
 import { settings } from "@/lib/config";
 import { logger } from "@/lib/observability/logger.mjs";
+import { makePrivateDirectory, writeNewPrivateFileSync } from "@/lib/runtime/private-files";
 
 /**
  * Outgoing e-mail (api.md §13, §14): SMTP when ENHYDRIS_EMAIL_HOST is set; otherwise the
@@ -42,8 +42,9 @@ export async function sendMail(given: Mail): Promise<void> {
   }
   const message = `From: ${mail.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`;
   const outbox = resolve(/* turbopackIgnore: true */ process.env.ENHYDRIS_OUTBOX_DIR ?? "./data/outbox");
-  mkdirSync(outbox, { recursive: true });
+  // Readable by the service's user only (lib/runtime/private-files.ts): a reset link is a credential.
+  makePrivateDirectory(outbox);
   const file = join(/* turbopackIgnore: true */ outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.random().toString(36).slice(2, 8)}.eml`);
-  writeFileSync(file, message + "\n");
+  writeNewPrivateFileSync(file, message + "\n");
   logger().info({ file, subject: mail.subject }, "e-mail written to the development outbox (ENHYDRIS_EMAIL_HOST is empty)");
 }

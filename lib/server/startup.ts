@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
+import { sealStoredCredentials } from "@/lib/replication";
 import { loadDemoDataIfEmpty } from "@/lib/server/demo";
 import { HOSTS_REQUIRED } from "@/lib/config/hosts.mjs";
 import { logger } from "@/lib/observability/logger.mjs";
@@ -33,6 +34,8 @@ export async function startup(): Promise<void> {
     if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
   }
   secretKey();
+  // Passwords stored before they were encrypted are encrypted now that the key is known.
+  if (!follower) await sealStoredCredentials();
   if (settings.demoData && !follower) {
     const loaded = await loadDemoDataIfEmpty();
     if (loaded) logger().info("Loaded the demo data into the empty database.");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import type { Actor } from "@/lib/auth/permissions";
 import { db } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
@@ -7,6 +7,7 @@ import { findAttachment, type AttachmentKind } from "@/lib/stations/attachments"
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { mediaDirectory, mediaPath } from "@/lib/stations/media";
+import { makePrivateDirectory, writeNewPrivateFile } from "@/lib/runtime/private-files";
 import { editableChild, editableStation, type StationAccess } from "@/lib/stations/stations";
 
 /**
@@ -60,11 +61,12 @@ async function uniqueName(kind: AttachmentKind, stationId: number, wanted: strin
 
 /** Writes the bytes atomically under a new generated name (also for replication's copies). */
 export async function storeContent(file: NewContent): Promise<string> {
-  await mkdir(mediaDirectory(), { recursive: true });
+  // Media are private to the service's user (lib/runtime/private-files.ts): 0700 directory, 0600 files.
+  makePrivateDirectory(mediaDirectory());
   const storedName = `${randomBytes(16).toString("hex")}${extension(file.name)}`;
   const temp = mediaPath(`${storedName.replace(/\..*$/, "")}-tmp`);
   try {
-    await writeFile(temp, await file.bytes());
+    await writeNewPrivateFile(temp, await file.bytes());
     await rename(temp, mediaPath(storedName));
   } catch (error) {
     // A disk that filled up mid-write leaves part of the file: give its space back.

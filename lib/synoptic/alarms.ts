@@ -5,6 +5,7 @@ import { settings } from "@/lib/config";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
 import { sendMail } from "@/lib/mail";
+import { reserveAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
 import { records } from "@/lib/records";
 import { NotFound } from "@/lib/domain/errors";
 import { editableSynopticGroup, type SynopticGroupRow } from "@/lib/synoptic/groups";
@@ -174,20 +175,32 @@ function sender(): string {
   return emailFrom || `noreply@${siteUrl ? new URL(siteUrl).hostname : "localhost"}`;
 }
 
-/** Sends a warning's e-mail; a failure is recorded on the warning and retried by the queue. */
+/**
+ * Sends a warning's e-mail; a failure is recorded on the warning and retried by the queue. The
+ * recipients that have had their hourly cap of warnings (lib/synoptic/alarm-email-cap.ts) are
+ * left out and listed as `withheld`; when that is all of them, nothing is sent and the warning's
+ * status says `withheld` (recorded, not sent; not retried).
+ */
 export async function sendWarning(job: Job): Promise<unknown> {
   const { warning: id } = job.payload as { warning: number };
   const warning = await db().prisma.synopticWarning.findUnique({ where: { id } });
-  if (!warning || warning.status === "sent") return { sent: false };
+  if (!warning || warning.status === "sent" || warning.status === "withheld") return { sent: false };
+  const reservation = await reserveAlarmEmails(JSON.parse(warning.recipients) as string[]);
+  const withheld = JSON.stringify(reservation.withheld);
+  if (!reservation.allowed.length) {
+    await db().write((tx) => tx.synopticWarning.update({ where: { id }, data: { status: "withheld", withheld, error: null } }));
+    return { sent: false, withheld: reservation.withheld.length };
+  }
   try {
-    await sendMail({ to: (JSON.parse(warning.recipients) as string[]).join(", "), from: sender(), subject: warning.subject, text: warning.body });
+    await sendMail({ to: reservation.allowed.join(", "), from: sender(), subject: warning.subject, text: warning.body });
   } catch (error) {
+    await reservation.release();
     const last = job.attempts >= job.maxAttempts;
     await db().write((tx) => tx.synopticWarning.update({ where: { id }, data: { status: last ? "failed" : "pending", error: (error as Error).message.slice(0, 1000) } }));
     throw error;
   }
-  await db().write((tx) => tx.synopticWarning.update({ where: { id }, data: { status: "sent", sentAt: new Date(), error: null } }));
-  return { sent: true };
+  await db().write((tx) => tx.synopticWarning.update({ where: { id }, data: { status: "sent", sentAt: new Date(), error: null, withheld } }));
+  return { sent: true, withheld: reservation.withheld.length };
 }
 
 export async function evaluateJob(job: Job): Promise<unknown> {
@@ -198,10 +211,12 @@ export async function evaluateJob(job: Job): Promise<unknown> {
 export interface WarningJson {
   id: number;
   created: string;
-  status: "pending" | "sent" | "failed" | "no_recipients";
+  status: "pending" | "sent" | "failed" | "no_recipients" | "withheld";
   sent: string | null;
   error: string | null;
   recipients: string[];
+  /** The recipients it was not sent to: they had had their hourly cap of warnings (all of them when the status is withheld). */
+  withheld: string[];
   subject: string;
   body: string;
   alarms: WarningItem[];
@@ -217,6 +232,7 @@ function warningJson(w: WarningRecord): WarningJson {
     sent: w.sentAt ? w.sentAt.toISOString() : null,
     error: w.error,
     recipients: JSON.parse(w.recipients) as string[],
+    withheld: JSON.parse(w.withheld) as string[],
     subject: w.subject,
     body: w.body,
     alarms: JSON.parse(w.items) as WarningItem[],

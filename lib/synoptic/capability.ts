@@ -1,3 +1,4 @@
+import { deleteExpiredAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
 import { evaluateJob, SEND_KIND, sendWarning } from "@/lib/synoptic/alarms";
 import { synopticRoutes } from "@/lib/synoptic/api";
 import { EVALUATE_KIND, synopticWrittenStatements } from "@/lib/synoptic/trigger";
@@ -10,4 +11,6 @@ export const capability = {
   jobKinds: [{ kind: EVALUATE_KIND, handler: evaluateJob }, { kind: SEND_KIND, handler: sendWarning }],
   // A write of a series that a synoptic group shows queues the evaluation of its alarms (synoptic.md §3).
   reactions: { "series-written": (change, dialect) => synopticWrittenStatements(change.seriesId, dialect) } satisfies Reactions,
+  // The per-recipient hourly cap counts the e-mails of the last hour only.
+  upkeep: [{ name: "alarm_email_sent", run: deleteExpiredAlarmEmails }],
 };

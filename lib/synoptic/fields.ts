@@ -8,7 +8,7 @@ import { listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fie
 import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { SynopticStationsSchema } from "@/lib/http/openapi-schemas";
 import {
-  seriesErrors, SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,
+  MAX_WARNING_EMAILS, seriesErrors, SLUG, stationsErrors, SYNOPTIC_RULES, type SynopticGroupValues, type SynopticRateOfChange, type SynopticSeriesDefinition,
   type SynopticStationDefinition,
 } from "@/lib/synoptic/config";
 
@@ -99,7 +99,11 @@ function slugField(): Field<string> {
   };
 }
 
-/** Addresses, each checked and trimmed; repeated ones (in any case) kept once. */
+/**
+ * Addresses, each checked and trimmed; repeated ones (in any case) kept once. At most
+ * MAX_WARNING_EMAILS: each warning is one e-mail to all of them, so the list is refused as a
+ * whole (before any address is looked at) when it is longer.
+ */
 function emailsField(): Field<string[]> {
   return {
     required: false,
@@ -107,6 +111,7 @@ function emailsField(): Field<string[]> {
     list: true,
     parse(raw) {
       if (!Array.isArray(raw)) return fail(MSG.notAList(pythonTypeName(raw)));
+      if (raw.length > MAX_WARNING_EMAILS) return fail(SYNOPTIC_RULES.tooManyEmails);
       // A form key sent once with an empty value means the empty list (as for references).
       const items = raw.length === 1 && raw[0] === "" ? [] : raw;
       const out: string[] = [];
@@ -118,7 +123,7 @@ function emailsField(): Field<string[]> {
       });
       return errors.length ? fail(...errors) : ok(out);
     },
-    schema: z.array(z.email()),
+    schema: z.array(z.email()).max(MAX_WARNING_EMAILS),
   };
 }
 

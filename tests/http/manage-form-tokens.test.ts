@@ -119,6 +119,21 @@ describe(`the synoptic group's form (${DIALECT})`, () => {
     return { status: r.status, body: await r.text() };
   }
 
+  it("more than 20 warning addresses: the API's message next to the field, nothing saved", async () => {
+    const page = (await siteForms(s.server.url).page(`/manage/synoptic/${groupId}/`, cookie)).text;
+    const token = new RegExp(`name="${TOKEN}" value="([^"]+)"`).exec(page)![1];
+    const group = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
+    const typed = Array.from({ length: 21 }, (_, i) => `duty${i}@example.com`).join("\n");
+    const refused = await save({
+      [TOKEN]: token, id: String(groupId), based_on: group.json.last_modified as string, name: group.json.name as string, slug: group.json.slug as string,
+      display_timezone: "Etc/GMT", fresh_time_limit: "3600", early_warning_emails: typed,
+      stations: JSON.stringify([{ station: stationId, timeseries_groups: [{ timeseries_group: seriesGroupId }] }]),
+    });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toContain('"early_warning_emails":["Ensure this field has no more than 20 elements."]');
+    expect((await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token })).json.early_warning_emails).toEqual(group.json.early_warning_emails);
+  });
+
   it("saves nothing with another token, and saves with the token of its page", async () => {
     const page = (await siteForms(s.server.url).page(`/manage/synoptic/${groupId}/`, cookie)).text;
     const token = new RegExp(`name="${TOKEN}" value="([^"]+)"`).exec(page)?.[1];

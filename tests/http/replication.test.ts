@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, waitForJob } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
-import { REPLICATION_KIND, runJson, sourceKey } from "@/lib/replication/sources";
+import { unseal } from "@/lib/auth/secret-box";
+import { REPLICATION_KIND, runJson, SOURCE_SECRET_LABELS, sourceKey } from "@/lib/replication/sources";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
-import { connectFixtures, ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { connectFixtures, ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
 
 /**
  * Replication between two instances of this service (replication.md), on the database under
@@ -188,7 +189,10 @@ describe("replication/sources/", () => {
 
   it("keeps one kind of credentials: a new token replaces a username and password, and the other way round", async () => {
     const id = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { url: A.url, username: "u", password: "p" } })).json.id;
-    const stored = async () => db().prisma.replicationSource.findUniqueOrThrow({ where: { id }, select: { username: true, password: true, token: true } });
+    const stored = async () => {
+      const row = await db().prisma.replicationSource.findUniqueOrThrow({ where: { id }, select: { username: true, password: true, token: true } });
+      return { ...row, password: unseal(SOURCE_SECRET_LABELS.password, row.password, TEST_SECRET_KEY), token: unseal(SOURCE_SECRET_LABELS.token, row.token, TEST_SECRET_KEY) };
+    };
     try {
       expect((await b().patch(`/api/replication/sources/${id}/`, { token: bAdmin.token, json: { token: "t" } })).json.username).toBe("");
       expect(await stored()).toEqual({ username: "", password: "", token: "t" });

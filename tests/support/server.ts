@@ -17,6 +17,8 @@ import { parseDatabaseUrl } from "@/lib/db/url";
  */
 export const ROOT = resolve(__dirname, "..", "..");
 export const DIALECT = (process.env.TEST_DATABASE ?? "sqlite") as "sqlite" | "postgres";
+/** The ENHYDRIS_SECRET_KEY of test servers (unless a test gives another). */
+export const TEST_SECRET_KEY = "test-secret-key-for-the-test-suite";
 
 export interface TestServer {
   readonly url: string;
@@ -114,7 +116,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
     DATABASE_URL: databaseUrl,
     ENHYDRIS_DEMO_DATA: "0",
     ENHYDRIS_MEDIA_DIR: mediaDir,
-    ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
+    ENHYDRIS_SECRET_KEY: TEST_SECRET_KEY,
     ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
     ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
     // The multi-process server as `npm start` runs it, with two workers (TEST_WORKERS to change).

@@ -1,8 +1,12 @@
 "use server";
 
 import { refresh } from "next/cache";
+import { headers } from "next/headers";
+import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { changePassword, readPasswordChange, readProfile, updateProfile as saveProfile } from "@/lib/accounts";
+import { forwardedAddress } from "@/lib/auth/client-address";
 import { RequestInput } from "@/lib/http/body";
+import { Throttled } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
 import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
 
@@ -49,8 +53,10 @@ export async function updatePassword(_prev: FormState, form: FormData): Promise<
   try {
     // The fields and messages of auth/password/change/ (api.md §12.4).
     const v = await readPasswordChange(RequestInput.formData(form));
-    await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId });
+    await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId }, forwardedAddress(await headers()));
   } catch (error) {
+    // Too many wrong old passwords: the login page's words (the same counters, api.md §12.1).
+    if (error instanceof Throttled) return { errors: { old_password: [loginErrorMessage(`Throttled:${error.retryAfter}`)!] }, message: null };
     return refused(error);
   }
   return { errors: {}, message: "New password has been saved. You stay logged in here; other sessions and API tokens have ended." };

@@ -28,6 +28,7 @@ const STATUS_TEXT: Record<WarningJson["status"], string> = {
   sent: "sent",
   failed: "not sent",
   no_recipients: "no addresses to send to",
+  withheld: "not sent: every address has had its limit of warnings this hour",
 };
 
 /** `{site}/manage/synoptic/{id}/`: the form, the recorded warnings (management.md; synoptic.md §3) and the way to delete. */
@@ -38,7 +39,7 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
   const json = (await synopticGroupJson(group.id))!;
   const [choices, warnings] = await Promise.all([stationChoices(json.stations.map((s) => s.station)), synopticWarnings(user, group.id)]);
   const recent = await warnings.page(0, WARNINGS_SHOWN);
-  const { mapTileUrl, mapTileAttribution, mapDefaultViewport } = settings();
+  const { mapTileUrl, mapTileAttribution, mapDefaultViewport, alarmEmailsPerHour } = settings();
   const offset = zoneOffsetMinutes(group.displayTimezone) ?? 0;
   return (
     <div className="page">
@@ -68,6 +69,9 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
                       <td data-label="E-mail">
                         <strong>{STATUS_TEXT[w.status]}</strong>
                         {w.recipients.length > 0 && <span className="block small muted">to {w.recipients.join(", ")}</span>}
+                        {w.status === "sent" && w.withheld.length > 0 && (
+                          <span className="block small">not to {w.withheld.join(", ")}: {w.withheld.length === 1 ? "it has" : "they have"} had {alarmEmailsPerHour} warnings this hour</span>
+                        )}
                         {w.error && <span className="block small error-text">{w.status === "pending" ? "Retrying after: " : ""}{w.error}</span>}
                         {w.status === "failed" && (
                           <form action={resendWarningAction} aria-label={`Send the warning of ${formatDateTime(Date.parse(w.created) / 1000, offset)} again`}>
