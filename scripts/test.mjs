@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SQLITE_ONLY } from "../tests/support/databases.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -76,7 +77,11 @@ if (wanted.has("unit")) vitest("unit tests", "unit");
 if (wanted.has("http-sqlite")) vitest("HTTP tests on SQLite", "http", { TEST_DATABASE: "sqlite" });
 if (wanted.has("http-postgres")) {
   const pg = postgresUrl();
-  if (pg.url) vitest("HTTP tests on PostgreSQL", "http", { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
+  if (pg.url) {
+    vitest("HTTP tests on PostgreSQL", "http", { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
+    const edgeOnly = Object.keys(SQLITE_ONLY);
+    if (edgeOnly.length) results.at(-1).note += ` (on SQLite alone, as they test the HTTP edge: ${edgeOnly.map((f) => f.replace("tests/http/", "")).join(", ")})`;
+  }
   else skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {

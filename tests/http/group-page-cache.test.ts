@@ -23,7 +23,7 @@ let reader: f.TestUser;
 let cookie: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   reader = await f.user({});
   sid = await f.station({ name: "Cached Station", displayTimezone: "UTC" });

@@ -18,7 +18,7 @@ let http: ReturnType<typeof api>;
 let admin: f.TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   admin = await f.user({ superuser: true });
 }, 120_000);

@@ -79,7 +79,8 @@ beforeAll(async () => {
   mediaDir = mkdtempSync(join(tmpdir(), "enhydris-upgrade-media-"));
   cpSync(join(FIXTURE_DIR, "media"), mediaDir, { recursive: true });
   // The demo data setting as the first release's default left it (true): a database with data gets none.
-  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_DEMO_DATA: "true" } });
+  // Two workers: the station list is cached in each (a test below).
+  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_DEMO_DATA: "true", ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
 }, 120_000);
 
