@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
 
 /**
- * Browser tests of the site (issue 7) in Debian's Chromium against the built app (`next build`
+ * Browser tests of the site (issue 7) in Debian's Chromium against the built app (`npm run build`
  * first; `npm test` does it), served by server.mjs on its own port with a fresh SQLite database
  * holding the demo data. The config is evaluated by every worker, so the paths are derived
  * from the port, not random.

@@ -67,8 +67,10 @@ function postgresUrl() {
   return { url: started.stdout.trim() };
 }
 
-if (!process.env.SKIP_BUILD || !existsSync(join(root, ".next", "BUILD_ID"))) {
-  if (!run("build", bin("next"), ["build"])) {
+// The build is Next's and the server's (npm run build: scripts/build-server.mjs bundles lib/server/).
+const built = existsSync(join(root, ".next", "BUILD_ID")) && existsSync(join(root, ".next", "enhydris", "main.mjs"));
+if (!process.env.SKIP_BUILD || !built) {
+  if (!run("build", bin("next"), ["build"]) || !run("server build", process.execPath, [join(root, "scripts", "build-server.mjs")])) {
     console.error("\nThe build failed; no tests were run.");
     process.exit(1);
   }
@@ -90,7 +92,7 @@ if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
 }
 
 console.log("\n===== Summary =====");
-for (const r of results.filter((r) => r.name !== "build")) {
+for (const r of results.filter((r) => r.name !== "build" && r.name !== "server build")) {
   console.log(`${r.ok ? "✓" : "✗"} ${r.name}: ${r.note}`);
   for (const test of r.failed ?? []) console.log(`    ✗ ${test}`);
 }

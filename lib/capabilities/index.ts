@@ -27,7 +27,7 @@ export const CAPABILITIES: readonly Capability[] = [
 ];
 
 /** The kernel's own background work: the hourly upkeep (lib/jobs/maintenance.ts). */
-const KERNEL: BackgroundWork = { name: "kernel", jobKinds: [{ kind: PRUNE_KIND, handler: upkeep }] };
+const KERNEL: BackgroundWork = { name: "kernel", jobKinds: [{ kind: PRUNE_KIND, handler: upkeep, pool: "upkeep" }] };
 
 /** Registers every capability's background work in this process; every entry point calls it first. */
 export function registerCapabilities(): void {

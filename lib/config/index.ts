@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { parseBoolean } from "@/lib/config/boolean";
 import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/config/hosts.mjs";
 
@@ -9,6 +10,21 @@ export interface Settings {
   /** Seconds a replica may lag behind the primary and still be read from. */
   replicaMaxLag: number;
   port: number;
+  /** HOSTNAME_BIND: the address the server listens on. */
+  hostnameBind: string;
+  /**
+   * ENHYDRIS_WORKERS: the server's web worker processes (default: the machine's cores); with 1 it
+   * serves in one process, without a primary (docs/decisions/0016-multi-process-server.md).
+   */
+  workers: number;
+  /** ENHYDRIS_BODY_IDLE_TIMEOUT: seconds a request's body may stop arriving (0: no limit; lib/server/body-idle.ts). */
+  bodyIdleTimeout: number;
+  /**
+   * ENHYDRIS_API_THROUGH_NEXT: the API's requests go through Next's route handlers, as in
+   * development, instead of straight to its routers (docs/decisions/0007); slower, for comparing
+   * the two and for tests of what the server relies on in Next (lib/server/next-internals.ts).
+   */
+  apiThroughNext: boolean;
   demoData: boolean;
   mediaDir: string;
   pageSize: number;
@@ -46,8 +62,13 @@ export interface Settings {
   mapTileUrl: string;
   mapTileAttribution: string;
   jobRunner: boolean;
+  /** Jobs of one pool that run at once (lib/jobs/registry.ts, JobPool). */
   jobConcurrency: number;
   jobLeaseSeconds: number;
+  /** A job running longer than this is stopped and marked failed. */
+  jobTimeoutSeconds: number;
+  /** The heap a job's thread may use, in MB. */
+  jobMemoryMb: number;
   /** Replication: how long a source may take to answer (or stay silent while it sends data). */
   replicationTimeoutSeconds: number;
   /** Early-warning e-mails an address gets in an hour at most; 0 = no cap. */
@@ -73,6 +94,13 @@ function reader(env: Env) {
       if (value === undefined) return fallback;
       return parseBoolean(value) ?? fail(name, "a boolean (true/false, 1/0, on/off, yes/no, y/n)");
     },
+    /** An integer from `min` to `max` ("an integer from 1 to 65535"). */
+    range(name: string, fallback: number, min: number, max: number): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) return fail(name, `an integer from ${min} to ${max}`);
+      return Number(value);
+    },
     integer(name: string, fallback: number, min: number): number {
       const value = raw(name);
       if (value === undefined) return fallback;
@@ -80,6 +108,12 @@ function reader(env: Env) {
         return fail(name, `an integer of at least ${min}`);
       }
       return Number(value);
+    },
+    /** A whole number of seconds, 0 turning the check off. */
+    seconds(name: string, fallback: number): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      return /^\d{1,7}$/.test(value) ? Number(value) : fail(name, "a number of seconds (0 turns the check off)");
     },
     number(name: string, fallback: number): number {
       const value = raw(name);
@@ -149,7 +183,11 @@ export function parseSettings(env: Env): Settings {
     databaseUrl: r.databaseUrl("DATABASE_URL"),
     databaseReplicaUrls: r.postgresUrls("DATABASE_REPLICA_URLS"),
     replicaMaxLag: r.number("ENHYDRIS_REPLICA_MAX_LAG", 10),
-    port: r.integer("PORT", 3000, 1),
+    port: r.range("PORT", 3000, 1, 65535),
+    hostnameBind: env.HOSTNAME_BIND || "0.0.0.0",
+    workers: r.range("ENHYDRIS_WORKERS", Math.max(1, availableParallelism()), 1, 256),
+    bodyIdleTimeout: r.seconds("ENHYDRIS_BODY_IDLE_TIMEOUT", 60),
+    apiThroughNext: r.boolean("ENHYDRIS_API_THROUGH_NEXT", false),
     demoData: r.boolean("ENHYDRIS_DEMO_DATA", true),
     mediaDir: r.string("ENHYDRIS_MEDIA_DIR", "./data/media"),
     pageSize: r.integer("ENHYDRIS_PAGE_SIZE", 20, 1),
@@ -183,6 +221,8 @@ export function parseSettings(env: Env): Settings {
     jobRunner: r.boolean("ENHYDRIS_JOB_RUNNER", true),
     jobConcurrency: r.integer("ENHYDRIS_JOB_CONCURRENCY", 1, 1),
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
+    jobTimeoutSeconds: r.integer("ENHYDRIS_JOB_TIMEOUT", 600, 1),
+    jobMemoryMb: r.integer("ENHYDRIS_JOB_MEMORY", 1024, 64),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
     alarmEmailsPerHour: r.integer("ENHYDRIS_ALARM_EMAILS_PER_HOUR", 10, 0),
   };

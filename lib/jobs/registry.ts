@@ -5,7 +5,7 @@ import type { Job } from "@/lib/jobs/queue";
 /**
  * What the capabilities tell the kernel about background work, registered once per process by
  * lib/capabilities (the queue and the runner name no capability):
- * - job kinds and their handlers;
+ * - job kinds, their handlers and the pool each runs in;
  * - reactions to changes: the statements a change runs in its own transaction to queue the work
  *   it causes (processing.md §2, synoptic.md §3), so that the work commits with the change;
  * - upkeep tasks of the hourly maintenance job.
@@ -25,9 +25,19 @@ export interface JobContext {
 /** Runs one job; returns its result (JSON-able, kept in the run history). Throwing fails the attempt. */
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
+/**
+ * The kinds of work, each with its own slots in the runner (ENHYDRIS_JOB_CONCURRENCY each), so
+ * that one kind never waits for another: a slow or trickling replication source does not hold up
+ * a process run, nor a burst of process runs an alarm's evaluation or its e-mail.
+ */
+export const JOB_POOLS = ["processing", "replication", "telemetry", "alarms", "mail", "upkeep"] as const;
+export type JobPool = (typeof JOB_POOLS)[number];
+
 export interface JobKind {
   readonly kind: string;
   readonly handler: JobHandler;
+  /** The pool whose slots its jobs take. */
+  readonly pool: JobPool;
 }
 
 /** A change that other capabilities may react to, inside the change's transaction. */
@@ -52,7 +62,7 @@ export interface UpkeepTask {
 
 interface Registry {
   registered: boolean;
-  kinds: Map<string, JobHandler>;
+  kinds: Map<string, { handler: JobHandler; pool: JobPool }>;
   reactions: Map<string, { owner: string; reaction: Reactions }>;
   upkeep: Map<string, UpkeepTask>;
 }
@@ -76,7 +86,7 @@ export interface BackgroundWork {
 export function registerBackgroundWork(parts: readonly BackgroundWork[]): void {
   const r = registry();
   for (const part of parts) {
-    for (const k of part.jobKinds ?? []) r.kinds.set(k.kind, k.handler);
+    for (const k of part.jobKinds ?? []) r.kinds.set(k.kind, { handler: k.handler, pool: k.pool });
     if (part.reactions) r.reactions.set(part.name, { owner: part.name, reaction: part.reactions });
     for (const task of part.upkeep ?? []) r.upkeep.set(task.name, task);
   }
@@ -92,7 +102,12 @@ function registered(): Registry {
 
 /** The handlers of every registered job kind. */
 export function jobHandlers(): ReadonlyMap<string, JobHandler> {
-  return registered().kinds;
+  return new Map([...registered().kinds].map(([kind, { handler }]) => [kind, handler]));
+}
+
+/** The pool of every registered job kind (none before the registration). */
+export function jobPools(): ReadonlyMap<string, JobPool> {
+  return new Map([...registry().kinds].map(([kind, { pool }]) => [kind, pool]));
 }
 
 /** The statements that queue what a change causes, to run in the change's transaction. */

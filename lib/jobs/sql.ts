@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { db, Prisma, sqliteValue } from "@/lib/db";
+import { jobsQueued, queuingWork } from "@/lib/db/queued-work";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
 
 
@@ -25,8 +26,12 @@ function prepared(conn: SqliteDatabase, text: string): Statement {
   return stmt;
 }
 
+/** Whether the open sqliteTransaction ran a statement that queues work (its commit wakes the runners). */
+let transactionQueued = false;
+
 /** Runs one statement on the native SQLite connection (the caller holds the write lock); its rows, if it returns any. */
 export function sqliteRows(conn: SqliteDatabase, sql: Prisma.Sql): Row[] {
+  if (queuingWork([sql])) transactionQueued = true;
   const stmt = prepared(conn, sql.sql);
   const values = sql.values.map(sqliteValue);
   if (stmt.reader) return stmt.all(values) as Row[];
@@ -40,13 +45,17 @@ export function sqliteTransaction<T>(fn: (conn: SqliteDatabase) => T): Promise<T
   const conn = current.sqlite!;
   return current.withWriteLock(() => {
     conn.exec("BEGIN IMMEDIATE");
+    transactionQueued = false;
     try {
       const value = fn(conn);
       conn.exec("COMMIT");
+      if (transactionQueued) jobsQueued();
       return value;
     } catch (e) {
       if (conn.inTransaction) conn.exec("ROLLBACK");
       throw e;
+    } finally {
+      transactionQueued = false;
     }
   });
 }
@@ -54,11 +63,10 @@ export function sqliteTransaction<T>(fn: (conn: SqliteDatabase) => T): Promise<T
 /** Runs one writing statement (autocommitted) and returns its rows (RETURNING), on either database. */
 export async function write(sql: Prisma.Sql): Promise<Row[]> {
   const current = db();
-  if (current.sqlite) {
-    const conn = current.sqlite;
-    return current.withWriteLock(() => sqliteRows(conn, sql));
-  }
-  return current.query<Row>(sql);
+  const conn = current.sqlite;
+  const rows = conn ? await current.withWriteLock(() => sqliteRows(conn, sql)) : await current.query<Row>(sql);
+  if (queuingWork([sql])) jobsQueued();
+  return rows;
 }
 
 /** PostgreSQL's unique_violation: a concurrent enqueue queued the key first. */

@@ -1,4 +1,4 @@
-import type { Reactions } from "@/lib/jobs/registry";
+import type { JobKind, Reactions } from "@/lib/jobs/registry";
 import { processingRoutes } from "@/lib/processing/api";
 import { processRunHandler } from "@/lib/processing/run";
 import { groupSeriesChangedStatements, PROCESS_KIND, sourceWrittenStatements, stationZoneChangedStatements } from "@/lib/processing/state";
@@ -7,7 +7,7 @@ import { groupSeriesChangedStatements, PROCESS_KIND, sourceWrittenStatements, st
 export const capability = {
   name: "processing",
   apiRoutes: processingRoutes,
-  jobKinds: [{ kind: PROCESS_KIND, handler: processRunHandler }],
+  jobKinds: [{ kind: PROCESS_KIND, handler: processRunHandler, pool: "processing" } satisfies JobKind],
   // processing.md §2: the processes that read what changed run again, in the change's transaction.
   reactions: {
     "series-written": (change, dialect) => sourceWrittenStatements(change.seriesId, change.first, dialect),

@@ -1,7 +1,7 @@
 import { ensureEditor, isEditor, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { MIN_INSTANT } from "@/lib/formats/date-param";
-import { countJobs, getJob, jobHistory, jobRunJson, latestJobs, notifyJobsQueued, waitForJob, type Job } from "@/lib/jobs/queue";
+import { countJobs, getJob, jobHistory, jobRunJson, latestJobs, waitForJob, type Job } from "@/lib/jobs/queue";
 import { configErrors, normalized, uniqueKey, type ProcessConfig, type ProcessType } from "@/lib/processing/config";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } from "@/lib/processing/series";
 import {
@@ -336,7 +336,6 @@ export async function createProcess(actor: Actor, path: GroupPath, given: Given<
     });
     return created.id;
   });
-  notifyJobsQueued();
   return id;
 }
 
@@ -362,7 +361,6 @@ export async function updateProcess(actor: Actor, path: ProcessPath, given: Give
       action: "change", objectType: "process", objectId: id, stationId: found.station.id, summary: `Changed ${processName(id, definition, found.group)}${enabling}`,
     });
   });
-  notifyJobsQueued();
 }
 
 /** Deletes the process and its queued run; its target series and their records stay. */
@@ -406,7 +404,6 @@ export async function requestRun(actor: Actor, path: ProcessPath, given: Given<R
     return queued;
   });
   if (jobId === null) throw ValidationFailed.nonField(PROCESS_MESSAGES.disabled);
-  notifyJobsQueued();
   const done = request.wait ? await waitForJob(jobId, waitMs) : null;
   const job = done ?? (await getJob(jobId));
   const current = (await loadProcess(process.id)) ?? process;
@@ -429,6 +426,5 @@ export async function queueGroupRuns(groupId: number, fromScratch: boolean): Pro
     }
     return out;
   });
-  notifyJobsQueued();
   return jobs;
 }

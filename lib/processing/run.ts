@@ -10,7 +10,7 @@ import { db, Prisma } from "@/lib/db";
 import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import { changeStatements, type JobContext, type JobHandler } from "@/lib/jobs/registry";
-import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
+import { heldJobSql, runWhileHeld, type Job } from "@/lib/jobs/queue";
 import { records, ReplaceRefused, type RecordBatch, type StoredRecords } from "@/lib/records";
 import type { ProcessConfig } from "./config";
 import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
@@ -129,8 +129,7 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
   let target = targetOf(groupId, definition, series);
   if (!target || (definition.type === "checks" && !sourceOf(groupId, definition, series))) {
     // The group's other processes may read a new series now (marked by createMissingSeries); this run is from scratch anyway.
-    const created = await db().write((tx) => createMissingSeries(tx, groupId, definition));
-    if (created) notifyJobsQueued();
+    await db().write((tx) => createMissingSeries(tx, groupId, definition));
     series = await seriesOfGroups(groupsOf(groupId, definition));
     target = targetOf(groupId, definition, series)!;
   }
@@ -185,7 +184,6 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
       stored: await computed.stored,
       also: changesDoneStatements(process.id, target.id, inputs, changeStatements({ kind: "series-written", seriesId: target.id, first: whole ? SCRATCH : from })),
     });
-    notifyJobsQueued();
     ctx.progress(1);
     return { from: whole ? null : iso(from), records_written: written };
   } catch (e) {

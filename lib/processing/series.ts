@@ -97,8 +97,8 @@ async function insert(tx: Tx, groupId: number, type: number, timeStep: string, n
  * publicly_available from the source when there is one. Returns whether it created any.
  *
  * A new Initial or Checked series may be another process's source or target now, so the
- * processes of the groups are marked for runs from scratch (the caller then calls
- * notifyJobsQueued()). An aggregation's new Aggregated series is not: no process reads an
+ * processes of the groups are marked for runs from scratch (the runners wake once the caller's
+ * transaction has committed). An aggregation's new Aggregated series is not: no process reads an
  * Aggregated series and only that aggregation writes it, so the group's checks and other
  * processes are not run again for it (the caller queues the aggregation's own run).
  */

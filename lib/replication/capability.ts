@@ -1,3 +1,4 @@
+import type { JobKind } from "@/lib/jobs/registry";
 import { replicationRun } from "@/lib/replication/job";
 import { replicationRoutes } from "@/lib/replication/api";
 import { REPLICATION_KIND } from "@/lib/replication/sources";
@@ -6,5 +7,5 @@ import { REPLICATION_KIND } from "@/lib/replication/sources";
 export const capability = {
   name: "replication",
   apiRoutes: replicationRoutes,
-  jobKinds: [{ kind: REPLICATION_KIND, handler: replicationRun }],
+  jobKinds: [{ kind: REPLICATION_KIND, handler: replicationRun, pool: "replication" } satisfies JobKind],
 };

@@ -15,7 +15,6 @@ import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
 import { discard, DISPLAY_TIMEZONES, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
-import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { changeStatements } from "@/lib/jobs/registry";
 import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
@@ -738,8 +737,8 @@ class Run {
       throw error;
     }
     this.report.records += written;
-    if (written > 0 || localFirst !== null) notifyJobsQueued();
-    else await this.moveRecordsMark(w);
+    // Written (or replaced): the mark moved in the write's transaction.
+    if (written === 0 && localFirst === null) await this.moveRecordsMark(w);
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;
   }
@@ -772,7 +771,6 @@ class Run {
       });
       if (!result.ok) throw new SourceError(result.errors.join("; "));
       this.report.records += result.stored;
-      notifyJobsQueued();
     }
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;

@@ -8,7 +8,7 @@ import { isDatabaseId } from "@/lib/domain/refs";
 import { isSealed, seal, SecretBoxError, unseal } from "@/lib/auth/secret-box";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, type Job } from "@/lib/jobs/queue";
 import { now } from "@/lib/db/dialect-sql";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
@@ -229,7 +229,6 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
     });
     return source.id;
   });
-  notifyJobsQueued();
   return id;
 }
 
@@ -257,7 +256,6 @@ export async function updateSource(actor: Actor, id: number, given: Given<Partia
       summary: changeSummary(sourceName(source), changedFields(comparable(before), values, FIELD_NAMES)),
     });
   });
-  notifyJobsQueued();
 }
 
 /** Deletes the source and its id map; its stations stay, as local stations. */
@@ -289,7 +287,6 @@ export async function queueRun(actor: Actor, id: number, payload: RunPayload): P
     });
     return Number(queued.id);
   });
-  notifyJobsQueued();
   return (await getJob(jobId))!;
 }
 
@@ -351,5 +348,4 @@ export async function scheduleNext(source: SourceRow, failed: boolean): Promise<
   const schedule = scheduleSql(source, delay * 1000);
   if (!schedule) return;
   await db().write((tx) => tx.$queryRaw(schedule));
-  notifyJobsQueued();
 }

@@ -7,6 +7,7 @@ import { json } from "@/lib/http/respond";
 import { logError, logger } from "@/lib/observability/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
 import { requestContext } from "@/lib/observability/logger.mjs";
+import { bridge } from "@/lib/runtime/bridge";
 import { contentSecurityPolicy, HTML_HEADERS, tileOrigin } from "@/lib/http/security-headers.mjs";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
@@ -51,19 +52,15 @@ interface CompiledRoute extends Route {
   readonly segments: string[];
 }
 
-/**
- * Every router registers itself by its prefix, so that server.mjs can hand it requests without
- * Next's route transport (docs/decisions/0007-direct-api-dispatch.md).
- */
-const REGISTRY = Symbol.for("enhydris.routers");
-type Registry = { [REGISTRY]?: Map<string, Router> };
 
 export class Router {
   private readonly routes: CompiledRoute[];
 
   constructor(readonly prefix: string, routes: Route[]) {
     this.routes = routes.map((r) => ({ ...r, segments: r.path.split("/").filter(Boolean) }));
-    ((globalThis as Registry)[REGISTRY] ??= new Map()).set(prefix, this);
+    // Registered by its prefix on the bridge, so that the server can hand it requests without
+    // Next's route transport (docs/decisions/0007-direct-api-dispatch.md).
+    bridge().routers.set(prefix, this);
   }
 
   /** The first route matching the path (declare literal segments before `*name` ones). */

@@ -1,15 +1,14 @@
-/**
- * Work to finish before the process exits (the job runner gives its jobs back). The hooks live
- * on globalThis, where server.mjs finds them on SIGTERM/SIGINT: it stops accepting connections,
- * awaits them (bounded) and exits. Scripts call runShutdownHooks() themselves.
- */
-export type ShutdownHook = () => Promise<void> | void;
+import { bridge, type ShutdownHook } from "@/lib/runtime/bridge";
 
-const KEY = Symbol.for("enhydris.shutdownHooks");
-type Holder = { [KEY]?: ShutdownHook[] };
+/**
+ * Work to finish before the process exits (a job runner gives its jobs back). The hooks are on
+ * the bridge (lib/runtime/bridge.ts), where the server finds them on SIGTERM/SIGINT: it stops
+ * accepting connections, runs them (bounded) and exits. Scripts call runShutdownHooks() themselves.
+ */
+export type { ShutdownHook };
 
 function hooks(): ShutdownHook[] {
-  return ((globalThis as Holder)[KEY] ??= []);
+  return bridge().shutdownHooks;
 }
 
 /** Registers `fn` to run at shutdown; returns the function that unregisters it. */

@@ -1,7 +1,6 @@
 import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
-import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { changeStatements } from "@/lib/jobs/registry";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
@@ -60,6 +59,5 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
     ],
   });
   if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
-  if (!dryRun && result.stored > 0) notifyJobsQueued();
   return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: summary } : { stored: result.stored });
 }

@@ -4,7 +4,6 @@ import { db, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
 import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
 import { contentsText, editableChild, editableStation, existingStation, groupContents, type StationAccess } from "@/lib/stations";
-import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { changeStatements } from "@/lib/jobs/registry";
 import { orNotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
@@ -80,7 +79,7 @@ export async function insertSeries(tx: Tx, groupId: number, data: SeriesData): P
 /**
  * The group's set of series, or a series' type or time step, changed in the caller's
  * transaction: the processes reading or writing the group may have another source or target
- * now and run from scratch (processing.md §2). The caller calls notifyJobsQueued() after it.
+ * now and run from scratch (processing.md §2); the runners wake once it has committed.
  */
 async function seriesOfGroupChanged(tx: Tx, groupId: number): Promise<void> {
   for (const sql of changeStatements({ kind: "group-series-changed", groupIds: [groupId] })) await tx.$executeRaw(sql);
@@ -196,7 +195,6 @@ export async function createSeries(actor: Actor, stationId: number, groupId: num
     await seriesOfGroupChanged(tx, group.id);
     return created;
   });
-  notifyJobsQueued();
   return id;
 }
 
@@ -214,7 +212,6 @@ export async function updateSeries(actor: Actor, path: SeriesPath, given: Given<
     });
     if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
-  if (sourcesChange) notifyJobsQueued();
 }
 
 /** Deletes the series and its records. */
@@ -224,7 +221,6 @@ export async function deleteSeries(actor: Actor, path: SeriesPath): Promise<void
     await seriesDeleted(tx, actor, series);
     await seriesOfGroupChanged(tx, series.groupId);
   });
-  notifyJobsQueued();
 }
 
 /** The older shape's create: a group and, in it, an Initial time series; the series' id. */
@@ -264,7 +260,6 @@ export async function updateOlderShape(actor: Actor, path: SeriesPath, given: Gi
     }
     if (sourcesChange) await seriesOfGroupChanged(tx, series.groupId);
   });
-  if (sourcesChange) notifyJobsQueued();
 }
 
 /** The older shape's delete: the series, and its group when it was the last one (api.md §7.1). */
@@ -275,5 +270,4 @@ export async function deleteOlderShape(actor: Actor, path: SeriesPath): Promise<
     if ((await tx.timeseries.count({ where: { groupId: series.groupId } })) === 0) await groupDeleted(tx, actor, series.group);
     else await seriesOfGroupChanged(tx, series.groupId);
   });
-  notifyJobsQueued();
 }

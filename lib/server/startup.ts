@@ -9,25 +9,24 @@ import { loadDemoDataIfEmpty } from "@/lib/server/demo";
 import { HOSTS_REQUIRED } from "@/lib/config/hosts.mjs";
 import { logger } from "@/lib/observability/logger.mjs";
 import { connectMetricSources } from "@/lib/server/metric-sources";
-import { onShutdown } from "@/lib/runtime/shutdown";
 
 /**
- * Start-up: refuse invalid settings (naming the variable) and a production server that would
- * take its site's host from requests, bring the database schema up to date, make sure a secret
- * key exists, give an empty database the demo data, start the read replicas' checks, connect the
- * metrics to the database and the queue, and start the job runner (unless ENHYDRIS_JOB_RUNNER is false; `npm run worker` runs
- * one in a process of its own).
+ * Start-up of a web process (Next's instrumentation): refuse invalid settings (naming the
+ * variable) and a production server that would take its site's host from requests, bring the
+ * database schema up to date, make sure a secret key exists, give an empty database the demo
+ * data, start the read replicas' checks, and connect the metrics to the database and the queue.
+ * No job runs in a web process: the server runs them in its job process (lib/server/job-process.ts).
  */
 export async function startup(): Promise<void> {
   const settings = settingsOrExit();
   registerCapabilities();
-  // server.mjs sets localhost for development and the local demo; this catches other servers.
+  // The server (lib/server/main.ts) sets localhost for development and the local demo; this catches other servers.
   if (process.env.NODE_ENV === "production" && settings.allowedHosts.length === 0) {
     logger().fatal(HOSTS_REQUIRED);
     process.exit(1);
   }
-  // Under the multi-process server (lib/server/cluster.mjs) only the lead worker migrates, loads the
-  // demo data and runs the job runner; the followers start once it listens.
+  // Under the multi-process server (lib/server/cluster.ts) only the lead worker migrates and loads
+  // the demo data; the followers and the job process start once it listens.
   const follower = process.env.ENHYDRIS_CLUSTER_ROLE === "follower";
   if (!follower) {
     const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
@@ -50,9 +49,4 @@ export async function startup(): Promise<void> {
     }
   }
   connectMetricSources();
-  if (settings.jobRunner && !follower) {
-    const { startJobRunner } = await import("@/lib/jobs/runner");
-    const runner = startJobRunner({ concurrency: settings.jobConcurrency, leaseSeconds: settings.jobLeaseSeconds });
-    onShutdown(() => runner.stop());
-  }
 }

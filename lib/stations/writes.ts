@@ -1,6 +1,5 @@
 import { rm } from "node:fs/promises";
 import { ensureStationCreator, type Actor } from "@/lib/auth/permissions";
-import { notifyJobsQueued } from "@/lib/jobs/queue";
 import { changeStatements } from "@/lib/jobs/registry";
 import { db, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
@@ -93,7 +92,7 @@ const FIELD_NAMES: Record<string, string> = {
 export async function updateStation(actor: Actor, id: number, given: Given<Partial<StationData>, StationAccess>, options?: ChangeOptions): Promise<void> {
   const station = await editableStation(actor, id);
   const data = await valuesOf(given, station);
-  const zoneChanged = await db().write(async (tx) => {
+  await db().write(async (tx) => {
     await ensureUnchanged(tx, "station", id, options, "station");
     const current = await tx.station.findUniqueOrThrow({
       where: { id },
@@ -115,9 +114,7 @@ export async function updateStation(actor: Actor, id: number, given: Given<Parti
     // Aggregations work in the station's local time: another zone means other intervals.
     const changed = data.displayTimezone !== undefined && data.displayTimezone !== current.displayTimezone;
     if (changed) for (const sql of changeStatements({ kind: "station-zone-changed", stationId: id })) await tx.$executeRaw(sql);
-    return changed;
   });
-  if (zoneChanged) notifyJobsQueued();
 }
 
 /** Deletes a station and everything under it: groups, series, records, events, files and their bytes. */

@@ -3,7 +3,7 @@ import { findAuthUser } from "@/lib/auth/users";
 import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, Prisma } from "@/lib/db";
-import { enqueueSql, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
+import { enqueueSql, type Job } from "@/lib/jobs/queue";
 import { sendMail } from "@/lib/mail";
 import { reserveAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
 import { records } from "@/lib/records";
@@ -146,7 +146,6 @@ export async function evaluateSynopticGroup(groupId: number): Promise<Evaluation
     const warning = await recordWarning(tx, group, items);
     return { raised: raised.size, cleared: clear.length, warning };
   });
-  if (result.warning !== null) notifyJobsQueued();
   return result;
 }
 
@@ -259,5 +258,4 @@ export async function resendWarning(actor: Actor, groupId: number, warningId: nu
     await tx.synopticWarning.update({ where: { id: warning.id }, data: { status: "pending" } });
     await tx.$executeRaw(enqueueSql({ kind: SEND_KIND, key: sendKey(warning.id), payload: { warning: warning.id }, maxAttempts: SEND_ATTEMPTS }));
   });
-  notifyJobsQueued();
 }

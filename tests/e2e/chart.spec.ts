@@ -210,7 +210,7 @@ test("the interactive chart takes the static one's place after hydration", async
   await expect(page.getByTestId("static-chart")).toHaveCount(0);
 });
 
-test.describe("Next's scripts (lib/server/deferred-scripts.mjs)", () => {
+test.describe("Next's scripts (lib/server/next-internals.ts, deferPageScripts)", () => {
   const nextScripts = (page: Page) =>
     page.evaluate(() => (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((r) => r.initiatorType === "script" && r.name.includes("/_next/static/")).length);
 

@@ -27,8 +27,12 @@ export interface TestServer {
   readonly child: ChildProcess;
   /** What the server printed so far. */
   output(): string;
-  /** The server's processes: the primary and its workers (node:cluster), or the one process. */
+  /** The server's processes: the primary and its workers (node:cluster), or the one process; and the job process. */
   processes(): number[];
+  /** The web worker processes of the primary (none with ENHYDRIS_WORKERS=1). */
+  webWorkers(): number[];
+  /** The job process (lib/server/jobs-main.ts), while it runs. */
+  jobProcess(): number | null;
   /** Kills every process of the server at once (a crash, not a shutdown). */
   kill(): void;
   stop(): Promise<void>;
@@ -175,6 +179,8 @@ export async function startServer(options: { env?: Record<string, string>; datab
     url, databaseUrl, mediaDir, child,
     output,
     processes: () => processTree(child.pid!),
+    webWorkers: () => processTree(child.pid!).slice(1).filter((pid) => !isJobProcess(pid)),
+    jobProcess: () => processTree(child.pid!).find(isJobProcess) ?? null,
     kill() {
       killed = processTree(child.pid!);
       for (const pid of killed) {
@@ -218,6 +224,15 @@ async function gone(pids: number[]): Promise<void> {
     }
   };
   while (pids.some(alive)) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Whether a process runs the job process's bundle (jobs.mjs). */
+function isJobProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").some((arg) => arg.endsWith("/jobs.mjs"));
+  } catch {
+    return false;
+  }
 }
 
 /** A process and its descendants, parents first. */

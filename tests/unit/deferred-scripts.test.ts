@@ -1,7 +1,7 @@
 import { ServerResponse, IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { deferHeadScripts, deferPageScripts } from "@/lib/server/deferred-scripts.mjs";
+import { deferHeadScripts, deferPageScripts } from "@/lib/server/next-internals";
 
 const HEAD = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>'
   + '<script src="/_next/static/chunks/a1.js" async="" nonce="N0=="></script>'

@@ -2,9 +2,11 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
-  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, PAGE_CACHE, replayableHeaders, servePage, splitOnNonce,
-} from "@/lib/server/page-cache.mjs";
-import { deferHeadScripts, deferPageScripts } from "@/lib/server/deferred-scripts.mjs";
+  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, replayableHeaders, servePage, splitOnNonce,
+} from "@/lib/server/page-cache";
+import { deferHeadScripts, deferPageScripts } from "@/lib/server/next-internals";
+import { bridge } from "@/lib/runtime/bridge";
+import type { PageCacheRegistration } from "@/lib/site/page-cache";
 
 const PAGE = "/stations/12/timeseriesgroups/34/";
 const get = (headers: Record<string, string> = {}, method = "GET") => ({ method, headers });
@@ -156,7 +158,6 @@ describe("capturePage", () => {
 });
 
 describe("servePage", () => {
-  const holder = globalThis as unknown as Record<symbol, unknown>;
   const request = { url: "/stations/1/timeseriesgroups/2/", host: "site", https: false };
   const page = { stationId: 1, groupId: 2 };
 
@@ -173,18 +174,18 @@ describe("servePage", () => {
   }
 
   it("lets Next render when nothing is registered, or the key cannot be read", async () => {
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
     let rendered = 0;
     const render = async () => void rendered++;
     const a = reply("A");
     await servePage({ headers: {} } as IncomingMessage, a.res, page, request, render);
     expect(a.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
-    holder[PAGE_CACHE] = { groupPageKey: () => Promise.reject(new Error("database away")), store: new Map(), csrfCookie: () => "csrftoken=x" };
+    bridge().pageCache = { groupPageKey: () => Promise.reject(new Error("database away")), store: new Map(), csrfCookie: () => "csrftoken=x" } as unknown as PageCacheRegistration;
     const b = reply("B");
     await servePage({ headers: {} } as IncomingMessage, b.res, page, request, render);
     expect(b.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
     expect(rendered).toBe(2);
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
   });
 
   it("answers a hit with the request's nonce, the kept headers and a csrftoken cookie when it has none", async () => {
@@ -192,7 +193,7 @@ describe("servePage", () => {
     store.set("http://site/stations/1/timeseriesgroups/2/\nK1", {
       status: 200, headers: [["content-type", "text/html; charset=utf-8"], ["vary", "rsc"]], parts: [Buffer.from('<script nonce="'), Buffer.from('">1</script>')], size: 27,
     });
-    holder[PAGE_CACHE] = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` };
+    bridge().pageCache = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` } as unknown as PageCacheRegistration;
     const render = async () => {
       throw new Error("not rendered on a hit");
     };
@@ -209,12 +210,12 @@ describe("servePage", () => {
     expect(b.sent()!.toString()).toBe('<script nonce="OTHER">1</script>');
     expect(b.res.getHeader("set-cookie")).toBeUndefined();
     // Another key (something changed): rendered, and marked as a miss.
-    holder[PAGE_CACHE] = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" };
+    bridge().pageCache = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" } as unknown as PageCacheRegistration;
     let rendered = 0;
     const c = reply("C");
     await servePage({ headers: {} } as IncomingMessage, c.res, page, request, async () => void rendered++);
     expect(rendered).toBe(1);
     expect(c.res.getHeader("X-Enhydris-Page-Cache")).toBe("miss");
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
   });
 });

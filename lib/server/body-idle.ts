@@ -6,15 +6,17 @@
 // idle timeout: 408 and the connection closed, as Node answers its own request timeout.
 // A body the server itself is slow to read (a paused stream while it writes to the database, or
 // a handler that has not started reading) is never counted against the client.
+import type { IncomingMessage, ServerResponse } from "node:http";
 
-/**
- * @param {{ idleMs: number, onStall?: (req: import("node:http").IncomingMessage) => void, answer: (req: import("node:http").IncomingMessage) => { contentType: string, body: string } }} options
- * @returns {{ watch(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse): void, size(): number }}
- */
-export function bodyIdleWatch({ idleMs, onStall = () => {}, answer }) {
-  /** @type {Map<import("node:http").IncomingMessage, { res: import("node:http").ServerResponse, bytes: number, since: number }>} */
-  const watched = new Map();
-  let timer = null;
+export interface BodyIdleOptions {
+  readonly idleMs: number;
+  readonly onStall?: (req: IncomingMessage) => void;
+  readonly answer: (req: IncomingMessage) => { contentType: string; body: string };
+}
+
+export function bodyIdleWatch({ idleMs, onStall = () => {}, answer }: BodyIdleOptions): { watch(req: IncomingMessage, res: ServerResponse): void; size(): number } {
+  const watched = new Map<IncomingMessage, { res: ServerResponse; bytes: number; since: number }>();
+  let timer: NodeJS.Timeout | null = null;
   const sweepMs = Math.max(50, Math.min(5_000, Math.floor(idleMs / 4)));
 
   const sweep = () => {
@@ -47,7 +49,7 @@ export function bodyIdleWatch({ idleMs, onStall = () => {}, answer }) {
       }
     }
     if (watched.size === 0) {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       timer = null;
     }
   };
@@ -64,7 +66,7 @@ export function bodyIdleWatch({ idleMs, onStall = () => {}, answer }) {
   };
 }
 
-function hasBody(req) {
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
@@ -73,7 +75,7 @@ function hasBody(req) {
  * Someone reads the body (a flowing stream, or a 'readable' listener as `for await` uses) and
  * nothing waits unread on the server's side: the next byte is the client's to send.
  */
-function waitingForClient(req) {
+function waitingForClient(req: IncomingMessage): boolean {
   const reading = req.readableFlowing === true || req.listenerCount("readable") > 0;
   return reading && req.readableLength === 0 && (req.socket?.readableLength ?? 0) === 0;
 }

@@ -1,18 +1,21 @@
 // The group page's HTML for anonymous visitors, served from a per-process cache (issue 17,
-// docs/decisions/0018-page-cache.md). Plain JavaScript: server.mjs answers from it before Next
-// renders. The app registers what this needs on globalThis once the page's bundle is loaded
-// (lib/site/page-cache.ts): the key function (one SQL statement: every version and row the page
-// reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then nothing
-// is cached.
+// docs/decisions/0018-page-cache.md). The server answers from it before Next renders. The app
+// registers what this needs on the bridge (lib/runtime/bridge.ts) once the page's bundle is
+// loaded (lib/site/page-cache.ts): the key function (one SQL statement: every version and row the
+// page reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then
+// nothing is cached.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { bridge } from "@/lib/runtime/bridge";
+import { isNextNavigation } from "@/lib/server/next-internals";
+import type { CachedPage } from "@/lib/site/page-cache";
 
-export const PAGE_CACHE = Symbol.for("enhydris.pageCache");
 export const PAGE_CACHE_HEADER = "X-Enhydris-Page-Cache";
 
 const GROUP_PAGE = /^\/stations\/(\d{1,15})\/timeseriesgroups\/(\d{1,15})\/$/;
 const MAX_ID = 2 ** 31 - 1;
 
 /** Whether the path is a group page's (`/stations/{sid}/timeseriesgroups/{gid}/`). */
-export function isGroupPagePath(path) {
+export function isGroupPagePath(path: string): boolean {
   return GROUP_PAGE.test(path);
 }
 
@@ -25,13 +28,11 @@ const ANONYMOUS_COOKIE = /^(?:csrftoken|(?:__Host-|__Secure-)?next-auth\.(?:csrf
 
 /**
  * The cookie names of a Cookie header, or null if one part is not name=value.
- * @param {string | string[] | undefined} header
- * @returns {string[] | null}
  */
-export function cookieNames(header) {
+export function cookieNames(header: string | string[] | undefined): string[] | null {
   const text = Array.isArray(header) ? header.join("; ") : header;
   if (!text) return [];
-  const names = [];
+  const names: string[] = [];
   for (const part of text.split(";")) {
     if (part.trim() === "") continue;
     const eq = part.indexOf("=");
@@ -43,19 +44,14 @@ export function cookieNames(header) {
 
 /**
  * The station and group ids when the request is an anonymous, plain document GET of a group page
- * (any query string but Next's `_rsc`); else null (Next renders it as for anyone).
- * @param {{ method?: string, headers: Record<string, string | string[] | undefined> }} req
- * @param {string} path
- * @param {string} search the query string with its "?", or ""
- * @returns {{ stationId: number, groupId: number } | null}
+ * (any query string but Next's `_rsc`); else null (Next renders it as for anyone). `search` is
+ * the query string with its "?", or "".
  */
-export function cacheableGroupPage(req, path, search) {
+export function cacheableGroupPage(req: { method?: string; headers: IncomingMessage["headers"] }, path: string, search: string): { stationId: number; groupId: number } | null {
   const m = GROUP_PAGE.exec(path);
   if (!m || req.method !== "GET") return null;
   const h = req.headers;
-  if (h.rsc !== undefined || h["next-action"] !== undefined || h["next-url"] !== undefined || h.authorization !== undefined) return null;
-  for (const name of Object.keys(h)) if (name.startsWith("next-router-")) return null;
-  if (search && new URLSearchParams(search).has("_rsc")) return null;
+  if (h.authorization !== undefined || isNextNavigation(h, search)) return null;
   const names = cookieNames(h.cookie);
   if (names === null || names.some((name) => !ANONYMOUS_COOKIE.test(name))) return null;
   const stationId = Number(m[1]);
@@ -66,7 +62,7 @@ export function cacheableGroupPage(req, path, search) {
 }
 
 /** Whether a Cookie header carries the csrftoken cookie (else a hit sets one, as the proxy does). */
-export function hasCsrfCookie(header) {
+export function hasCsrfCookie(header: string | string[] | undefined): boolean {
   return (cookieNames(header) ?? []).includes("csrftoken");
 }
 
@@ -79,11 +75,9 @@ const PER_REQUEST = new Set([
 
 /**
  * The headers to replay from a response's headers (res.getHeaders()).
- * @param {Record<string, unknown>} headers
- * @returns {[string, string | string[]][]}
  */
-export function replayableHeaders(headers) {
-  const out = [];
+export function replayableHeaders(headers: Record<string, unknown>): [string, string | string[]][] {
+  const out: [string, string | string[]][] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || PER_REQUEST.has(name.toLowerCase())) continue;
     out.push([name, Array.isArray(value) ? value.map(String) : String(value)]);
@@ -94,28 +88,24 @@ export function replayableHeaders(headers) {
 /**
  * Whether the Set-Cookie headers of a response are only the csrftoken cookie the proxy sets for a
  * request without one (each hit makes its own); any other cookie makes the response personal.
- * @param {unknown} setCookie
  */
-export function onlyCsrfCookies(setCookie) {
+export function onlyCsrfCookies(setCookie: unknown): boolean {
   if (setCookie === undefined) return true;
   return [setCookie].flat().every((c) => /^csrftoken=/.test(String(c)));
 }
 
 /** The nonce of a Content-Security-Policy header, or null. */
-export function nonceOf(csp) {
+export function nonceOf(csp: unknown): string | null {
   const m = /'nonce-([^']+)'/.exec(String(csp ?? ""));
   return m ? m[1] : null;
 }
 
 /**
  * The body cut at every occurrence of the nonce: the parts between them.
- * @param {Buffer} body
- * @param {string} nonce
- * @returns {Buffer[]}
  */
-export function splitOnNonce(body, nonce) {
+export function splitOnNonce(body: Buffer, nonce: string): Buffer[] {
   const needle = Buffer.from(nonce, "utf8");
-  const parts = [];
+  const parts: Buffer[] = [];
   let from = 0;
   for (;;) {
     const at = body.indexOf(needle, from);
@@ -130,13 +120,10 @@ export function splitOnNonce(body, nonce) {
 
 /**
  * The parts joined with a (fresh) nonce.
- * @param {Buffer[]} parts
- * @param {string} nonce
- * @returns {Buffer}
  */
-export function joinWithNonce(parts, nonce) {
+export function joinWithNonce(parts: Buffer[], nonce: string): Buffer {
   const n = Buffer.from(nonce, "utf8");
-  const pieces = [];
+  const pieces: Buffer[] = [];
   parts.forEach((part, i) => {
     if (i > 0) pieces.push(n);
     pieces.push(part);
@@ -150,33 +137,30 @@ const MAX_PAGE_BYTES = 2 * 1024 * 1024;
 /**
  * Records what is written to `res` (install before any rewriting wrapper, so that it sees the
  * bytes as sent) and calls `store` with the page once the response has finished, if it may be
- * kept: 200, text/html, no cookie but the csrftoken one, the request's nonce found.
- * @param {import("node:http").ServerResponse} res
- * @param {string} nonce the request's CSP nonce
- * @param {(page: { status: number, headers: [string, string | string[]][], parts: Buffer[], size: number }) => void} store
+ * kept: 200, text/html, no cookie but the csrftoken one, the request's nonce (its CSP nonce) found.
  */
-export function capturePage(res, nonce, store) {
-  const write = res.write;
-  const end = res.end;
-  let chunks = [];
+export function capturePage(res: ServerResponse, nonce: string, store: (page: CachedPage) => void): void {
+  const write = res.write as (...args: unknown[]) => boolean;
+  const end = res.end as (...args: unknown[]) => ServerResponse;
+  let chunks: Buffer[] | null = [];
   let size = 0;
   let ended = false;
-  const take = (chunk, encoding) => {
+  const take = (chunk: unknown, encoding: unknown) => {
     if (chunks === null || chunk === undefined || chunk === null || typeof chunk === "function") return;
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8") : Buffer.from(chunk);
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array);
     size += bytes.length;
     if (size > MAX_PAGE_BYTES) chunks = null;
     else chunks.push(bytes);
   };
-  res.write = function (chunk, encoding, callback) {
+  res.write = function (this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown) {
     take(chunk, encoding);
     return write.call(this, chunk, encoding, callback);
-  };
-  res.end = function (chunk, encoding, callback) {
+  } as ServerResponse["write"];
+  res.end = function (this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown) {
     ended = true;
     take(chunk, encoding);
     return end.call(this, chunk, encoding, callback);
-  };
+  } as ServerResponse["end"];
   res.once("finish", () => {
     if (!ended || chunks === null || res.statusCode !== 200) return;
     const headers = res.getHeaders();
@@ -193,14 +177,12 @@ export function capturePage(res, nonce, store) {
 /**
  * Answers from the cache, or lets `render` answer and keeps its page. Marks the response with
  * X-Enhydris-Page-Cache: hit, miss (rendered; kept if it may be) or bypass (not cacheable now).
- * @param {import("node:http").IncomingMessage} req
- * @param {import("node:http").ServerResponse} res
- * @param {{ stationId: number, groupId: number }} page
- * @param {{ url: string, host: string, https: boolean }} request
- * @param {() => Promise<void>} render
  */
-export async function servePage(req, res, page, request, render) {
-  const registration = globalThis[PAGE_CACHE];
+export async function servePage(
+  req: IncomingMessage, res: ServerResponse, page: { stationId: number; groupId: number },
+  request: { url: string; host: string; https: boolean }, render: () => Promise<void>,
+): Promise<void> {
+  const registration = bridge().pageCache;
   const nonce = nonceOf(res.getHeader("content-security-policy"));
   if (!registration || !nonce) {
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
