@@ -16,6 +16,8 @@ import next from "next";
 import { DISALLOWED_HOST, isAllowedHost, serverHosts } from "./lib/config/hosts.mjs";
 import { originFailure, siteOrigins } from "./lib/http/origins.mjs";
 import { deferPageScripts } from "./lib/server/deferred-scripts.mjs";
+import { replaceErrorShells } from "./lib/server/error-shells.mjs";
+import { internalRequest, internalRequestToken, markForInternalRequests } from "./lib/server/internal-requests.mjs";
 import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "./lib/server/page-cache.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "./lib/http/security-headers.mjs";
 import { redact, routeConsoleToLogger, setupLogger, withRequestContext } from "./lib/observability/logger.mjs";
@@ -31,6 +33,8 @@ const log = await setupLogger({ pretty: dev });
 // In production every line of output is a JSON object, Next's own messages included.
 if (!dev) routeConsoleToLogger();
 markBodyFaults();
+/** Shared by the server's processes: the primary makes it before it forks its workers. */
+const internalToken = internalRequestToken();
 
 function refuse(message) {
   log.fatal(message);
@@ -286,7 +290,7 @@ function refusalPage(res, status, title, message, detail, headers = {}) {
   res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", ...headers });
   res.end(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/site.css"></head>
+<title>${title}</title><link rel="stylesheet" href="/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
 <body><main class="site-main narrow"><div class="card"><h1>${title} (${status})</h1>
 <p>${message}</p>${detail ? `
 <p class="muted small">${escapeHtml(detail)}</p>` : ""}
@@ -456,14 +460,18 @@ function sendReadAfterCookie(res, context, https) {
 
 function serve(req, res, context) {
   const address = req.socket.remoteAddress ?? "unknown";
-  req.headers["x-forwarded-for"] = (trustProxy && first(req.headers["x-forwarded-for"])) || address;
+  // Next's request for the page a server action redirects to: for the action's host and scheme,
+  // from its client (lib/server/internal-requests.mjs).
+  const internal = internalRequest(req, internalToken);
+  req.headers["x-forwarded-for"] = ((trustProxy || internal) && first(req.headers["x-forwarded-for"])) || address;
   const proto = trustProxy ? first(req.headers["x-forwarded-proto"]) : "";
-  const https = proto === "https" || Boolean(req.socket.encrypted);
+  const https = internal ? internal.https : proto === "https" || Boolean(req.socket.encrypted);
   req.headers["x-enhydris-scheme"] = https ? "https" : "http";
   sendReadAfterCookie(res, context, https);
   // The host links are built from; a client's own X-Forwarded-Host counts only behind a trusted proxy.
-  if (!trustProxy) delete req.headers["x-forwarded-host"];
-  const host = (trustProxy && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
+  if (!trustProxy || internal) delete req.headers["x-forwarded-host"];
+  if (internal) req.headers.host = internal.host;
+  const host = (trustProxy && !internal && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
@@ -505,6 +513,7 @@ function serve(req, res, context) {
       else forbiddenPage(res, `CSRF verification failed: ${failure}`);
       return;
     }
+    markForInternalRequests(req, internalToken, https, host);
     if (!smallBody(req)) {
       hasLiveSession(req).then((live) => {
         if (live) serveSite(req, res, context, path, url, q, host, https);
@@ -519,6 +528,8 @@ function serve(req, res, context) {
 /** A site page, form post or next-auth route: Next's part. */
 function serveSite(req, res, context, path, url, q, host, https) {
   restoreContentLength(res);
+  // The pages that say what is refused at this path read it here (lib/site/refusals.ts).
+  req.headers[PATH_HEADER] = path;
   if (UNSAFE.has(req.method ?? "")) answerBodyFaultsAsClientErrors(res, context);
   // The group page's HTML for anonymous visitors comes from a per-process cache while what it
   // shows is unchanged (lib/server/page-cache.mjs, docs/decisions/0018-page-cache.md).
@@ -527,6 +538,7 @@ function serveSite(req, res, context, path, url, q, host, https) {
     if (page) {
       const render = () => {
         deferPageScripts(res);
+        replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
         return handle(req, res);
       };
       servePage(req, res, page, { url, host, https }, render).catch((error) => failed(res, error));
@@ -534,12 +546,18 @@ function serveSite(req, res, context, path, url, q, host, https) {
     }
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
   }
-  // The pages' scripts start after their first paint (lib/server/deferred-scripts.mjs).
-  if (!dev && !isApiPath(path)) deferPageScripts(res);
+  // The pages' scripts start after their first paint (lib/server/deferred-scripts.mjs); a 403 or 404
+  // page is drawn on the server, not left to them (lib/server/error-shells.mjs).
+  if (!dev && !isApiPath(path)) {
+    deferPageScripts(res);
+    replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
+  }
   handle(req, res).catch((error) => failed(res, error));
 }
 
 let handle;
+/** lib/site/refusals.ts's PATH_HEADER. */
+const PATH_HEADER = "x-enhydris-path";
 /** Where lib/jobs/queue.ts keeps the job runner's wake-up listeners. */
 const JOB_LISTENERS = Symbol.for("enhydris.jobs.listeners");
 

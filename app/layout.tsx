@@ -7,6 +7,8 @@ import { settings } from "@/lib/config";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
 import { leaveSiteStylesheet } from "@/lib/site/stylesheet";
+// Registers the 403 and 404 pages that server.mjs sends for Next's empty error shells.
+import "@/lib/site/refusals";
 
 export const dynamic = "force-dynamic";
 

@@ -8,6 +8,7 @@ import { editableStation } from "@/lib/stations/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
 import { lookupOf } from "@/lib/lookups/forms";
 import { pathId } from "@/lib/frontend/pages";
+import { FORBIDDEN_TITLE, NOT_FOUND_TITLE } from "@/lib/site/refusals";
 
 /**
  * Rights on the management pages (management.md §1): anonymous users go to the login page, which
@@ -21,8 +22,7 @@ export async function manageUser(path: string): Promise<SiteUser> {
 }
 
 /** The titles of the 403 and 404 pages (app/forbidden.tsx, app/not-found.tsx). */
-export const FORBIDDEN_TITLE = "Not allowed";
-export const NOT_FOUND_TITLE = "Page not found";
+export { FORBIDDEN_TITLE, NOT_FOUND_TITLE } from "@/lib/site/refusals";
 
 /**
  * A management page's metadata: its own title, or the 403 or 404 page's for a user the page

@@ -93,7 +93,8 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
   reloadSettings();
 }
 
-export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean } = {}): Promise<TestServer> {
+/** `script`: what to run instead of server.mjs (tests/support/next-only-server.mjs). */
+export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean; script?: string } = {}): Promise<TestServer> {
   if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
   const dir = mkdtempSync(join(tmpdir(), "enhydris-test-"));
   // A server given no database gets its own, removed when it stops.
@@ -121,7 +122,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
     ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "2",
     ...options.env,
   };
-  const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [options.script ?? "server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
