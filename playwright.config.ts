@@ -12,6 +12,8 @@ const PORT = Number(process.env.E2E_PORT ?? 3311);
 const E2E_DIR = join(tmpdir(), `enhydris-e2e-${PORT}`);
 const DATABASE_URL = `file:${join(E2E_DIR, "e2e.db")}`;
 process.env.E2E_DATABASE_URL = DATABASE_URL;
+// The demo site's log (its JSON lines), for tests that check what the server logged.
+process.env.E2E_SERVER_LOG = join(E2E_DIR, "server.log");
 // The development mail transport writes each message here (lib/mail/index.ts).
 const OUTBOX = join(E2E_DIR, "outbox");
 process.env.E2E_OUTBOX = OUTBOX;
@@ -30,7 +32,7 @@ const CHROMIUM_ARGS = [
 /** A server of its own on a fresh database and directory (removed before it starts). */
 function webServer(port: number, dir: string, databaseUrl: string, extra: Record<string, string>) {
   return {
-    command: `rm -rf "${dir}" && mkdir -p "${dir}" && exec node server.mjs`,
+    command: `rm -rf "${dir}" && mkdir -p "${dir}" && exec node server.mjs > "${join(dir, "server.log")}"`,
     url: `http://127.0.0.1:${port}/accounts/login/`,
     reuseExistingServer: false,
     timeout: 180_000,

@@ -7,6 +7,10 @@ import { settings } from "@/lib/config";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
 import { leaveSiteStylesheet } from "@/lib/site/stylesheet";
+import { registerRefusalPages } from "@/lib/frontend";
+
+// The 403 and 404 pages the server sends for Next's empty error shells (lib/server/error-shells.ts).
+registerRefusalPages();
 
 export const dynamic = "force-dynamic";
 

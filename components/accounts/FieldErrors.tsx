@@ -1,10 +1,15 @@
-/** The messages of one form field, tied to its input by id (aria-describedby). */
-export default function FieldErrors({ id, errors }: { id: string; errors?: string[] }) {
+import { inFormWords } from "@/lib/site/form-words";
+
+/**
+ * The messages of one form field, tied to its input by id (aria-describedby); the API's member
+ * names as the forms label them, and for a time step how to write one (`field`: the field's name).
+ */
+export default function FieldErrors({ id, errors, field }: { id: string; errors?: string[]; field?: string }) {
   if (!errors?.length) return null;
   return (
     <ul className="field-errors" id={id}>
       {errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e}>{inFormWords(e, field)}</li>
       ))}
     </ul>
   );

@@ -1,9 +1,10 @@
 "use client";
 
+import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useHydrated } from "@/components/site/useHydrated";
 import { seriesApiPath } from "@/lib/site/paths";
-import { fixedOffsetZones, offsetLabel } from "@/lib/site/time";
+import { offsetLabel, zoneChoices } from "@/lib/site/time";
 
 /**
  * The download form of a group page (api.md §16): a plain GET link to the series' data/
@@ -30,7 +31,12 @@ const FORMATS = [
 ];
 
 export default function DownloadForm({ stationId, groupId, series, defaultSeriesId, displayZone, offsetMinutes }: DownloadFormProps) {
-  const [seriesId, setSeriesId] = useState(series.some((s) => s.id === defaultSeriesId) ? defaultSeriesId! : series[0]?.id);
+  // The series the chart shows (its `series` parameter, which the chart changes without a new
+  // page), unless the user has picked another here since the chart's last change.
+  const chartSeries = Number(useSearchParams().get("series")) || defaultSeriesId;
+  const [picked, setPicked] = useState<{ id: number; chart: number | null } | null>(null);
+  const offered = (id: number | null) => (id !== null && series.some((s) => s.id === id) ? id : undefined);
+  const seriesId = picked && picked.chart === chartSeries ? picked.id : (offered(chartSeries) ?? offered(defaultSeriesId) ?? series[0]?.id);
   const [fmt, setFmt] = useState("csv");
   const [start, setStart] = useState("");
   const [end, setEnd] = useState("");
@@ -40,10 +46,7 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
     return <p className="muted">There are no time series here whose data you may download.</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
-  const zones = [
-    { name: displayZone, label: `${offsetLabel(offsetMinutes)} (station)` },
-    ...fixedOffsetZones().filter((z) => z.name !== displayZone),
-  ];
+  const zones = zoneChoices({ station: displayZone });
 
   const query = new URLSearchParams({ fmt });
   // Dates without a time are read in the station's time zone; the end date includes its whole day.
@@ -57,7 +60,7 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
     <form className="download-form" onSubmit={(e) => e.preventDefault()} aria-describedby="download-help" data-client="" data-hydrated={live || undefined}>
       <div className="field">
         <label htmlFor="download-series">Time series</label>
-        <select id="download-series" value={seriesId} onChange={(e) => setSeriesId(Number(e.target.value))}>
+        <select id="download-series" value={seriesId} onChange={(e) => setPicked({ id: Number(e.target.value), chart: chartSeries })}>
           {series.map((s) => (
             <option key={s.id} value={s.id}>{s.label}</option>
           ))}
@@ -83,7 +86,7 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
         <label htmlFor="download-timezone">Time zone of the timestamps</label>
         <select id="download-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
           {zones.map((z) => (
-            <option key={z.name} value={z.name}>{z.label}</option>
+            <option key={z.value} value={z.value}>{z.label}</option>
           ))}
         </select>
       </div>

@@ -1,8 +1,10 @@
 "use client";
 
 import { createContext, useActionState, useContext, useId, type FormEvent, type ReactNode } from "react";
+import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
 import { initialFormState, valueList, valueText, type FormState, type FormValues } from "@/lib/site/form-state";
+import { inFormWords } from "@/lib/site/form-words";
 
 /**
  * The management forms (management.md §1): a plain POST form (a server action, so it works
@@ -75,7 +77,7 @@ function FormStatus({ state }: { state: FormState }) {
   if (general.length || fieldCount) {
     return (
       <div className="form-errors" role="alert">
-        {general.map((m) => <p key={m}>{m}</p>)}
+        {general.map((m) => <p key={m}>{inFormWords(m)}</p>)}
         {fieldCount > 0 && <p>Please correct the {fieldCount === 1 ? "error" : "errors"} below; nothing has been saved.</p>}
         {state.current && <p>The values saved now are shown under each field that differs. Save again to replace them with yours.</p>}
       </div>
@@ -113,19 +115,14 @@ function Field({ name, label, help, required, show, control }: FieldProps & { co
       <label htmlFor={id}>{label}{required && <span className="required" aria-hidden="true"> *</span>}</label>
       {control({ id, describedBy, invalid: !!errors?.length, key: `${name}-${state.seq}` })}
       {help && <p className="help" id={`${id}-help`}>{help}</p>}
-      <FieldMessages id={`${id}-errors`} errors={errors} />
+      <FieldMessages id={`${id}-errors`} errors={errors} field={name} />
       {stored !== null && <p className="stored-value" id={`${id}-stored`}>Saved now: {stored === "" ? "(empty)" : show ? show(stored) : stored}</p>}
     </div>
   );
 }
 
-export function FieldMessages({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul className="field-errors" id={id}>
-      {errors.map((e) => <li key={e}>{e}</li>)}
-    </ul>
-  );
+export function FieldMessages({ id, errors, field }: { id: string; errors?: string[]; field?: string }) {
+  return <FieldErrors id={id} errors={errors} field={field} />;
 }
 
 export function TextField(props: FieldProps & { type?: "text" | "email" | "date" | "number" | "password"; maxLength?: number; inputMode?: "decimal" | "numeric"; autoComplete?: string; placeholder?: string }) {

@@ -5,10 +5,10 @@ import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
 import type { Choice } from "@/lib/manage";
 import type { FormState, FormValues } from "@/lib/site/form-state";
-import { zoneChoiceLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { zoneChoices } from "@/lib/site/time";
 
-const ZONES = DISPLAY_TIMEZONES.map((z) => ({ value: z, label: zoneChoiceLabel(z) }))
-  .sort((a, b) => (zoneOffsetMinutes(a.value) ?? 0) - (zoneOffsetMinutes(b.value) ?? 0));
+/** The display zones of api.md §4.1, as every form of the site offers zones. */
+const ZONES = zoneChoices().filter((z) => (DISPLAY_TIMEZONES as readonly string[]).includes(z.value));
 
 /**
  * The station form (management.md §2; fields and rules of api.md §4.1): the same fields for a new

@@ -6,7 +6,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
 import { useHydrated } from "@/components/site/useHydrated";
-import { formatDateTime, offsetLabel } from "@/lib/site/time";
+import { formatDateTime, offsetLabel, zoneChoices } from "@/lib/site/time";
 
 /**
  * The upload page's form (management.md §2): a file or pasted text, its time zone and mode. Step 1
@@ -31,9 +31,8 @@ export interface UploadFormProps {
 type Outcome =
   | { kind: "checked"; count: number; start: string | null; end: string | null; lines: string[] }
   | { kind: "stored"; count: number; start: string | null; end: string | null; at: number }
-  | { kind: "refused"; errors: Record<string, string[]> };
+  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; mode?: "append" | "insert" };
 
-const ZONES = ["UTC", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT+1", "Europe/Athens", "Europe/London", "Europe/Berlin"];
 const FIRST_LINES = 8;
 
 /** "2026-01-01 00:00 to 2026-01-01 00:20 (UTC+02:00)": the API's UTC range as the page shows the stored one. */
@@ -52,8 +51,37 @@ function csrfToken(): string {
   return token;
 }
 
+/** An instant of the API's messages ("2025-01-01T00:10:00+02:00"), written as the page writes times. */
+const INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}\b/g;
+
+function pageTimes(message: string, offset: number): string {
+  return message.replace(INSTANT, (iso) => formatDateTime(Date.parse(iso) / 1000, offset));
+}
+
+/**
+ * What the list of problems is: the API sends the first 10; the storage checks say how many lines
+ * they refused in all (REFUSED_LINES_HEADER), the line checks stop at the tenth problem.
+ */
+function problemsIntro(shown: number, refused: number | null): string {
+  const n = (k: number) => k.toLocaleString("en-US");
+  if (refused !== null && refused > shown) return `The first ${n(shown)} of ${n(refused)} problems`;
+  if (refused === null && shown >= 10) return `The first ${n(shown)} problems (the check stops at the tenth; there may be more)`;
+  return shown === 1 ? "The problem" : `The ${n(shown)} problems`;
+}
+
+/** Which mode the refused lines call for, when the API's messages tell. */
+function modeHint(mode: "append" | "insert" | undefined, messages: string[]): string | null {
+  if (mode === "append" && messages.some((m) => m.includes("is not later than the last stored record"))) {
+    return "Append adds only records later than the last stored one. To add records before it or between stored records, choose “insert” (a record at a time that is already stored is refused either way).";
+  }
+  if (mode === "insert" && messages.some((m) => m.includes("already exists"))) {
+    return "Insert adds records only at times that are not stored yet: stored records are never overwritten. Leave these lines out (they are stored already) and upload the rest.";
+  }
+  return null;
+}
+
 /** Sends the upload with XMLHttpRequest (fetch reports no upload progress). */
-function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown; date: number }> {
+function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown; date: number; refused: number | null }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -67,7 +95,8 @@ function send(url: string, body: FormData, onProgress: (fraction: number) => voi
         json = null;
       }
       const date = Date.parse(xhr.getResponseHeader("Date") ?? "");
-      resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now() });
+      const refused = Number(xhr.getResponseHeader("X-Enhydris-Refused-Lines") ?? "");
+      resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now(), refused: refused > 0 ? refused : null });
     };
     xhr.onerror = () => reject(new Error("The connection failed."));
     xhr.send(body);
@@ -128,7 +157,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         setText("");
         router.refresh();
       } else if (answer.status === 400 && json) {
-        setOutcome({ kind: "refused", errors: json as Record<string, string[]> });
+        setOutcome({ kind: "refused", errors: json as Record<string, string[]>, refused: answer.refused, mode });
       } else {
         const detail = typeof json?.detail === "string" ? json.detail : `The server answered ${answer.status}.`;
         setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? "Your session has ended. Log in again." : detail] } });
@@ -168,11 +197,12 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
       )}
       <div className="form-grid">
         <div className="field">
-          <label htmlFor={`${id}-zone`}>Time zone</label>
-          <input id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)} list={`${id}-zones`} autoComplete="off"
-            aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined} />
-          <datalist id={`${id}-zones`}>{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
-          <p className="help" id={`${id}-zone-help`}>Of timestamps without an offset; the station&apos;s is {defaultZone}.</p>
+          <label htmlFor={`${id}-zone`}>Time zone of the timestamps</label>
+          <select id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)}
+            aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined}>
+            {zoneChoices({ station: defaultZone, summerTime: true }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
+          </select>
+          <p className="help" id={`${id}-zone-help`}>Of timestamps without an offset (an HTS file&apos;s own Timezone line takes precedence).</p>
           <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />
         </div>
         <fieldset className="field">
@@ -200,11 +230,15 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         {outcome?.kind === "refused" && (
           <div className="form-errors" role="alert">
             {general.map((m) => <p key={m}>{m}</p>)}
-            {records && (
+            {records && outcome?.kind === "refused" && (
               <>
-                <p>Nothing has been stored. {records.length === 1 ? "The problem:" : `The ${records.length} problems:`}</p>
+                <p>
+                  Nothing has been stored. {problemsIntro(records.length, outcome.refused ?? null)}
+                  {records.some((m) => m.search(INSTANT) >= 0) ? ` (times in ${offsetLabel(displayOffset)})` : ""}:
+                </p>
                 {/* Focusable, as the first lines below: a long list scrolls in its box, and keyboard users scroll it too. */}
-                <ul className="line-errors" tabIndex={0} aria-label="The problems, by line">{records.map((m, i) => <li key={i}>{m}</li>)}</ul>
+                <ul className="line-errors" tabIndex={0} aria-label="The problems, by line">{records.map((m, i) => <li key={i}>{pageTimes(m, displayOffset)}</li>)}</ul>
+                {modeHint(outcome.mode, records) && <p className="mode-hint">{modeHint(outcome.mode, records)}</p>}
               </>
             )}
             {!general.length && !records && <p>Please correct the fields marked above; nothing has been stored.</p>}

@@ -7,7 +7,8 @@ import { useHydrated } from "@/components/site/useHydrated";
 import StationPicker from "@/components/synoptic/StationPicker";
 import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from "@/app/manage/synoptic/actions";
 import type { GroupChoice, StationChoice, SynopticGroupJson, SynopticSeriesDefinition } from "@/lib/synoptic";
-import { zoneChoiceLabel } from "@/lib/site/time";
+import { withTypedTimeStep } from "@/lib/site/form-words";
+import { zoneChoiceLabel, zoneChoices } from "@/lib/site/time";
 
 /**
  * The form of a synoptic group (synoptic.md §2, management.md): its fields, and its stations
@@ -66,7 +67,7 @@ function typed(text: string): number | string | null {
 /** "10min 7.3" per line (tab, comma or spaces between) → thresholds. */
 function thresholds(text: string) {
   return text.split("\n").map((l) => l.trim()).filter(Boolean).map((line) => {
-    const [delta, diff] = line.split(/[\s,;]+/);
+    const [delta, diff] = withTypedTimeStep(line).split(/[\s,;]+/);
     return diff === undefined ? { delta_t: delta } : { delta_t: delta, allowed_diff: typed(diff) };
   });
 }
@@ -181,7 +182,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
           "Letters, digits, - and _: the page will be /synoptic/<slug>/.")}
         {field("sg-zone", "Display time zone", "display_timezone", (
           <select id="sg-zone" name="display_timezone" value={zone} onChange={(e) => setZone(e.target.value)} aria-invalid={!!errors.display_timezone} aria-describedby={describedBy("display_timezone")}>
-            {zones.map((z) => <option key={z} value={z}>{zoneChoiceLabel(z)}</option>)}
+            {zoneChoices().filter((z) => zones.includes(z.value)).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
           </select>
         ))}
         {field("sg-fresh", "Fresh time limit (seconds)", "fresh_time_limit", <input id="sg-fresh" name="fresh_time_limit" inputMode="numeric" value={fresh} onChange={(e) => setFresh(e.target.value)} required aria-invalid={!!errors.fresh_time_limit} aria-describedby={describedBy("fresh_time_limit", "sg-fresh-help")} />,

@@ -7,7 +7,7 @@ import {
 } from "@/lib/stations";
 import { findGroup } from "@/lib/series";
 import { cachedByMetadata } from "@/lib/domain/metadata-version";
-import { toNumber } from "@/lib/domain/serialize";
+import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { typeName } from "@/lib/domain/timeseries-types";
 
 /** What the site's station, group and search pages show (api.md §16), as plain data. */
@@ -38,7 +38,6 @@ export interface SeriesForUser extends SeriesSummary {
   canRead: boolean;
 }
 
-const num = (v: bigint | number | null) => (v === null ? null : Number(v));
 
 async function ownerName(ownerId: number): Promise<string> {
   const rows = await db().prisma.$queryRaw<{ name: string | null }[]>`
@@ -64,7 +63,7 @@ export async function stationWithOwner(id: number): Promise<{ station: StationJs
 function seriesSummary(t: Prisma.TimeseriesGetPayload<object>): SeriesSummary {
   return {
     id: t.id, type: typeName(t.type), timeStep: t.timeStep, name: t.name, publiclyAvailable: t.publiclyAvailable,
-    first: num(t.firstTimestamp), last: num(t.lastTimestamp), count: t.recordCount,
+    first: shownInstant(t.firstTimestamp), last: shownInstant(t.lastTimestamp), count: t.recordCount,
   };
 }
 
@@ -180,7 +179,7 @@ async function groupSeries(groupId: number): Promise<SeriesSummary[]> {
     FROM timeseries WHERE timeseries_group_id = ${groupId} ORDER BY type, id LIMIT 1000`);
   return rows.map((t) => ({
     id: t.id, type: typeName(t.type), timeStep: t.time_step, name: t.name, publiclyAvailable: t.publicly_available,
-    first: num(t.first_timestamp), last: num(t.last_timestamp), count: Number(t.record_count),
+    first: shownInstant(t.first_timestamp), last: shownInstant(t.last_timestamp), count: Number(t.record_count),
   }));
 }
 

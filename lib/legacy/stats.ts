@@ -245,7 +245,8 @@ export class LegacyAccumulator {
       const t = timestamps[i];
       const v = values[i];
       this.seenT = t;
-      const isValue = v === v;
+      // NaN is null; an infinity (no upload stores one, only a direct write) is read as null too.
+      const isValue = v - v === 0;
       if (isValue) {
         this.count++;
         this.sum += v;

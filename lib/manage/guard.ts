@@ -6,7 +6,7 @@ import { getSource } from "@/lib/replication";
 import { lookupForAdmin, lookupOf } from "@/lib/lookups";
 import { editableStation } from "@/lib/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { pathId } from "@/lib/frontend";
+import { FORBIDDEN_TITLE, NOT_FOUND_TITLE, pathId } from "@/lib/frontend";
 
 /**
  * Rights on the management pages (management.md §1): anonymous users go to the login page, which
@@ -20,8 +20,7 @@ export async function manageUser(path: string): Promise<SiteUser> {
 }
 
 /** The titles of the 403 and 404 pages (app/forbidden.tsx, app/not-found.tsx). */
-export const FORBIDDEN_TITLE = "Not allowed";
-export const NOT_FOUND_TITLE = "Page not found";
+export { FORBIDDEN_TITLE, NOT_FOUND_TITLE } from "@/lib/frontend";
 
 /**
  * A management page's metadata: its own title, or the 403 or 404 page's for a user the page

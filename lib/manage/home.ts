@@ -11,7 +11,7 @@ import {
 } from "@/lib/stations";
 import { orNotFound } from "@/lib/domain/errors";
 import { findGroup, seriesPage } from "@/lib/series";
-import { toNumber } from "@/lib/domain/serialize";
+import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { containsSql } from "@/lib/db/dialect-sql";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
@@ -57,7 +57,7 @@ export async function editableStations(actor: Actor, q: string, offset: number, 
   ]);
   return {
     count: toNumber(counted.n)!,
-    stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: toNumber(r.last_update),
+    stations: rows.map((r) => ({ id: toNumber(r.id)!, name: String(r.name), code: String(r.code), ownerName: String(r.owner_name ?? ""), lastUpdate: shownInstant(toNumber(r.last_update)),
       displayTimezone: String(r.display_timezone), replicated: r.replicated_from !== null && r.replicated_from !== undefined,
     })),
   };
@@ -187,7 +187,7 @@ export async function groupForEditing(actor: Actor, stationId: number, groupId: 
     group,
     series: series.map((t): ManagedSeries => ({
       id: t.id, lastModified: t.lastModified?.toISOString() ?? null, type: typeName(t.type), timeStep: t.timeStep, name: t.name,
-      publiclyAvailable: t.publiclyAvailable, count: t.recordCount, first: toNumber(t.firstTimestamp), last: toNumber(t.lastTimestamp),
+      publiclyAvailable: t.publiclyAvailable, count: t.recordCount, first: shownInstant(t.firstTimestamp), last: shownInstant(t.lastTimestamp),
     })),
   };
 }

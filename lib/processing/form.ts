@@ -2,6 +2,7 @@ import type { RequestInput } from "@/lib/http/body";
 import type { ProcessRow } from "@/lib/processing/state";
 import type { FieldErrors } from "@/lib/domain/errors";
 import type { FormValues } from "@/lib/site/form-state";
+import { withTypedTimeStep } from "@/lib/site/form-words";
 import { formInput } from "@/lib/site/manage-form";
 
 /**
@@ -50,7 +51,7 @@ export function cells(line: string): string[] {
 
 /** `10min 7.3` (or two spreadsheet cells) → a threshold; a line with other than two parts is sent as it is, for the API's message. */
 function threshold(line: string): Record<string, unknown> {
-  const [delta, diff, ...rest] = cells(line);
+  const [delta, diff, ...rest] = cells(withTypedTimeStep(line));
   if (rest.length) return { delta_t: delta, allowed_diff: [diff, ...rest].join(" ") };
   return diff === undefined ? { delta_t: delta } : { delta_t: delta, allowed_diff: numberOrText(diff) };
 }

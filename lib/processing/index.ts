@@ -13,6 +13,6 @@ export { createProcess, deleteProcess, pathProcess, processesPage, processRuns, 
 export { processRunHandler, readRecords, type RunResult } from "./run";
 export { processesFedBy, seriesOfGroups } from "./series";
 export { PROCESS_COLUMNS, PROCESS_KIND, processFromRow, processKey, type ProcessRow } from "./state";
-export { processesWriting } from "./writers";
+export { processesWriting, processesWritingGroup } from "./writers";
 
 export { capability } from "./capability";

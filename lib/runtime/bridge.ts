@@ -17,6 +17,7 @@ import type { PageCacheRegistration } from "@/lib/site/page-cache";
  * | `shutdownHooks`    | lib/runtime/shutdown.ts (onShutdown)         | the server on SIGTERM; scripts (runShutdownHooks) |
  * | `jobWakeups`       | the server or a job thread sets `forward`; a runner adds a listener | lib/db/queued-work.ts (jobsQueued, after every commit that queued work) |
  * | `requestContext`   | the server opens one per request             | the logger (req_id), the router (route, user), read replicas, body faults |
+ * | `refusalDocument`  | lib/frontend/refusals.ts (registerRefusalPages, app/layout.tsx) | lib/server/error-shells.ts: the 403/404 page for Next's empty error shell |
  *
  * Until the Next bundle has registered its part (the warm-up requests at start-up load it) the
  * server does without: requests go through Next's route handlers, Next's own body limit applies,
@@ -70,6 +71,8 @@ export interface Bridge {
   readonly jobWakeups: { readonly listeners: Set<() => void>; forward: (() => void) | null };
   /** The context of the request being handled. */
   readonly requestContext: AsyncLocalStorage<RequestContext>;
+  /** The whole HTML of the 403 or 404 page at a path, for the user of a Cookie header. */
+  refusalDocument: ((status: 403 | 404, path: string, cookieHeader: string) => Promise<string>) | null;
 }
 
 const KEY = Symbol.for("enhydris.bridge");
@@ -84,5 +87,6 @@ export function bridge(): Bridge {
     shutdownHooks: [],
     jobWakeups: { listeners: new Set(), forward: null },
     requestContext: new AsyncLocalStorage(),
+    refusalDocument: null,
   });
 }

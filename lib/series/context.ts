@@ -1,5 +1,6 @@
 import { db, Prisma } from "@/lib/db";
-import { resolveTimeZone, type TimeZone } from "@/lib/formats/timezone";
+import type { TimeZone } from "@/lib/formats/timezone";
+import { stationZone } from "@/lib/formats/timezone";
 import { ensureDataReader, ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { orNotFound } from "@/lib/domain/errors";
 import { isDatabaseId } from "@/lib/domain/refs";
@@ -124,7 +125,7 @@ async function loadWholeContext(id: number): Promise<SeriesContext | null> {
   }
   // Frozen: the cached parts are shared by every request for the series.
   const parts: Omit<MetadataParts, "metadataVersion"> = {
-    group: Object.freeze({ id: r.group_id, name: r.group_name, remarks: r.group_remarks, precision: r.precision, lastModified: r.group_last_modified }),
+    group: Object.freeze({ id: r.group_id, name: r.group_name, remarks: r.group_remarks, precision: groupPrecision(r.precision), lastModified: r.group_last_modified }),
     station: Object.freeze({
       id: r.station_id, name: r.station_name, displayTimezone: r.display_timezone, lon: r.lon, lat: r.lat, altitude: r.altitude,
       lastModified: r.station_last_modified,
@@ -167,10 +168,22 @@ export async function loadSeriesContext(id: number, path: { stationId?: number; 
   return s;
 }
 
+/**
+ * A group's precision as values are written with it: the API stores −10 to 20 (api.md §5); one
+ * outside (written into the database directly) is read as the nearest of them, so that the
+ * group's values can still be read.
+ */
+export function groupPrecision(precision: number): number {
+  if (precision >= -10 && precision <= 20 && Number.isInteger(precision)) return precision;
+  return Number.isNaN(precision) ? 0 : Math.min(20, Math.max(-10, Math.round(precision)));
+}
+
 /** The station's display zone: the default output zone and the zone of naive dates (formats.md §3). */
 export function displayZone(s: SeriesContext): TimeZone {
-  return resolveTimeZone(s.station.displayTimezone)!;
+  return stationZone(s.station.displayTimezone);
 }
+
+export { stationZone } from "@/lib/formats/timezone";
 
 /** The latest last_modified among the series, its group, station, variable and unit (formats.md §9.4). */
 export function latestModification(s: SeriesContext): Date {

@@ -1,11 +1,12 @@
 import { matchesIfNoneMatch, notModified, validatorHeaders, type Validators } from "@/lib/http/conditional";
+import { ApiError } from "@/lib/http/errors";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/routing/router";
 import { bottomRequest, chartRequest, dataHeaders, dataRequest } from "@/lib/series/data-params";
 import { readUpload } from "@/lib/series/upload-fields";
 import { bottomBody, chartBody, dataBody } from "@/lib/series/data";
 import { readableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
-import { uploadRecords } from "@/lib/series/upload";
+import { RecordsRefused, uploadRecords } from "@/lib/series/upload";
 
 /** data/, bottom/ and chart/ of a time series (api.md §8), on both path forms (§7.2). */
 
@@ -31,8 +32,20 @@ export async function getData(ctx: RouteContext): Promise<Response> {
     new Response(await dataBody(s, r), { headers: { ...dataHeaders(s, r.fmt), ...validatorHeaders(r.validators) } }));
 }
 
+/**
+ * The number of lines the storage checks refused, on their 400 (extension): its body lists the
+ * first 10 (formats.md §6.5).
+ */
+export const REFUSED_LINES_HEADER = "X-Enhydris-Refused-Lines";
+
 export async function postData(ctx: RouteContext): Promise<Response> {
-  const outcome = await uploadRecords(ctx.auth.user, seriesPath(ctx), async (s) => readUpload(await ctx.input(), s));
+  let outcome;
+  try {
+    outcome = await uploadRecords(ctx.auth.user, seriesPath(ctx), async (s) => readUpload(await ctx.input(), s));
+  } catch (error) {
+    if (error instanceof RecordsRefused) throw new ApiError(400, error.fields, { [REFUSED_LINES_HEADER]: String(error.refused) });
+    throw error;
+  }
   return "dryRun" in outcome ? json(outcome.dryRun) : noContent();
 }
 

@@ -1,6 +1,6 @@
 // The face of lib/series: what the rest of the service may use of it (lint: scripts/check-layers.mjs).
 
-export { displayZone, loadSeriesContext, readableSeries, type SeriesContext, writableSeries } from "./context";
+export { displayZone, groupPrecision, loadSeriesContext, readableSeries, type SeriesContext, stationZone, writableSeries } from "./context";
 export { chartBody, recordLinesStream } from "./data";
 export { chartRequest, readRange, readZone, validators } from "./data-params";
 export { groupFields, olderShapeFields, readGroupInput, readSeriesInput, seriesFields } from "./fields";

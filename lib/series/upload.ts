@@ -1,6 +1,6 @@
 import type { Actor } from "@/lib/auth/permissions";
 import type { TimeZone } from "@/lib/formats/timezone";
-import { appendErrors, dryRunSummary, insertErrors, parseUpload } from "@/lib/formats/upload";
+import { appendCheck, dryRunSummary, insertCheck, parseUpload } from "@/lib/formats/upload";
 import { changeStatements } from "@/lib/jobs/registry";
 import { records } from "@/lib/records";
 import { countUpload } from "@/lib/observability/metrics.mjs";
@@ -27,6 +27,17 @@ export interface UploadValues {
   dryRun: boolean;
 }
 
+/**
+ * An upload the storage checks refused (formats.md §6.4: append after the last stored record,
+ * insert no record that is stored): the first 10 messages, as ValidationFailed gives them, and
+ * how many lines were refused in all (the upload page says "the first 10 of 144").
+ */
+export class RecordsRefused extends ValidationFailed {
+  constructor(messages: string[], readonly refused: number) {
+    super({ timeseries_records: messages });
+  }
+}
+
 export type UploadOutcome = { stored: number } | { dryRun: ReturnType<typeof dryRunSummary> };
 
 /**
@@ -45,10 +56,15 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
   const parsed = parseUpload(text, zone);
   if (!parsed.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: parsed.errors }));
   const summary = dryRunSummary(parsed);
+  let refused = 0;
   const result = await records().write(s.id, parsed, {
     mode,
     dryRun,
-    validate: ({ lastStored, existing }) => (mode === "append" ? appendErrors(parsed, lastStored) : insertErrors(parsed, existing)),
+    validate: ({ lastStored, existing }) => {
+      const check = mode === "append" ? appendCheck(parsed, lastStored) : insertCheck(parsed, existing);
+      refused = check.refused;
+      return check.messages;
+    },
     also: [
       ...(parsed.timestamps.length ? changeStatements({ kind: "series-written", seriesId: s.id, first: parsed.timestamps[0] }) : []),
       activitySql(actor, {
@@ -58,6 +74,6 @@ export async function uploadRecords(actor: Actor, path: SeriesPath, given: Given
       }),
     ],
   });
-  if (!result.ok) throw countUpload("rejected", new ValidationFailed({ timeseries_records: result.errors }));
+  if (!result.ok) throw countUpload("rejected", new RecordsRefused(result.errors, refused));
   return countUpload(dryRun ? "dry_run" : "stored", dryRun ? { dryRun: summary } : { stored: result.stored });
 }

@@ -18,6 +18,8 @@ import {
   restoreContentLength, type NextHandler, type PageRoute,
 } from "@/lib/server/next-internals";
 import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "@/lib/server/page-cache";
+import { replaceErrorShells } from "@/lib/server/error-shells";
+import { internalRequest, internalRequestToken, markForInternalRequests } from "@/lib/server/internal-requests.mjs";
 
 /**
  * One web process of the server: Next's request handler behind a plain Node http.Server, so that
@@ -35,6 +37,14 @@ export interface ServeOptions {
   /** Starts the job process, once Next has loaded (the database is migrated); null when this process runs none. */
   readonly jobs: (() => JobProcess) | null;
 }
+
+/**
+ * The token of the requests Next makes to this server itself (lib/server/internal-requests.mjs),
+ * made at import: the primary imports this module before it forks its workers, which inherit it.
+ */
+const internalToken = internalRequestToken();
+/** lib/frontend/refusals.ts's PATH_HEADER: the pages that say what is refused at a path read it. */
+const PATH_HEADER = "x-enhydris-path";
 
 function first(value: string | string[] | undefined): string {
   const text = Array.isArray(value) ? value[0] : value;
@@ -194,7 +204,7 @@ function refusalPage(res: ServerResponse, status: number, title: string, message
   res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", ...headers });
   res.end(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/site.css"></head>
+<title>${title}</title><link rel="stylesheet" href="/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
 <body><main class="site-main narrow"><div class="card"><h1>${title} (${status})</h1>
 <p>${message}</p>${detail ? `
 <p class="muted small">${escapeHtml(detail)}</p>` : ""}
@@ -407,14 +417,18 @@ export async function serveHere(options: ServeOptions): Promise<void> {
 
   function serve(req: IncomingMessage, res: ServerResponse, context: RequestContext): void {
     const address = req.socket.remoteAddress ?? "unknown";
-    req.headers["x-forwarded-for"] = (trustProxy && first(req.headers["x-forwarded-for"])) || address;
+    // Next's request for the page a server action redirects to: for the action's host and scheme,
+    // from its client (lib/server/internal-requests.mjs).
+    const internal = internalRequest(req, internalToken);
+    req.headers["x-forwarded-for"] = ((trustProxy || internal) && first(req.headers["x-forwarded-for"])) || address;
     const proto = trustProxy ? first(req.headers["x-forwarded-proto"]) : "";
-    const https = proto === "https" || Boolean((req.socket as TLSSocket).encrypted);
+    const https = internal ? internal.https : proto === "https" || Boolean((req.socket as TLSSocket).encrypted);
     req.headers["x-enhydris-scheme"] = https ? "https" : "http";
     sendReadAfterCookie(res, context, https);
     // The host links are built from; a client's own X-Forwarded-Host counts only behind a trusted proxy.
-    if (!trustProxy) delete req.headers["x-forwarded-host"];
-    const host = (trustProxy && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
+    if (!trustProxy || internal) delete req.headers["x-forwarded-host"];
+    if (internal) req.headers.host = internal.host;
+    const host = (trustProxy && !internal && first(req.headers["x-forwarded-host"])) || first(req.headers.host);
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
@@ -456,6 +470,7 @@ export async function serveHere(options: ServeOptions): Promise<void> {
         else forbiddenPage(res, `CSRF verification failed: ${failure}`);
         return;
       }
+      markForInternalRequests(req, internalToken, https, host);
       if (!smallBody(req)) {
         hasLiveSession(req).then((live) => {
           if (live) serveSite(req, res, context, path, url, q, host, https);
@@ -470,6 +485,7 @@ export async function serveHere(options: ServeOptions): Promise<void> {
   /** A site page, form post or next-auth route: Next's part. */
   function serveSite(req: IncomingMessage, res: ServerResponse, context: RequestContext, path: string, url: string, q: number, host: string, https: boolean): void {
     restoreContentLength(res);
+    req.headers[PATH_HEADER] = path;
     if (UNSAFE.has(req.method ?? "")) answerBodyFaultsAsClientErrors(res, context);
     // The group page's HTML for anonymous visitors comes from a per-process cache while what it
     // shows is unchanged (lib/server/page-cache.ts, docs/decisions/0018-page-cache.md).
@@ -478,6 +494,7 @@ export async function serveHere(options: ServeOptions): Promise<void> {
       if (page) {
         const render = () => {
           deferPageScripts(res);
+          replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
           return handle(req, res);
         };
         servePage(req, res, page, { url, host, https }, render).catch((error) => failed(res, error));
@@ -485,8 +502,12 @@ export async function serveHere(options: ServeOptions): Promise<void> {
       }
       res.setHeader(PAGE_CACHE_HEADER, "bypass");
     }
-    // The pages' scripts start after their first paint (lib/server/next-internals.ts).
-    if (!dev && !isApiPath(path)) deferPageScripts(res);
+    // The pages' scripts start after their first paint (lib/server/next-internals.ts); a 403 or 404
+    // page is drawn on the server, not left to them (lib/server/error-shells.ts).
+    if (!dev && !isApiPath(path)) {
+      deferPageScripts(res);
+      replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
+    }
     handle(req, res).catch((error) => failed(res, error));
   }
 

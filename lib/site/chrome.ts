@@ -28,6 +28,9 @@ export function siteHeaderHtml(user: ChromeUser | null, q = "", siteName = "Enhy
     <input id="site-search-q" type="search" name="q" value="${escapeHtml(q)}" placeholder="Search, e.g. variable:rain" autocomplete="off" spellcheck="false">
     <button type="submit">Search</button>
   </form>
+  <nav class="site-nav" aria-label="Site">
+    <a href="/synoptic/">Synoptic<span class="wide-only"> views</span></a>
+  </nav>
   <nav class="site-account" aria-label="Account">
     ${account}
   </nav>
@@ -54,6 +57,7 @@ export function standalonePage(options: { title: string; user: ChromeUser | null
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)} · ${escapeHtml(siteName)}</title>
 <link rel="stylesheet" href="/site.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 ${siteHeaderHtml(options.user, "", siteName)}

@@ -5,6 +5,7 @@ import { validFormToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
 import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { TIME_STEP_FIELDS, typedTimeStep } from "@/lib/site/form-words";
 
 /*
  * The server side of the management forms (management.md §1): every change is a POST (a server
@@ -43,6 +44,11 @@ export function formInput(form: FormData, extra: Record<string, string> = {}): R
     data.append(key, value);
   }
   for (const [key, value] of Object.entries(extra)) data.set(key, value);
+  // A time step typed as people write one ("10 minutes") is read as the API's ("10min").
+  for (const key of TIME_STEP_FIELDS) {
+    const value = data.get(key);
+    if (typeof value === "string") data.set(key, typedTimeStep(value));
+  }
   return RequestInput.formData(data);
 }
 

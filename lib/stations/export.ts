@@ -4,8 +4,8 @@ import { db, Prisma } from "@/lib/db";
 import { csvRow } from "@/lib/formats/csv";
 import { plainNumber } from "@/lib/formats/number";
 import { makeTimestampFormatter } from "@/lib/formats/timestamp";
-import { resolveTimeZone } from "@/lib/formats/timezone";
 import { isoMillis, isoSeconds } from "@/lib/domain/serialize";
+import { stationZone } from "@/lib/formats/timezone";
 import { lastUpdates } from "@/lib/stations/stations";
 import type { StationQuery } from "@/lib/stations/query";
 import { orderedStationIds } from "@/lib/stations/list";
@@ -31,6 +31,11 @@ interface StationRow {
 function ownerName(r: StationRow): string {
   if (r.organization_id !== null) return r.organization_name || r.acronym || "";
   return r.person_id !== null ? `${r.last_name} ${r.first_name}`.trim() : "";
+}
+
+/** A coordinate or altitude as the CSV writes it; empty when not finite (only written into the database directly). */
+function coordinate(x: number): string | null {
+  return Number.isFinite(x) ? plainNumber(x) : null;
 }
 
 function batches(ids: number[]): number[][] {
@@ -67,8 +72,8 @@ async function* stationsCsv(ids: number[]): AsyncGenerator<string> {
       const s = byId.get(id);
       if (!s) continue;
       const types = (typesOf.get(id) ?? []).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(", ");
-      chunk += csvRow([s.id, s.name, s.code, ownerName(s), types, s.start_date, s.end_date, plainNumber(s.lon), plainNumber(s.lat),
-        s.altitude === null ? null : plainNumber(s.altitude), s.original_srid, s.display_timezone, s.overseer, s.remarks,
+      chunk += csvRow([s.id, s.name, s.code, ownerName(s), types, s.start_date, s.end_date, coordinate(s.lon), coordinate(s.lat),
+        s.altitude === null ? null : coordinate(s.altitude), s.original_srid, s.display_timezone, s.overseer, s.remarks,
         isoSeconds(updates.get(id) ?? null), isoMillis(s.last_modified)]);
     }
     yield chunk;
@@ -95,7 +100,7 @@ async function* timeseriesCsv(ids: number[]): AsyncGenerator<string> {
     series.sort((a, b) => position.get(a.station_id)! - position.get(b.station_id)!);
     let chunk = "";
     for (const t of series) {
-      const format = makeTimestampFormatter(resolveTimeZone(t.display_timezone)!);
+      const format = makeTimestampFormatter(stationZone(t.display_timezone));
       const when = (epoch: number | null) => (epoch === null ? null : format(Number(epoch)));
       chunk += csvRow([t.id, t.station_id, t.station_name, t.group_id, t.group_name, t.variable, t.unit, t.precision, typeName(t.type),
         t.time_step, t.name, t.publicly_available, when(t.first_timestamp), when(t.last_timestamp), t.record_count, t.remarks]);
@@ -104,15 +109,32 @@ async function* timeseriesCsv(ids: number[]): AsyncGenerator<string> {
   }
 }
 
+/**
+ * The zip as a stream. A failure while it is written (a query, a row) errors the stream, which
+ * ends the response's connection: the zip's head has gone out by then, and a client must see
+ * the download fail, not wait for the rest (archiver itself does not watch its entries' errors).
+ */
 export function stationExportZip(query: StationQuery): ReadableStream<Uint8Array> {
   const zip = new ZipArchive({ zlib: { level: 6 } });
+  const fail = (error: unknown) => {
+    if (zip.destroyed) return;
+    console.error("station export failed:", error);
+    zip.destroy(error instanceof Error ? error : new Error(String(error)));
+  };
   const ids = orderedStationIds(query.filter, query.sort);
   const lazy = (make: (ids: number[]) => AsyncGenerator<string>) =>
     Readable.from((async function* () {
       yield* make(await ids);
-    })());
+    })()).on("error", fail);
+  // Not awaited until an entry needs it: a failure before then must not be an unhandled rejection.
+  ids.catch(() => undefined);
+  zip.on("error", fail);
   zip.append(lazy(stationsCsv), { name: "stations.csv" });
-  zip.append(lazy(timeseriesCsv), { name: "timeseries.csv" });
-  void zip.finalize().catch((error: unknown) => console.error("station export failed:", error));
+  // archiver starts reading every appended entry at once: timeseries.csv is appended once
+  // stations.csv is written, so that its queries run then, not beside the first file's.
+  zip.once("entry", () => {
+    zip.append(lazy(timeseriesCsv), { name: "timeseries.csv" });
+    void zip.finalize().catch(fail);
+  });
   return Readable.toWeb(zip) as ReadableStream<Uint8Array>;
 }

@@ -1,7 +1,7 @@
 import { ensureEditor, type Actor, type StationAccess } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
-import { isoMillis, isoSeconds } from "@/lib/domain/serialize";
+import { isoMillis, isoSeconds, LAST_SHOWN_INSTANT } from "@/lib/domain/serialize";
 import { orNotFound } from "@/lib/domain/errors";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { idListSql, parseIdList, rowsForIds } from "@/lib/db/dialect-sql";
@@ -36,8 +36,12 @@ interface StationRow {
   maintainers: string | null; stype: string | null; data_viewers: string | null; replicated_from: number | null;
 }
 
-/** The latest record timestamp over the station's series (every type, private ones included). */
-export const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id WHERE g.station_id = s.id)`;
+/**
+ * The latest record timestamp over the station's series (every type, private ones included); a
+ * series whose last record lies beyond the year 9999 (shownInstant) does not count.
+ */
+export const LAST_UPDATE_SQL = Prisma.sql`(SELECT MAX(t.last_timestamp) FROM timeseries t JOIN timeseries_group g ON g.id = t.timeseries_group_id
+  WHERE g.station_id = s.id AND t.last_timestamp <= ${Prisma.raw(String(LAST_SHOWN_INSTANT))})`;
 
 function stationRows(condition: Prisma.Sql): Promise<StationRow[]> {
   return db().query<StationRow>(Prisma.sql`

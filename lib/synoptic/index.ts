@@ -3,7 +3,7 @@
 export { evaluateSynopticGroup, resendWarning, synopticWarnings, type WarningJson } from "./alarms";
 export { SLUG, type SynopticGroupValues, type SynopticSeriesDefinition } from "./config";
 export { readSynopticGroup, synopticGroupFields } from "./fields";
-export { canEditSynopticGroup, createSynopticGroup, deleteSynopticGroup, editableSynopticGroups, findSynopticGroup, synopticGroupContents, synopticGroupJson, type SynopticGroupJson, type SynopticGroupRow, updateSynopticGroup } from "./groups";
+export { canEditSynopticGroup, createSynopticGroup, deleteSynopticGroup, editableSynopticGroups, findSynopticGroup, synopticGroupContents, type SynopticGroupJson, synopticGroupJson, type SynopticGroupRow, updateSynopticGroup } from "./groups";
 export { latestJson, type LatestStationJson, type LatestStatus } from "./latest";
 export { allSynopticGroups, type GroupChoice, type StationChoice, stationChoices, synopticPage, synopticStationPage } from "./pages";
 

@@ -1,7 +1,8 @@
 import { canReadData, isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
-import { isoSeconds } from "@/lib/domain/serialize";
+import { isoSeconds, shownInstant } from "@/lib/domain/serialize";
+import { groupPrecision } from "@/lib/series";
 import { stationAccesses, type StationAccess } from "@/lib/stations";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { rowOf, SYNOPTIC_GROUP_COLUMNS, type SynopticGroupRow } from "@/lib/synoptic/groups";
@@ -100,7 +101,7 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
       subtitle: subtitle ?? "",
       variable: variable ?? "",
       unit: unit ?? "",
-      precision: precision ?? 0,
+      precision: groupPrecision(precision ?? 0),
       lowLimit,
       highLimit,
       defaultChartMin,
@@ -108,7 +109,7 @@ export async function synopticStations(groupId: number): Promise<SynopticStation
       rateOfChange: rateOfChange === null ? null : (JSON.parse(rateOfChange) as SynopticRateOfChange),
       seriesId,
       publiclyAvailable: publiclyAvailable === null ? true : Boolean(publiclyAvailable),
-      lastTimestamp: lastTimestamp === null ? null : Number(lastTimestamp),
+      lastTimestamp: shownInstant(lastTimestamp),
       value: null,
     });
     lastValues.set(entryId, lastValue);
@@ -215,7 +216,7 @@ export async function synopticEvaluationState(groupId: number): Promise<Evaluati
         ...entry,
         seriesId: s ? s[2] : null,
         publiclyAvailable: s ? Boolean(s[3]) : true,
-        lastTimestamp: s?.[4] == null ? null : Number(s[4]),
+        lastTimestamp: shownInstant(s?.[4]),
         value: null,
       };
     }),

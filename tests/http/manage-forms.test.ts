@@ -542,21 +542,21 @@ describe("process forms: threshold lines and pasted curve points (processing.md 
     expect(await formsOfPage()).toEqual(["New aggregation process", "New curve interpolation process"]);
   });
 
-  it("checks: the API's messages about threshold lines, told by line number; the lines kept; nothing saved", async () => {
+  it("checks: the API's messages about threshold lines, told by line number in the form's words; the lines kept; nothing saved", async () => {
     const t = await stationTree();
     const form = await site().form(groupPage(t), editor.cookie, "New checks process");
     const typed = "10min 7.3\n2x 5\n\n1h\n30min -2";
     const r = await post(form, { rate_thresholds: typed, rate_symmetric: "true" }, editor);
     expect(r.status).toBe(200);
     expect(fieldMessages(formHtml(r.text, "New checks process"))).toEqual([
-      'Line 2: delta_t: "2x" is not a valid time step.',
-      "Line 4: allowed_diff: This field is required.",
+      'Line 2: Time difference: "2x" is not a valid time step. Write a number and a unit, e.g. 10min, 1h (an hour) or 1D (a day).',
+      "Line 4: Largest change: This field is required.",
     ]);
     // (A browser sends, and shows again, a text area's lines ended by CR LF.)
     expect(shownValue(r.text, "New checks process", "rate_thresholds")?.replace(/\r\n/g, "\n")).toBe(typed);
     // Once they parse, the rules of the list, by line too.
     const again = await post(form, { rate_thresholds: "10min 7.3\n\n30min -2", rate_symmetric: "true" }, editor);
-    expect(fieldMessages(formHtml(again.text, "New checks process"))).toEqual(["Line 3: allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0."]);
+    expect(fieldMessages(formHtml(again.text, "New checks process"))).toEqual(["Line 3: Largest change: With symmetric thresholds every largest change must be greater than 0."]);
     expect((await processes(t)).filter((p) => p.type === "checks")).toEqual([]);
   });
 

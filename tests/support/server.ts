@@ -106,7 +106,8 @@ function noteTime(event: "start" | "stop", since: number): void {
   if (log) appendFileSync(log, `${JSON.stringify({ file, server: event, seconds: Math.round((Date.now() - since) / 100) / 10 })}\n`);
 }
 
-export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean } = {}): Promise<TestServer> {
+/** `script`: what to run instead of server.mjs (tests/support/next-only-server.mjs). */
+export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean; script?: string } = {}): Promise<TestServer> {
   if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
   const starting = Date.now();
   const dir = mkdtempSync(join(tmpdir(), "enhydris-test-"));
@@ -144,7 +145,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
       ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "1",
       ...options.env,
     };
-    child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, [options.script ?? "server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let text = "";
     child.stdout!.on("data", (d) => (text += d));
     child.stderr!.on("data", (d) => (text += d));

@@ -9,6 +9,7 @@ import { settings } from "@/lib/config";
 import {
   groupForEditing, groupValues, guarded, lookupChoices, processesForEditing, seriesValues, stationGroupChoices, stationPageMetadata,
 } from "@/lib/manage";
+import { describeProcess, processesWritingGroup } from "@/lib/processing";
 import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath } from "@/lib/site/paths";
@@ -36,10 +37,10 @@ export default async function ManageGroupPage({ params, searchParams }: { params
     const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
     // The unit as the process pages write it ("range 0…10 m"), not as the unit select labels it ("m (Metres)").
     const unit = choices.units.find((c) => c.id === page.group.unitId)?.symbol ?? "";
-    const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
-    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
+    const [processes, groups, writers] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid), processesWritingGroup(gid)]);
+    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)), writers, unit };
   });
-  const { station, group, series, choices, processes, groups } = data;
+  const { station, group, series, choices, processes, groups, writers, unit } = data;
   const token = formToken(user.sessionId);
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const stationName = station.name || `Station ${sid}`;
@@ -77,7 +78,16 @@ export default async function ManageGroupPage({ params, searchParams }: { params
                 </span>
               </div>
               <p className="item-actions">
-                <Link className="button" href={managePaths.upload(sid, gid, t.id)}>Upload records</Link>
+                {writers.has(t.id) ? (
+                  // What is uploaded here would be replaced at the processes' next run (the upload page says so too).
+                  <span className="muted small">
+                    Written by automatic processing ({writers.get(t.id)!.map((w, i) => (
+                      <span key={w.process.id}>{i > 0 && "; "}<Link href={managePaths.process(w.stationId, w.process.groupId, w.process.id)}>{describeProcess(w.process.definition, { unit, targetGroupName: title })}</Link></span>
+                    ))}): records are not uploaded into it.
+                  </span>
+                ) : (
+                  <Link className="button" href={managePaths.upload(sid, gid, t.id)}>Upload records</Link>
+                )}
                 {t.count > 0 && <Link className="button secondary" href={`${groupPath(sid, gid)}?series=${t.id}`}>Chart</Link>}
                 <Link className="button secondary danger-link" href={`${managePaths.series(sid, gid, t.id)}delete/`}>Delete</Link>
               </p>
