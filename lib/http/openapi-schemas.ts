@@ -131,7 +131,8 @@ const synopticSeries = z.object({
   high_limit: z.number().nullable(),
   default_chart_min: z.number().nullable(),
   default_chart_max: z.number().nullable(),
-  rate_of_change: z.object({ symmetric: z.boolean(), thresholds: z.array(threshold).min(1) }).nullable()
+  // At most 50 thresholds, as the checks' (MAX_THRESHOLDS of lib/processing/types/checks.ts, whose rules these follow).
+  rate_of_change: z.object({ symmetric: z.boolean(), thresholds: z.array(threshold).min(1).max(50) }).nullable()
     .meta({ description: "Rate-of-change thresholds checked at the last common date (processing.md §3), or null" }),
 }).meta({ id: "SynopticSeries" });
 

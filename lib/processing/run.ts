@@ -18,6 +18,7 @@ import {
   changesDoneStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
 } from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
+import { unstorable } from "./storable";
 import { kindOf, type ProcessConfig } from "./types";
 import type { Computed } from "./types/kind";
 
@@ -110,6 +111,8 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   ctx.progress(0.7);
 
   const { plan, target: batch } = computed;
+  const refused = unstorable(batch);
+  if (refused) throw new Error(refused);
   const whole = plan.targetFrom === -Infinity;
   const from = whole ? Math.min(MIN_INSTANT, batch.timestamps.length ? batch.timestamps[0] : MIN_INSTANT) : plan.targetFrom;
   try {

@@ -11,6 +11,7 @@ import { AGGREGATION_METHODS, type AggregationMethod } from "../numerics/aggrega
 import { aggregationLookback, planAggregation, runAggregation, type AggregationConfig, type AggregationSource } from "../numerics/aggregation";
 import { stepSeconds, timestampOffsetSeconds } from "../numerics/steps";
 import { lastRecordBefore, readSourceFrom, storedTarget } from "../reads";
+import { STORABLE_SPAN, STORABLE_TIMES } from "../storable";
 import { fail, fixedStepError, stepField } from "./fields-kit";
 import { shown } from "./form-kit";
 import type { ProcessKind, RuleErrors } from "./kind";
@@ -22,19 +23,44 @@ export interface AggregationDefinition {
 
 export const MAX_MISSING_LIMIT = 32_767;
 
+/**
+ * The longest target time step and resulting_timestamp_offset (processing.md §1): an interval,
+ * or a shift, as long as the span of times records may have would stamp every result outside
+ * it (in minutes: the offset is written in minutes, the step in days).
+ */
+export const MAX_OFFSET_MINUTES = STORABLE_SPAN / 60;
+export const MAX_TARGET_DAYS = Math.floor(STORABLE_SPAN / 86_400);
+
 export const AGGREGATION_RULES = {
   offset: (text: string) => `"${text}" is not a valid resulting timestamp offset.`,
+  offsetTooLong: `Ensure the offset is at most ${MAX_OFFSET_MINUTES}min either way: ${STORABLE_TIMES}.`,
+  stepTooLong: `Ensure the time step is at most ${MAX_TARGET_DAYS}D: ${STORABLE_TIMES}.`,
 } as const;
+
+/** The rule of resulting_timestamp_offset, null when it holds. */
+function offsetError(text: string): string | null {
+  const seconds = timestampOffsetSeconds(text).seconds;
+  if (seconds === null) return AGGREGATION_RULES.offset(text);
+  return Math.abs(seconds) > MAX_OFFSET_MINUTES * 60 ? AGGREGATION_RULES.offsetTooLong : null;
+}
+
+/** The rules of target_time_step, null when they hold. */
+function targetStepError(text: string): string | null {
+  const problem = fixedStepError(text);
+  if (problem) return problem;
+  return stepSeconds(text).seconds! > MAX_TARGET_DAYS * 86_400 ? AGGREGATION_RULES.stepTooLong : null;
+}
 
 export function aggregationErrors(c: AggregationConfig): RuleErrors {
   const errors: RuleErrors = {};
-  const step = fixedStepError(c.target_time_step);
+  const step = targetStepError(c.target_time_step);
   if (step) errors.target_time_step = [step];
   if (!AGGREGATION_METHODS.includes(c.method)) errors.method = [`"${c.method}" is not a valid choice.`];
   if (!Number.isInteger(c.max_missing) || c.max_missing < 0 || c.max_missing > MAX_MISSING_LIMIT) {
     errors.max_missing = [`Ensure this value is greater than or equal to 0 and less than or equal to ${MAX_MISSING_LIMIT}.`];
   }
-  if (timestampOffsetSeconds(c.resulting_timestamp_offset).seconds === null) errors.resulting_timestamp_offset = [AGGREGATION_RULES.offset(c.resulting_timestamp_offset)];
+  const offset = offsetError(c.resulting_timestamp_offset);
+  if (offset) errors.resulting_timestamp_offset = [offset];
   return errors;
 }
 
@@ -50,9 +76,24 @@ function offsetField() {
     parse(raw: unknown) {
       const parsed = base.parse(raw);
       if (!parsed.ok) return parsed;
-      return timestampOffsetSeconds(parsed.value).seconds === null ? fail<string>(AGGREGATION_RULES.offset(parsed.value)) : parsed;
+      const problem = offsetError(parsed.value);
+      return problem ? fail<string>(problem) : parsed;
     },
-    schema: z.string().meta({ description: '"" or an optional "-" and a positive integer and "min": 1min, -30min' }),
+    schema: z.string().meta({ description: `"" or an optional "-" and a positive integer and "min": 1min, -30min; at most ${MAX_OFFSET_MINUTES}min either way` }),
+  };
+}
+
+function targetStepField() {
+  const base = stepField();
+  return {
+    ...base,
+    parse(raw: unknown) {
+      const parsed = base.parse(raw);
+      if (!parsed.ok) return parsed;
+      const problem = targetStepError(parsed.value);
+      return problem ? fail<string>(problem) : parsed;
+    },
+    schema: z.string().max(7).meta({ description: `A positive integer and min, h or D: 10min, 1h, 1D; at most ${MAX_TARGET_DAYS}D` }),
   };
 }
 
@@ -84,7 +125,7 @@ export const aggregation: ProcessKind<AggregationDefinition> = {
   type: "aggregation",
 
   fields: () => ({
-    target_time_step: stepField(),
+    target_time_step: targetStepField(),
     method: choice(AGGREGATION_METHODS, { required: true }),
     max_missing: integer({ min: 0, max: MAX_MISSING_LIMIT, default: 0 }),
     resulting_timestamp_offset: offsetField(),

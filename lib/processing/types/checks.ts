@@ -13,9 +13,15 @@ import type { RangeCheckConfig } from "../numerics/range-check";
 import type { RateOfChangeConfig } from "../numerics/rate-of-change";
 import { stepSeconds } from "../numerics/steps";
 import { readRecords, readSourceFrom, storedTarget } from "../reads";
-import { fixedStepError, listField, nested, stepField } from "./fields-kit";
+import { fixedStepError, listField, nested, stepField, tooManyItems } from "./fields-kit";
 import { cells, lineNumbers, lines, numberOrText, shown, text, typedText } from "./form-kit";
 import type { ProcessKind, RuleErrors } from "./kind";
+
+/**
+ * At most this many rate-of-change thresholds (processing.md §1): a run compares each record
+ * with each, so that their number bounds its cost per record.
+ */
+export const MAX_THRESHOLDS = 50;
 
 export interface ChecksDefinition {
   type: "checks";
@@ -26,6 +32,7 @@ export const CHECKS_RULES = {
   atLeastOneCheck: "At least one of range_check and rate_of_change_check is required.",
   boundsOrder: "The bounds must be in the order lower_bound ≤ soft_lower_bound ≤ soft_upper_bound ≤ upper_bound.",
   noThresholds: "thresholds: At least one threshold is required.",
+  tooManyThresholds: `thresholds: ${tooManyItems(MAX_THRESHOLDS)}`,
   distinctDeltas: (a: string, b: string) => a === b
     ? `thresholds: Each delta_t may appear only once ("${a}" appears twice).`
     : `thresholds: Each delta_t may appear only once ("${a}" and "${b}" are the same duration).`,
@@ -40,6 +47,7 @@ export function rangeCheckErrors(c: RangeCheckConfig): string[] {
 
 export function rateOfChangeErrors(c: RateOfChangeConfig): string[] {
   if (c.thresholds.length === 0) return [CHECKS_RULES.noThresholds];
+  if (c.thresholds.length > MAX_THRESHOLDS) return [CHECKS_RULES.tooManyThresholds];
   const errors: string[] = [];
   const seen = new Map<number, string>();
   c.thresholds.forEach((t, i) => {
@@ -80,7 +88,7 @@ export const RateOfChangeCheckSchema = z.object({
   thresholds: z.array(z.object({
     delta_t: z.string().meta({ description: "A positive integer and min, h or D; distinct" }),
     allowed_diff: z.number(),
-  })).min(1),
+  })).min(1).max(MAX_THRESHOLDS),
 }).meta({ id: "RateOfChangeCheck" });
 
 const rangeSpec = () => ({
@@ -99,7 +107,7 @@ const rateOfChangeSpec = () => ({
   symmetric: boolean({ default: false }),
   remove_failing_values: boolean({ default: false }),
   thresholds: listField((v, at) => objectOf(v, thresholdSpec(), at) as Parsed<RateOfChangeConfig["thresholds"][number]>,
-    z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() }))),
+    z.array(z.object({ delta_t: z.string(), allowed_diff: z.number() })), MAX_THRESHOLDS),
 });
 
 // ---- the site's form: a range check as four number fields, thresholds typed one per line as `10min 7.3`

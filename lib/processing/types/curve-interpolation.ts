@@ -11,7 +11,7 @@ import type { FieldErrors } from "@/lib/domain/errors";
 import { planCurveInterpolation, runCurveInterpolation } from "../numerics/curve-interpolation";
 import type { CurvePeriod } from "../numerics/interpolate";
 import { readSourceFrom, storedTarget } from "../reads";
-import { fail, nested, ok } from "./fields-kit";
+import { fail, nested, ok, tooManyItems } from "./fields-kit";
 import { cells, lineNumbers, lines, numberOrText, text, typedText } from "./form-kit";
 import type { ProcessKind, RuleErrors } from "./kind";
 
@@ -26,7 +26,16 @@ export interface CurveDefinition {
   targetGroupId: number;
 }
 
+/**
+ * At most this many periods, and this many points in all of them (processing.md §1): what a
+ * process stores and reads back with every list of processes, and what each run sorts.
+ */
+export const MAX_PERIODS = 1_000;
+export const MAX_POINTS = 10_000;
+
 export const CURVE_RULES = {
+  tooManyPeriods: tooManyItems(MAX_PERIODS),
+  tooManyPoints: (n: number) => `Ensure the periods have no more than ${MAX_POINTS} points in all (they have ${n}).`,
   noPeriods: "At least one period is required.",
   periodOrder: (i: number) => `periods[${i}]: start_date must not be after end_date.`,
   overlap: (i: number, j: number) => `periods[${i}] overlaps periods[${j}].`,
@@ -38,6 +47,13 @@ const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
 /** At most this many "overlaps" messages: finding each one's earlier period costs a scan of the list. */
 const MAX_OVERLAP_MESSAGES = 10;
+
+/** The limits of the periods' size: none when within them. */
+export function periodLimitErrors(periods: readonly CurvePeriod[]): string[] {
+  if (periods.length > MAX_PERIODS) return [CURVE_RULES.tooManyPeriods];
+  const points = periods.reduce((n, p) => n + p.points.length, 0);
+  return points > MAX_POINTS ? [CURVE_RULES.tooManyPoints(points)] : [];
+}
 
 export function periodsErrors(periods: readonly CurvePeriod[]): string[] {
   if (periods.length === 0) return [CURVE_RULES.noPeriods];
@@ -100,7 +116,8 @@ function overlapErrors(starts: number[], ends: number[]): string[] {
 export const PeriodsSchema = z.array(z.object({
   start_date: z.iso.date(), end_date: z.iso.date(),
   points: z.array(z.tuple([z.number(), z.number()])).min(2).meta({ description: "[x, y] pairs with distinct x (stored sorted by x)" }),
-})).min(1).meta({ description: "Periods that do not overlap, each from start_date 00:00 to end_date 23:59 UTC" });
+})).min(1).max(MAX_PERIODS)
+  .meta({ description: `Periods that do not overlap, each from start_date 00:00 to end_date 23:59 UTC; at most ${MAX_POINTS} points in all` });
 
 const coordinate = sharedSpec(() => number({ required: true }));
 
@@ -121,6 +138,15 @@ const periodSpec = sharedSpec(() => ({
     schema: z.array(z.tuple([z.number(), z.number()])),
   } as Field<[number, number][]>,
 }));
+
+/** The periods of a request, refused unread beyond the limits. */
+function parsePeriods(value: unknown): Parsed<CurvePeriod[]> {
+  if (Array.isArray(value) && value.length > MAX_PERIODS) return fail(CURVE_RULES.tooManyPeriods);
+  const parsed = listOf(value, (p, at) => objectOf(p, periodSpec(), at) as Parsed<CurvePeriod>);
+  if (!parsed.ok) return parsed;
+  const limits = periodLimitErrors(parsed.value);
+  return limits.length ? fail(...limits) : parsed;
+}
 
 // ---- the site's form: period blocks `period_<n>_…`, points pasted from a spreadsheet
 
@@ -203,8 +229,7 @@ export const curveInterpolation: ProcessKind<CurveDefinition> = {
 
   fields: () => ({
     target_timeseries_group: pk(existing("timeseriesGroup"), { required: true }),
-    periods: nested("periods", (v) => listOf(v, (p, at) => objectOf(p, periodSpec(), at) as Parsed<CurvePeriod>),
-      periodsErrors, PeriodsSchema, { required: true }),
+    periods: nested("periods", parsePeriods, periodsErrors, PeriodsSchema, { required: true }),
   }),
   responseSchema: () => ({
     target_timeseries_group: z.int().positive().optional().meta({ description: "curve_interpolation" }),
@@ -217,7 +242,8 @@ export const curveInterpolation: ProcessKind<CurveDefinition> = {
   }),
   output: (d) => ({ target_timeseries_group: d.targetGroupId, periods: d.config.periods }),
   errors(d): RuleErrors {
-    const periods = periodsErrors(d.config.periods);
+    const limits = periodLimitErrors(d.config.periods);
+    const periods = limits.length ? limits : periodsErrors(d.config.periods);
     return periods.length ? { periods } : {};
   },
   normalized: (d) => ({ ...d, config: { periods: d.config.periods.map((period) => ({ ...period, points: [...period.points].sort((a, b) => a[0] - b[0]) })) } }),

@@ -45,10 +45,14 @@ export function nested<T>(name: string, parse: (value: unknown) => Parsed<T>, ru
   };
 }
 
-/** A required list member of a nested object. */
-export function listField<T>(item: (v: unknown, at: string) => Parsed<T>, schema: z.ZodType): Field<T[]> {
-  return { required: true, parse: (raw) => listOf(raw, item), schema };
+/** DRF's message for a list longer than its limit. */
+export const tooManyItems = (max: number) => `Ensure this field has no more than ${max} elements.`;
+
+/** A required list member of a nested object, of at most `max` items (a longer one is refused before its items are read). */
+export function listField<T>(item: (v: unknown, at: string) => Parsed<T>, schema: z.ZodType, max: number): Field<T[]> {
+  return { required: true, parse: (raw) => (Array.isArray(raw) && raw.length > max ? fail(tooManyItems(max)) : listOf(raw, item)), schema };
 }
+
 
 /** A fixed duration: `10min`, `1h`, `1D` (months and years are refused). */
 export function stepField(): Field<string> {
