@@ -36,7 +36,15 @@ export const CHECKS_RULES = {
   distinctDeltas: (a: string, b: string) => a === b
     ? `thresholds: Each delta_t may appear only once ("${a}" appears twice).`
     : `thresholds: Each delta_t may appear only once ("${a}" and "${b}" are the same duration).`,
+  /** Asymmetric thresholds: one rise bound and one fall bound per delta_t (processing.md §2). */
+  distinctSignedDeltas: (a: string, b: string, rise: boolean) => {
+    const bounds = rise ? "rise bounds (allowed_diff > 0)" : "fall bounds (allowed_diff < 0)";
+    return a === b
+      ? `thresholds: Each delta_t may have one rise bound and one fall bound ("${a}" has two ${bounds}).`
+      : `thresholds: Each delta_t may have one rise bound and one fall bound ("${a}" and "${b}" are the same duration, both ${bounds}).`;
+  },
   symmetricPositive: (i: number) => `thresholds[${i}].allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0.`,
+  asymmetricNonZero: (i: number) => `thresholds[${i}].allowed_diff: Without symmetric thresholds an allowed_diff must not be 0 (a positive one bounds rises, a negative one falls).`,
 } as const;
 
 export function rangeCheckErrors(c: RangeCheckConfig): string[] {
@@ -49,7 +57,8 @@ export function rateOfChangeErrors(c: RateOfChangeConfig): string[] {
   if (c.thresholds.length === 0) return [CHECKS_RULES.noThresholds];
   if (c.thresholds.length > MAX_THRESHOLDS) return [CHECKS_RULES.tooManyThresholds];
   const errors: string[] = [];
-  const seen = new Map<number, string>();
+  // Symmetric: each delta_t once. Otherwise once per sign: a rise bound and a fall bound.
+  const seen = new Map<string, string>();
   c.thresholds.forEach((t, i) => {
     const problem = fixedStepError(t.delta_t);
     if (problem) {
@@ -57,10 +66,16 @@ export function rateOfChangeErrors(c: RateOfChangeConfig): string[] {
       return;
     }
     const seconds = stepSeconds(t.delta_t).seconds!;
-    const earlier = seen.get(seconds);
-    if (earlier !== undefined) errors.push(CHECKS_RULES.distinctDeltas(earlier, t.delta_t));
-    else seen.set(seconds, t.delta_t);
+    const rise = t.allowed_diff > 0;
+    const key = c.symmetric ? `${seconds}` : `${seconds}${rise ? "+" : "-"}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      errors.push(c.symmetric ? CHECKS_RULES.distinctDeltas(earlier, t.delta_t) : CHECKS_RULES.distinctSignedDeltas(earlier, t.delta_t, rise));
+    } else if (c.symmetric || t.allowed_diff !== 0) {
+      seen.set(key, t.delta_t);
+    }
     if (c.symmetric && !(t.allowed_diff > 0)) errors.push(CHECKS_RULES.symmetricPositive(i));
+    if (!c.symmetric && t.allowed_diff === 0) errors.push(CHECKS_RULES.asymmetricNonZero(i));
   });
   return errors;
 }
@@ -86,7 +101,7 @@ export const RateOfChangeCheckSchema = z.object({
   symmetric: z.boolean().optional(),
   remove_failing_values: z.boolean().optional(),
   thresholds: z.array(z.object({
-    delta_t: z.string().meta({ description: "A positive integer and min, h or D; distinct" }),
+    delta_t: z.string().meta({ description: "A positive integer and min, h or D; distinct (without symmetric: one rise and one fall bound each)" }),
     allowed_diff: z.number(),
   })).min(1).max(MAX_THRESHOLDS),
 }).meta({ id: "RateOfChangeCheck" });
