@@ -1,22 +1,29 @@
+import type { ReactNode } from "react";
 import { CheckboxField, ErrorsFor, Hidden, SelectField, TextArea, TextField, type Option } from "@/components/manage/Form";
 import { AGGREGATION_METHODS } from "@/lib/processing";
 import type { ProcessType } from "@/lib/processing";
 
+interface TypeFieldsProps {
+  /** A curve interpolation's target group choices. */
+  groups: Option[];
+  /** How many period blocks a curve interpolation's form shows. */
+  periods: number;
+}
+
 /**
- * The fields of a process form, by type (processing.md §1). Nested members are typed the
- * reference's way (lib/processing/form.ts turns them into the API's body); their messages
- * appear under the fieldset they concern.
+ * The fields of a process form, by type (processing.md §1): each type's fields (their typed
+ * bits become the API's body in lib/processing/types/<type>.ts); their messages appear under the
+ * fieldset they concern.
  */
-export function ProcessFields({ type, groups, periods }: { type: ProcessType; groups: Option[]; periods: number }) {
+export function ProcessFields({ type, groups, periods }: { type: ProcessType } & TypeFieldsProps) {
+  const TypeFields = TYPE_FIELDS[type];
   return (
     <>
       <Hidden name="type" value={type} />
       <Hidden name="last_modified" />
       <CheckboxField name="enabled" label="Enabled" help="A disabled process is not run." />
       <ErrorsFor name="type" />
-      {type === "checks" && <ChecksFields />}
-      {type === "curve_interpolation" && <CurveFields groups={groups} periods={periods} />}
-      {type === "aggregation" && <AggregationFields />}
+      <TypeFields groups={groups} periods={periods} />
     </>
   );
 }
@@ -81,3 +88,10 @@ function AggregationFields() {
     </div>
   );
 }
+
+/** A process type's fields; a type without them does not compile. */
+const TYPE_FIELDS: Record<ProcessType, (props: TypeFieldsProps) => ReactNode> = {
+  checks: ChecksFields,
+  curve_interpolation: CurveFields,
+  aggregation: AggregationFields,
+};

@@ -4,10 +4,10 @@ import { attachmentFields, eventFields, stationFields } from "@/lib/stations";
 import { groupFields, olderShapeFields, seriesFields, uploadFields } from "@/lib/series";
 import {
   ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
-  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ReplicationRunSchema, ReplicationSourceSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/http/openapi-schemas";
-import { allProcessFields, processBodySchema, runFields } from "@/lib/processing";
+import { allProcessFields, processBodySchema, ProcessSchema, RunSchema, runFields } from "@/lib/processing";
 import { runFields as replicationRunFields, sourceFields } from "@/lib/replication";
 import { LOOKUP_FIELDS, LOOKUP_NAMES } from "@/lib/lookups";
 import { synopticGroupFields } from "@/lib/synoptic";

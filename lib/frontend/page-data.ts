@@ -1,6 +1,6 @@
 import { canReadData, isEditor, type Actor } from "@/lib/auth/permissions";
 import { lastSucceeded, latestJobs } from "@/lib/jobs/queue";
-import { describeProcess, processesPage, processKey } from "@/lib/processing";
+import { describeProcesses, processesPage, processKey } from "@/lib/processing";
 import { db, Prisma } from "@/lib/db";
 import {
   attachmentsPage, eventsPage, OWNER_DISPLAY_SQL, stationAccess, type StationAccess, type StationJson, stationJsonById,
@@ -114,21 +114,18 @@ async function groupProcesses(groupId: number, unit: string, user: Actor, access
   const processes = await processesPage(groupId, 0, 1000);
   if (processes.length === 0) return [];
   const keys = processes.map((p) => processKey(p.id));
-  const targetIds = processes.flatMap((p) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
-  const [latest, succeeded, targets] = await Promise.all([
+  const [latest, succeeded, descriptions] = await Promise.all([
     latestJobs(keys),
     lastSucceeded(keys),
-    db().prisma.timeseriesGroup.findMany({ where: { id: { in: targetIds } }, include: { variable: true } }),
+    describeProcesses(processes.map((p) => p.definition), () => unit),
   ]);
-  const names = new Map(targets.map((g) => [g.id, g.name || g.variable.descr || `group ${g.id}`]));
   const editor = isEditor(user, access);
-  return processes.map((p) => {
+  return processes.map((p, i) => {
     const last = latest.get(processKey(p.id));
     const done = succeeded.get(processKey(p.id));
-    const targetGroupName = p.definition.type === "curve_interpolation" ? names.get(p.definition.targetGroupId) : undefined;
     return {
       id: p.id,
-      description: describeProcess(p.definition, { unit, targetGroupName }),
+      description: descriptions[i],
       enabled: p.enabled,
       lastSuccess: done ? Math.floor(done.getTime() / 1000) : null,
       // A run waiting for a retry still carries the error of its failed attempt.

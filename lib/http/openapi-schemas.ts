@@ -131,7 +131,8 @@ const synopticSeries = z.object({
   high_limit: z.number().nullable(),
   default_chart_min: z.number().nullable(),
   default_chart_max: z.number().nullable(),
-  rate_of_change: z.object({ symmetric: z.boolean(), thresholds: z.array(threshold).min(1) }).nullable()
+  // At most 50 thresholds, as the checks' (MAX_THRESHOLDS of lib/processing/types/checks.ts, whose rules these follow).
+  rate_of_change: z.object({ symmetric: z.boolean(), thresholds: z.array(threshold).min(1).max(50) }).nullable()
     .meta({ description: "Rate-of-change thresholds checked at the last common date (processing.md §3), or null" }),
 }).meta({ id: "SynopticSeries" });
 
@@ -183,49 +184,3 @@ export const SynopticWarningSchema = z.object({
   })),
 }).meta({ id: "SynopticWarning" });
 
-export const RangeCheckSchema = z.object({
-  lower_bound: z.number(), upper_bound: z.number(), soft_lower_bound: z.number().nullable().optional(), soft_upper_bound: z.number().nullable().optional(),
-}).meta({ id: "RangeCheck", description: "lower_bound ≤ soft_lower_bound ≤ soft_upper_bound ≤ upper_bound; values outside the hard bounds are emptied (RANGE), outside the soft ones flagged SUSPECT" });
-
-export const RateOfChangeCheckSchema = z.object({
-  symmetric: z.boolean().optional(),
-  remove_failing_values: z.boolean().optional(),
-  thresholds: z.array(z.object({
-    delta_t: z.string().meta({ description: "A positive integer and min, h or D; distinct" }),
-    allowed_diff: z.number(),
-  })).min(1),
-}).meta({ id: "RateOfChangeCheck" });
-
-export const PeriodsSchema = z.array(z.object({
-  start_date: z.iso.date(), end_date: z.iso.date(),
-  points: z.array(z.tuple([z.number(), z.number()])).min(2).meta({ description: "[x, y] pairs with distinct x (stored sorted by x)" }),
-})).min(1).meta({ description: "Periods that do not overlap, each from start_date 00:00 to end_date 23:59 UTC" });
-
-export const RunSchema = z.object({
-  id,
-  status: z.enum(["queued", "running", "succeeded", "failed"]),
-  queued_at: z.string().nullable(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  from: z.string().nullable().meta({ description: "Where the target was replaced from (UTC; for a run to come, what is pending); null: from scratch" }),
-  records_written: z.int().min(0),
-  error: z.string().nullable().meta({ description: "Shown to editors of the station" }),
-}).meta({ id: "ProcessRun" });
-
-export const ProcessSchema = z.object({
-  id,
-  type: z.enum(["checks", "curve_interpolation", "aggregation"]),
-  timeseries_group: id,
-  enabled: z.boolean(),
-  source_timeseries: id.nullable(),
-  target_timeseries: id.nullable(),
-  last_run: RunSchema.nullable(),
-  range_check: RangeCheckSchema.nullable().optional().meta({ description: "checks" }),
-  rate_of_change_check: RateOfChangeCheckSchema.nullable().optional().meta({ description: "checks" }),
-  target_timeseries_group: id.optional().meta({ description: "curve_interpolation" }),
-  periods: PeriodsSchema.optional().meta({ description: "curve_interpolation" }),
-  target_time_step: z.string().optional().meta({ description: "aggregation: 10min, 1h, 1D…" }),
-  method: z.enum(["sum", "mean", "max", "min"]).optional().meta({ description: "aggregation" }),
-  max_missing: z.int().min(0).max(32767).optional().meta({ description: "aggregation" }),
-  resulting_timestamp_offset: z.string().optional().meta({ description: "aggregation: \"\", 1min, -30min…" }),
-}).meta({ id: "Process", description: "An automatic process of a time series group (checks, curve interpolation or aggregation); the fields after last_run are those of its type" });

@@ -2,7 +2,7 @@ import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
 import {
-  describeProcess, pathProcess, PROCESS_COLUMNS, processesPage, processFromRow, processKey, type ProcessRow, processRuns, type SiteRun, siteRunJson,
+  describeProcesses, pathProcess, PROCESS_COLUMNS, processesPage, processFromRow, processKey, type ProcessRow, processRuns, type SiteRun, siteRunJson,
 } from "@/lib/processing";
 import { normalizeSearch } from "@/lib/formats/search-normalize";
 import { stationActivityPage } from "@/lib/activity";
@@ -199,23 +199,14 @@ export interface ManagedProcess {
   lastRun: SiteRun | null;
 }
 
-/** The names of groups by id (a curve interpolation's target), as the pages name them. */
-async function groupNames(ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const groups = await db().prisma.timeseriesGroup.findMany({ where: { id: { in: ids } }, include: { variable: true } });
-  return new Map(groups.map((g) => [g.id, g.name || g.variable.descr || `group ${g.id}`]));
-}
-
 /** The group's processes for its management page (the caller checked that the actor may edit the station). */
 export async function processesForEditing(groupId: number, unit: string): Promise<ManagedProcess[]> {
   const rows = await processesPage(groupId, 0, 1000);
   if (rows.length === 0) return [];
-  const targets = rows.flatMap((p) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
-  const [latest, names] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), groupNames(targets)]);
-  return rows.map((row) => {
+  const [latest, descriptions] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), describeProcesses(rows.map((p) => p.definition), () => unit)]);
+  return rows.map((row, i) => {
     const job = latest.get(processKey(row.id));
-    const targetGroupName = row.definition.type === "curve_interpolation" ? names.get(row.definition.targetGroupId) : undefined;
-    return { row, description: describeProcess(row.definition, { unit, targetGroupName }), lastRun: job ? siteRunJson(job, row) : null };
+    return { row, description: descriptions[i], lastRun: job ? siteRunJson(job, row) : null };
   });
 }
 
@@ -244,16 +235,17 @@ export async function failedProcesses(actor: Actor, limit: number): Promise<Fail
       AND (SELECT j.status FROM job j WHERE j.id = (SELECT MAX(id) FROM job WHERE key = 'process:' || p.id)) = 'failed'`);
   if (rows.length === 0) return [];
   const processes = rows.map((r) => ({ r, process: processFromRow(r) }));
-  const targets = processes.flatMap(({ process: p }) => (p.definition.type === "curve_interpolation" ? [p.definition.targetGroupId] : []));
-  const [latest, names] = await Promise.all([latestJobs(processes.map(({ process: p }) => processKey(p.id))), groupNames(targets)]);
-  return processes.flatMap(({ r, process: p }) => {
+  const [latest, descriptions] = await Promise.all([
+    latestJobs(processes.map(({ process: p }) => processKey(p.id))),
+    describeProcesses(processes.map(({ process: p }) => p.definition), (i) => String(processes[i].r.unit)),
+  ]);
+  return processes.flatMap(({ r, process: p }, i) => {
     const job = latest.get(processKey(p.id));
     // A run may have been queued between the two queries: then it is no longer failed.
     if (job?.status !== "failed") return [];
-    const targetGroupName = p.definition.type === "curve_interpolation" ? names.get(p.definition.targetGroupId) : undefined;
     return [{
       id: p.id, stationId: toNumber(r.station_id)!, stationName: String(r.station_name), groupId: p.groupId,
-      groupName: String(r.group_name) || String(r.variable), description: describeProcess(p.definition, { unit: String(r.unit), targetGroupName }),
+      groupName: String(r.group_name) || String(r.variable), description: descriptions[i],
       failedAt: job.finishedAt, error: job.error ?? "",
     }];
   }).sort((a, b) => (b.failedAt?.getTime() ?? 0) - (a.failedAt?.getTime() ?? 0) || b.id - a.id).slice(0, limit);
@@ -269,10 +261,9 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
     db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }),
     db().prisma.variable.findUnique({ where: { id: page.group.variableId } }),
   ]);
-  const targetGroupName = found.process.definition.type === "curve_interpolation"
-    ? (await groupNames([found.process.definition.targetGroupId])).get(found.process.definition.targetGroupId) : undefined;
+  const [description] = await describeProcesses([found.process.definition], () => unit?.symbol ?? "");
   return {
-    ...page, variable: variable?.descr ?? "", process: found.process, description: describeProcess(found.process.definition, { unit: unit?.symbol ?? "", targetGroupName }),
+    ...page, variable: variable?.descr ?? "", process: found.process, description,
     runCount: history.count, runs: await history.sitePage(0, runs),
   };
 }

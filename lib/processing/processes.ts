@@ -2,7 +2,10 @@ import { ensureEditor, isEditor, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { MIN_INSTANT } from "@/lib/formats/date-param";
 import { countJobs, getJob, jobHistory, jobRunJson, latestJobs, waitForJob, type Job } from "@/lib/jobs/queue";
-import { configErrors, normalized, uniqueKey, type ProcessConfig, type ProcessType } from "@/lib/processing/config";
+import { configErrors, normalized, uniqueKey } from "@/lib/processing/config";
+import { kindOf, type ProcessConfig, type ProcessType } from "@/lib/processing/types";
+import { aggregation } from "@/lib/processing/types/aggregation";
+import { checks } from "@/lib/processing/types/checks";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf } from "@/lib/processing/series";
 import {
   loadProcess, lockGroupsProcessesStatements, PROCESS_COLUMNS, processFromRow, processKey, queueRunStatements, type ProcessRow,
@@ -46,8 +49,9 @@ export interface ProcessFound extends GroupFound {
 }
 
 export const PROCESS_MESSAGES = {
-  checksExist: "This group already has checks.",
-  aggregationExists: "This group already has an aggregation with this target_time_step and method.",
+  /** The clash messages of the types (processing.md §1), by name. */
+  checksExist: checks.clashMessage!,
+  aggregationExists: aggregation.clashMessage!,
   cycle: "This process would make a cycle.",
   ownGroup: "The target group must be another group than the process's own.",
   targetForbidden: "You do not have permission to edit the station of target_timeseries_group.",
@@ -131,20 +135,6 @@ export function siteRunJson(job: Job, process: ProcessRow | null): SiteRun {
   return { ...runJson(job, process), note: typeof note === "string" ? note : null };
 }
 
-function typeFields(p: ProcessConfig): Record<string, unknown> {
-  switch (p.type) {
-    case "checks":
-      return { range_check: p.config.range_check, rate_of_change_check: p.config.rate_of_change_check };
-    case "curve_interpolation":
-      return { target_timeseries_group: p.targetGroupId, periods: p.config.periods };
-    case "aggregation":
-      return {
-        target_time_step: p.config.target_time_step, method: p.config.method, max_missing: p.config.max_missing,
-        resulting_timestamp_offset: p.config.resulting_timestamp_offset,
-      };
-  }
-}
-
 export interface ProcessJson {
   id: number;
   type: ProcessType;
@@ -174,7 +164,7 @@ export async function processesJson(rows: ProcessRow[], actor: Actor, station: S
       source_timeseries: sourceOf(p.groupId, p.definition, series)?.id ?? null,
       target_timeseries: targetOf(p.groupId, p.definition, series)?.id ?? null,
       last_run: run ? runJson(run, p, editor) : null,
-      ...typeFields(p.definition),
+      ...kindOf(p.definition).output(p.definition),
     };
   });
 }
@@ -211,25 +201,25 @@ async function editableProcess(actor: Actor, path: ProcessPath): Promise<Process
 }
 
 /**
- * The rules that involve other objects: a curve interpolation's target group must exist, be
- * another group, belong to a station the actor may edit, and not close a loop of curve
- * interpolations between groups.
+ * The rules that involve other objects: the group a process writes into, when not its own (a
+ * curve interpolation's target group), must exist, be another group, belong to a station the
+ * actor may edit, and not close a loop of such processes between groups.
  */
 async function checkValues(actor: Actor, groupId: number, values: ProcessValues): Promise<void> {
   const errors = configErrors(values.definition);
   if (Object.keys(errors).length) throw new ValidationFailed(errors);
-  const p = values.definition;
-  if (p.type !== "curve_interpolation") return;
-  const target = await db().prisma.timeseriesGroup.findUnique({ where: { id: p.targetGroupId } });
-  if (!target) throw ValidationFailed.field("target_timeseries_group", PROCESS_MESSAGES.targetMissing(p.targetGroupId));
+  const targetGroupId = kindOf(values.definition).targetGroupId(values.definition);
+  if (targetGroupId === null) return;
+  const target = await db().prisma.timeseriesGroup.findUnique({ where: { id: targetGroupId } });
+  if (!target) throw ValidationFailed.field("target_timeseries_group", PROCESS_MESSAGES.targetMissing(targetGroupId));
   if (target.id === groupId) throw ValidationFailed.field("target_timeseries_group", PROCESS_MESSAGES.ownGroup);
   const targetStation = await stationAccess(target.stationId);
   if (!targetStation || !isEditor(actor, targetStation)) throw new PermissionDenied(actor === null, PROCESS_MESSAGES.targetForbidden);
 }
 
 /**
- * Whether a curve interpolation from `groupId` into `targetGroupId` closes a loop: whether the
- * target group's curve interpolations lead back to `groupId`. The groups' rows are locked first
+ * Whether a process from `groupId` into `targetGroupId` closes a loop: whether the target
+ * group's processes into other groups (curve interpolations) lead back to `groupId`. The groups' rows are locked first
  * (PostgreSQL), so that two writes that would close a loop together run one after the other.
  */
 async function closesLoop(tx: Tx, groupId: number, targetGroupId: number, exceptId: number | null): Promise<boolean> {
@@ -259,8 +249,7 @@ async function uniquenessError(tx: Tx, groupId: number, definition: ProcessConfi
   const key = uniqueKey(definition);
   if (key === null) return null;
   const clash = await tx.process.findFirst({ where: { groupId, uniqueKey: key, ...(exceptId === null ? {} : { id: { not: exceptId } }) }, select: { id: true } });
-  if (!clash) return null;
-  return definition.type === "checks" ? PROCESS_MESSAGES.checksExist : PROCESS_MESSAGES.aggregationExists;
+  return clash ? kindOf(definition).clashMessage ?? null : null;
 }
 
 /** The state checks inside the write's transaction; a lost race on the unique index ends as the same message. */
@@ -268,7 +257,8 @@ async function checkedWrite<T>(groupId: number, definition: ProcessConfig, excep
   const check = async (tx: Tx) => {
     const clash = await uniquenessError(tx, groupId, definition, exceptId);
     if (clash) throw ValidationFailed.nonField(clash);
-    if (definition.type === "curve_interpolation" && (await closesLoop(tx, groupId, definition.targetGroupId, exceptId))) {
+    const targetGroupId = kindOf(definition).targetGroupId(definition);
+    if (targetGroupId !== null && (await closesLoop(tx, groupId, targetGroupId, exceptId))) {
       throw ValidationFailed.nonField(PROCESS_MESSAGES.cycle);
     }
   };
@@ -284,13 +274,8 @@ async function checkedWrite<T>(groupId: number, definition: ProcessConfig, excep
 }
 
 function columns(definition: ProcessConfig) {
-  const { type, config } = definition;
-  return {
-    type,
-    config: JSON.stringify(config),
-    targetGroupId: definition.type === "curve_interpolation" ? definition.targetGroupId : null,
-    uniqueKey: uniqueKey(definition),
-  };
+  const { config, targetGroupId } = kindOf(definition).toStored(definition);
+  return { type: definition.type, config: JSON.stringify(config), targetGroupId, uniqueKey: uniqueKey(definition) };
 }
 
 /** Queues a run of the process in the caller's transaction (if it is enabled); the id of the queued job. */
@@ -312,9 +297,7 @@ async function prepareSeries(tx: Tx, groupId: number, definition: ProcessConfig,
 
 /** How the activity log names a process: `aggregation 1h mean #3 of time series group "Rain" (#5)`. */
 function processName(id: number, definition: ProcessConfig, group: GroupRow): string {
-  const kind = definition.type === "aggregation" ? `aggregation ${definition.config.target_time_step} ${definition.config.method}`
-    : definition.type === "curve_interpolation" ? `curve interpolation into group #${definition.targetGroupId}` : "checks";
-  return `process ${kind} #${id} of time series group ${named(group.name, group.id)}`;
+  return `process ${kindOf(definition).name(definition)} #${id} of time series group ${named(group.name, group.id)}`;
 }
 
 /** A new process of the group, with its series; its first run (from scratch) is queued. Its id. */

@@ -68,7 +68,8 @@ async function rateOfChangeItem(station: SynopticStation, entry: SynopticEntry):
   }
   const failure = rateOfChangeFailureAt(Float64Array.from(timestamps), Float64Array.from(values), config, at);
   if (!failure) return null;
-  const named = failure.implied ? undefined : config.thresholds.find((t) => stepSeconds(t.delta_t).seconds === failure.seconds);
+  const named = failure.implied ? undefined : config.thresholds.find((t) => stepSeconds(t.delta_t).seconds === failure.seconds
+    && (config.symmetric || Math.sign(t.allowed_diff) === Math.sign(failure.allowed))); // asymmetric: a rise and a fall bound per delta_t
   return item(station, entry, "rate_of_change", {
     change: { diff: failure.diff, allowed: failure.allowed, over: named?.delta_t ?? durationText(failure.seconds), implied: failure.implied },
   });

@@ -14,6 +14,7 @@ import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
+import { processAddForms } from "@/lib/processing";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
 import { countText } from "@/lib/site/numbers";
@@ -131,13 +132,11 @@ export default async function ManageGroupPage({ params, searchParams }: { params
           ))}
         </ul>
         {/* A group has at most one checks process (processing.md §1): no "Add checks" once it has one. */}
-        {(["checks", "aggregation", "curve_interpolation"] as const).filter((type) => type !== "checks" || !processes.some((p) => p.row.definition.type === "checks")).map((type) => (
-          <details key={type} className="add-form">
-            <summary>{type === "checks" ? "Add checks" : type === "aggregation" ? "Add an aggregation" : "Add a curve interpolation"}</summary>
-            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={`New ${type.replace("_", " ")} process`}
-              initial={{ type, enabled: "true", ...(type === "aggregation" ? { max_missing: "0" } : {}) }}
-              submit={type === "checks" ? "Add checks" : type === "aggregation" ? "Add aggregation" : "Add curve interpolation"}>
-              <ProcessFields type={type} groups={groups} periods={1} />
+        {processAddForms(processes.map((p) => p.row.definition)).map((add) => (
+          <details key={add.type} className="add-form">
+            <summary>{add.summary}</summary>
+            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={add.label} initial={add.initial} submit={add.submit}>
+              <ProcessFields type={add.type} groups={groups} periods={1} />
             </ManagedForm>
           </details>
         ))}

@@ -5,7 +5,7 @@ import UploadForm from "@/components/manage/UploadForm";
 import { settings } from "@/lib/config";
 import { findSeriesAt, writableSeries } from "@/lib/series";
 import { guarded, processesForEditing, stationPageMetadata } from "@/lib/manage";
-import { describeProcess, processesFedBy, processesWriting, seriesOfGroups } from "@/lib/processing";
+import { describeProcesses, processesFedBy, processesWriting, seriesOfGroups } from "@/lib/processing";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath, seriesApiPath } from "@/lib/site/paths";
@@ -32,10 +32,8 @@ export default async function UploadPage({ params }: { params: Params }) {
     // Only the processes this upload queues (those its records feed, directly or through the group's chain), not every process of the group.
     const fed = new Set(processesFedBy(tid, all.map((p) => p.row), series));
     const processes = all.filter((p) => fed.has(p.row.id));
-    const writtenBy = writers.map(({ process: p, stationId }) => ({
-      href: managePaths.process(stationId, p.groupId, p.id),
-      description: describeProcess(p.definition, { unit: s.unit.symbol, targetGroupName: groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr }) }),
-    }));
+    const descriptions = await describeProcesses(writers.map(({ process: p }) => p.definition), () => s.unit.symbol);
+    const writtenBy = writers.map(({ process: p, stationId }, i) => ({ href: managePaths.process(stationId, p.groupId, p.id), description: descriptions[i] }));
     return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), processes, writtenBy };
   });
   const { s, label, processes, writtenBy } = data;
