@@ -1,5 +1,6 @@
 import { parseBoolean } from "@/lib/config/boolean";
 import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/config/hosts.mjs";
+import { parseOutboundAllow, type OutboundAllowList } from "@/lib/outbound";
 
 /** Settings from the environment (api.md §14), read once and validated at start-up. */
 export interface Settings {
@@ -50,6 +51,12 @@ export interface Settings {
   jobLeaseSeconds: number;
   /** Replication: how long a source may take to answer (or stay silent while it sends data). */
   replicationTimeoutSeconds: number;
+  /** Special addresses that outbound requests (telemetry, replication) may reach (telemetry.md §3). */
+  outboundAllow: OutboundAllowList;
+  /** Telemetry: how long one request to a vendor may take, whole. */
+  telemetryTimeoutSeconds: number;
+  /** Telemetry: fetches that run at once in a job runner. */
+  telemetryConcurrency: number;
 }
 
 export class SettingsError extends Error {}
@@ -128,6 +135,11 @@ function reader(env: Env) {
       }
       return value;
     },
+    outboundAllow(name: string): OutboundAllowList {
+      const parsed = parseOutboundAllow(raw(name));
+      if (parsed.ok) return parsed.allow;
+      throw new SettingsError(`Invalid setting ${parsed.error}.`);
+    },
     postgresUrls(name: string): string[] {
       const urls = (raw(name) ?? "").split(",").map((u) => u.trim()).filter(Boolean);
       return urls.every((u) => /^postgres(ql)?:\/\/.+/.test(u)) ? urls : fail(name, "comma-separated postgres://… URLs");
@@ -182,6 +194,9 @@ export function parseSettings(env: Env): Settings {
     jobConcurrency: r.integer("ENHYDRIS_JOB_CONCURRENCY", 1, 1),
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
+    outboundAllow: r.outboundAllow("ENHYDRIS_OUTBOUND_ALLOW"),
+    telemetryTimeoutSeconds: r.integer("ENHYDRIS_TELEMETRY_TIMEOUT", 60, 1),
+    telemetryConcurrency: r.integer("ENHYDRIS_TELEMETRY_CONCURRENCY", 8, 1),
   };
 }
 

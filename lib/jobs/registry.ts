@@ -28,6 +28,11 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 export interface JobKind {
   readonly kind: string;
   readonly handler: JobHandler;
+  /**
+   * Slots of its own in a runner (this many of its jobs at once, besides the runner's shared
+   * concurrency), read when a runner starts; without it the kind shares the runner's slots.
+   */
+  readonly slots?: () => number;
 }
 
 /** A change that other capabilities may react to, inside the change's transaction. */
@@ -53,6 +58,7 @@ export interface UpkeepTask {
 interface Registry {
   registered: boolean;
   kinds: Map<string, JobHandler>;
+  slots: Map<string, () => number>;
   reactions: Map<string, { owner: string; reaction: Reactions }>;
   upkeep: Map<string, UpkeepTask>;
 }
@@ -61,7 +67,7 @@ const KEY = Symbol.for("enhydris.jobs.registry");
 type Holder = { [KEY]?: Registry };
 
 function registry(): Registry {
-  return ((globalThis as Holder)[KEY] ??= { registered: false, kinds: new Map(), reactions: new Map(), upkeep: new Map() });
+  return ((globalThis as Holder)[KEY] ??= { registered: false, kinds: new Map(), slots: new Map(), reactions: new Map(), upkeep: new Map() });
 }
 
 /** What one capability registers (every part optional). */
@@ -76,7 +82,11 @@ export interface BackgroundWork {
 export function registerBackgroundWork(parts: readonly BackgroundWork[]): void {
   const r = registry();
   for (const part of parts) {
-    for (const k of part.jobKinds ?? []) r.kinds.set(k.kind, k.handler);
+    for (const k of part.jobKinds ?? []) {
+      r.kinds.set(k.kind, k.handler);
+      if (k.slots) r.slots.set(k.kind, k.slots);
+      else r.slots.delete(k.kind);
+    }
     if (part.reactions) r.reactions.set(part.name, { owner: part.name, reaction: part.reactions });
     for (const task of part.upkeep ?? []) r.upkeep.set(task.name, task);
   }
@@ -93,6 +103,11 @@ function registered(): Registry {
 /** The handlers of every registered job kind. */
 export function jobHandlers(): ReadonlyMap<string, JobHandler> {
   return registered().kinds;
+}
+
+/** The kinds that have slots of their own in a runner, and how many (read now). */
+export function jobSlots(): ReadonlyMap<string, number> {
+  return new Map([...registered().slots].map(([kind, slots]) => [kind, Math.max(1, slots())]));
 }
 
 /** The statements that queue what a change causes, to run in the change's transaction. */

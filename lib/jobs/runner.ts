@@ -1,7 +1,7 @@
 import pg from "pg";
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
-import { jobHandlers, type JobContext, type JobHandler } from "@/lib/jobs/registry";
+import { jobHandlers, jobSlots, type JobContext, type JobHandler } from "@/lib/jobs/registry";
 import { scheduleMaintenance } from "@/lib/jobs/maintenance";
 import {
   CHANNEL, claimJob, completeJob, defaultBackoff, failJob, newOwner, onJobsQueued, releaseJob, renewLease, type Job,
@@ -10,8 +10,10 @@ import { logError } from "@/lib/observability/log";
 import { within } from "@/lib/runtime/shutdown";
 
 export interface JobRunnerOptions {
-  /** Jobs run at once (default 1). */
+  /** Jobs run at once (default 1), besides those of the kinds with slots of their own. */
   readonly concurrency?: number;
+  /** Kinds with slots of their own and how many (default: the registry's, lib/jobs/registry.ts). */
+  readonly slots?: ReadonlyMap<string, number>;
   /** lease_owner of this runner's jobs (default host:pid:random). */
   readonly owner?: string;
   /** A lease lasts this long and is renewed every third of it (default 60 s). */
@@ -60,6 +62,8 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   const leaseMs = (options.leaseSeconds ?? 60) * 1000;
   const handlers = options.handlers ?? jobHandlers();
   const kinds = [...handlers.keys()];
+  const slots = new Map([...(options.slots ?? jobSlots())].filter(([kind]) => handlers.has(kind)));
+  const shared = kinds.filter((kind) => !slots.has(kind));
   const pollMs = options.pollMs ?? 2_000;
   const backoff = options.backoff ?? defaultBackoff;
   const graceMs = options.shutdownGraceMs ?? 15_000;
@@ -123,12 +127,22 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
     }
   }
 
+  /** The kinds that have a free slot: the shared ones while fewer than `concurrency` of them run, and each kind with slots of its own. */
+  function claimableKinds(): string[] {
+    const running = new Map<string, number>();
+    for (const { job } of active.values()) running.set(job.kind, (running.get(job.kind) ?? 0) + 1);
+    const sharedRunning = shared.reduce((n, kind) => n + (running.get(kind) ?? 0), 0);
+    const free = sharedRunning < concurrency ? [...shared] : [];
+    for (const [kind, n] of slots) if ((running.get(kind) ?? 0) < n) free.push(kind);
+    return free;
+  }
+
   async function loop(): Promise<void> {
     while (!stopping) {
       woken = false;
       try {
-        while (!stopping && active.size < concurrency) {
-          const job = await claimJob(owner, kinds, leaseMs);
+        for (let free = claimableKinds(); !stopping && free.length > 0; free = claimableKinds()) {
+          const job = await claimJob(owner, free, leaseMs);
           if (!job) break;
           if (stopping) {
             await releaseJob(job, owner);
