@@ -1,0 +1,18 @@
+import { settings } from "@/lib/config";
+import { telemetryRoutes } from "@/lib/telemetry/api";
+import { alertJob, fetchJob, healthJob, tickJob, upkeep } from "@/lib/telemetry/jobs";
+import { ALERT_KIND, FETCH_KIND, HEALTH_KIND, TICK_KIND } from "@/lib/telemetry/keys";
+
+/** Telemetry: what lib/capabilities registers of it. */
+export const capability = {
+  name: "telemetry",
+  apiRoutes: telemetryRoutes,
+  jobKinds: [
+    // Fetches wait on vendors: ENHYDRIS_TELEMETRY_CONCURRENCY of them run at once, in slots of their own.
+    { kind: FETCH_KIND, handler: fetchJob, slots: () => settings().telemetryConcurrency },
+    { kind: TICK_KIND, handler: tickJob },
+    { kind: HEALTH_KIND, handler: healthJob },
+    { kind: ALERT_KIND, handler: alertJob },
+  ],
+  upkeep,
+};
