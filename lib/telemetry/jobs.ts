@@ -32,17 +32,17 @@ function fetchesOf(ids: number[]): Prisma.Sql {
 
 /**
  * The scheduler's tick at `nowMs`: queues a fetch of every telemetry due by then and moves each
- * to its next due minute after now's, in one transaction. Returns how many it queued.
+ * to its next due minute after now's, in one transaction. Returns the ids of those it queued.
  */
-export async function tick(nowMs = Date.now()): Promise<number> {
+export async function tick(nowMs = Date.now()): Promise<number[]> {
   const dialect = db().dialect;
   const at = new Date(nowMs);
   return db().write(async (tx) => {
     const due = await tx.$queryRaw<{ id: unknown }[]>(Prisma.sql`UPDATE telemetry SET next_fetch = ${dueAfterMinuteOfSql(nowMs, dialect)}
       WHERE next_fetch <= ${at} RETURNING id`);
-    if (due.length === 0) return 0;
-    await tx.$queryRaw(enqueueSql({ kind: FETCH_KIND, select: fetchesOf(due.map((r) => Number(r.id))), maxAttempts: FETCH_ATTEMPTS }, dialect));
-    return due.length;
+    const ids = due.map((r) => Number(r.id)).sort((a, b) => a - b);
+    if (ids.length) await tx.$queryRaw(enqueueSql({ kind: FETCH_KIND, select: fetchesOf(ids), maxAttempts: FETCH_ATTEMPTS }, dialect));
+    return ids;
   });
 }
 
@@ -54,11 +54,13 @@ export async function scheduleTick(nowMs = Date.now()): Promise<void> {
 export const tickJob: JobHandler = async () => {
   const nowMs = Date.now();
   try {
-    const queued = await tick(nowMs);
+    const queued = (await tick(nowMs)).length;
     if (Math.floor(nowMs / MINUTE_MS) % HEALTH_EVERY_MINUTES === 0) await enqueue({ kind: HEALTH_KIND, key: HEALTH_KEY });
     return { queued };
   } finally {
-    await scheduleTick().catch((e) => logError("telemetry: queueing the next tick", e));
+    // The tick goes on while there are telemetries (a new one queues it again).
+    const any = await db().prisma.telemetry.findFirst({ select: { id: true } }).catch(() => ({ id: 0 }));
+    if (any) await scheduleTick().catch((e) => logError("telemetry: queueing the next tick", e));
   }
 };
 
