@@ -104,8 +104,8 @@ export function alertMail(sensor: WatchedSensor, kind: AlertKind, recovered: boo
   const last = sensor.lastTimestamp === null ? "no records yet" : `${formatDateTime(sensor.lastTimestamp, 0)} UTC`;
   const state = kind === "stale" ? "stale" : "stuck";
   const subject = recovered
-    ? `[${siteName()}] ${sensor.stationName}: "${sensor.groupName}" has recovered`
-    : `[${siteName()}] ${sensor.stationName}: "${sensor.groupName}" is ${state}`;
+    ? `[${siteName()}] ${sensor.stationName}: ${sensor.groupName} has recovered`
+    : `[${siteName()}] ${sensor.stationName}: ${sensor.groupName} is ${state}`;
   const reason = kind === "stale"
     ? `It has had no new record for more than ${sensor.staleAfter} minutes (its last record: ${last}).`
     : `Its last ${sensor.stuckAfter} values are identical (its last record: ${last}).`;

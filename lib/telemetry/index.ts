@@ -10,8 +10,10 @@ export { tick } from "./jobs";
 export { DiscoveredSchema, FetchRunSchema, TelemetryLogSchema, TelemetrySchema, TelemetryTypeSchema } from "./openapi";
 export { FETCH_KIND, fetchKey, TICK_KIND } from "./keys";
 export { type FetchRunJson, lastFetch, type LogJson, requestFetch, telemetryLogs } from "./runs";
+export { type FeedProblem, feedProblems, type SensorState, type TelemetryPage, telemetryPage, type TelemetrySummary, telemetrySummary } from "./pages";
 export { nextDue, scheduleText } from "./schedule";
-export { deleteTelemetry, getTelemetryJson, loadTelemetry, readableTelemetry, saveTelemetry, type StoredTelemetry, type TelemetryJson, telemetryJson } from "./telemetries";
+export { deleteTelemetry, getTelemetryJson, loadTelemetry, readableStation, readableTelemetry, saveTelemetry, type StoredTelemetry, type TelemetryJson, telemetryJson } from "./telemetries";
 export { TELEMETRY_TYPES, telemetryType } from "./types";
+export { finishWizard, openWizard, readConnectionStep, readStationStep, readTypeStep, sealWizard, type SensorChoice, startWizard, wizardChoices, type WizardState, type WizardStep } from "./wizard";
 
 export { capability } from "./capability";
