@@ -50,9 +50,16 @@ async function kill(): Promise<void> {
   await sleep(200);
 }
 
+/** A restart; on a machine too busy for the server to answer within startServer's minute, tried again (the database is the same). */
 async function startAgain(): Promise<TestServer> {
-  server = await startServer({ databaseUrl: database.url, migrate: false, env: ENV });
-  return server;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      server = await startServer({ databaseUrl: database.url, migrate: false, env: ENV });
+      return server;
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("server did not start")) throw error;
+    }
+  }
 }
 
 /**
