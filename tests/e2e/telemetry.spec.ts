@@ -92,6 +92,8 @@ test("an editor sets up a MeteoView2 telemetry with the wizard, fetches now and 
   // Step 2: the connection, with MeteoView2's labels; a wrong key is refused by the vendor before anything is saved.
   await expect(page.getByRole("heading", { name: "Step 2 of 4: Connection" })).toBeVisible();
   await hydrated(page);
+  // TLS certificates are verified unless the editor unticks it (telemetry.md: verify_tls defaults to true).
+  await expect(page.getByLabel("Verify the TLS certificate")).toBeChecked();
   await page.getByLabel("Meteoview API URL").fill(vendor.apiUrl);
   await page.getByLabel("Email").fill("logger@example.org");
   await page.getByLabel("API key").fill("not-the-key");
@@ -99,6 +101,7 @@ test("an editor sets up a MeteoView2 telemetry with the wizard, fetches now and 
   await expect(page.locator(".field-errors").first()).toContainText("says: 401 Wrong email or API key");
   await expect(page.getByLabel("API key")).toHaveValue("");
   await expect(page.getByLabel("Email")).toHaveValue("logger@example.org");
+  await expect(page.getByLabel("Verify the TLS certificate")).toBeChecked();
   await shot(page, "telemetry-02-connection-refused");
   await page.getByLabel("API key").fill(API_KEY);
   await page.getByRole("button", { name: "Next" }).click();
@@ -148,6 +151,9 @@ test("an editor sets up a MeteoView2 telemetry with the wizard, fetches now and 
   await noHorizontalScroll(page);
   await shot(page, "telemetry-05-fetched");
   await page.setViewportSize({ width: 1280, height: 800 });
+
+  const saved = await request.get(`${baseURL}/api/stations/${sid}/telemetry/`, { headers });
+  expect(await saved.json()).toMatchObject({ type: "meteoview2", verify_tls: true, password_set: true, remote_station_id: "1852" });
 
   // The records are in the group's Initial series (Europe/Athens is UTC+2 in March).
   const series = (await (await request.get(`${baseURL}/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/`, { headers })).json()) as { results: { id: number; type: string }[] };

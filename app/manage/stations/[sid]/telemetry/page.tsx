@@ -102,7 +102,8 @@ export default async function TelemetryManagePage({ params, searchParams }: { pa
     return (
       <div className="page manage narrow-wide">
         <ManageHeader crumbs={crumbs} title={`${stationName}: ${TEXT.title}`} lead={TEXT.lead} />
-        <Wizard sid={sid} step={step} token={token} user={user} />
+        {/* A step of its own: each step's form starts from its own values, not the last step's answer. */}
+        <Wizard key={step} sid={sid} step={step} token={token} user={user} />
       </div>
     );
   }
