@@ -8,6 +8,7 @@ import { type EditableStation, editableStations, failedProcesses, manageUser, qu
 import { managePaths } from "@/lib/site/manage-paths";
 import { countText } from "@/lib/site/numbers";
 import { stationPath } from "@/lib/site/paths";
+import { feedProblems } from "@/lib/telemetry";
 import { formatDateTime, zoneOffsetMinutes } from "@/lib/site/time";
 
 export const metadata: Metadata = { title: "Manage" };
@@ -27,9 +28,10 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
   const q = typeof params.q === "string" ? params.q : "";
   const page = pageNumber(params.page);
   const user = await manageUser(`/manage/${q || page > 1 ? `?${new URLSearchParams({ q, page: String(page) })}` : ""}`);
-  const [activity, failed, found] = await Promise.all([
+  const [activity, failed, feeds, found] = await Promise.all([
     recentActivity(user, 15),
     failedProcesses(user, FAILED_SHOWN),
+    feedProblems(user, FAILED_SHOWN),
     editableStations(user, q, (page - 1) * PAGE_SIZE, PAGE_SIZE).then((r) => ({ ...r, problem: null }), (e) => ({ count: 0, stations: [] as EditableStation[], problem: queryProblem(e) })),
   ]);
   const { problem, ...result } = found;
@@ -101,6 +103,21 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
                   : <Link href={managePaths.process(p.stationId, p.groupId, p.id)}>{p.description}</Link>
                   {p.failedAt && <span className="muted small"> · {formatDateTime(p.failedAt.getTime() / 1000, 0)} UTC</span>}
                   <p className="message error small">{p.error}</p>
+                </li>
+              ))}
+            </ul>
+          </Section>
+        )}
+        {feeds.length > 0 && (
+          <Section id="feeds" title="Telemetry feeds that need attention">
+            <ul className="item-list feed-problems">
+              {feeds.map((p) => (
+                <li key={p.stationId}>
+                  <Link href={managePaths.telemetry(p.stationId)}>{p.stationName || `Station ${p.stationId}`}</Link>
+                  {p.failing && <span className="badge telemetry-error">last fetch failed</span>}
+                  {p.stale.length > 0 && <span className="badge feed-stale">stale: {p.stale.join(", ")}</span>}
+                  {p.stuck.length > 0 && <span className="badge feed-stuck">stuck: {p.stuck.join(", ")}</span>}
+                  {p.lastFetch && <span className="muted small"> · last fetch {formatDateTime(p.lastFetch.getTime() / 1000, 0)} UTC</span>}
                 </li>
               ))}
             </ul>

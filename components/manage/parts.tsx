@@ -57,6 +57,10 @@ const DONE: Record<string, string> = {
   "events-added": "The event has been added.",
   "events-saved": "The event has been saved.",
   "events-deleted": "The event has been deleted.",
+  "telemetry-saved": "The telemetry has been saved; its fetches run on its schedule (or now, with Fetch now).",
+  "telemetry-deleted": "The telemetry has been deleted. The records it fetched stay.",
+  "fetch-queued": "A fetch has been queued; its progress shows below.",
+  "alerts-saved": "The feed alerts have been saved.",
 };
 
 export function Done({ code }: { code: string | string[] | undefined }) {
@@ -83,7 +87,7 @@ export function Problem({ code }: { code: string | string[] | undefined }) {
   return message ? <p className="message error" role="alert">{message}</p> : null;
 }
 
-const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail", run: "run" };
+const ACTION_LABELS: Record<string, string> = { create: "created", change: "changed", delete: "deleted", upload: "upload", reset: "reset e-mail", run: "run", fetch: "telemetry" };
 
 /** The latest changes (management.md §3): when, who, what. */
 export function ActivityList({ items, empty, stationLinks }: { items: ActivityItem[]; empty: string; stationLinks?: boolean }) {

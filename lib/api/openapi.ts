@@ -11,6 +11,9 @@ import { allProcessFields, processBodySchema, ProcessSchema, RunSchema, runField
 import { runFields as replicationRunFields, sourceFields } from "@/lib/replication";
 import { LOOKUP_FIELDS, LOOKUP_NAMES } from "@/lib/lookups";
 import { synopticGroupFields } from "@/lib/synoptic";
+import {
+  discoverFields, DiscoveredSchema, fetchFields, FetchRunSchema, telemetryFields, TelemetryLogSchema, TelemetrySchema, TelemetryTypeSchema,
+} from "@/lib/telemetry";
 
 /**
  * The OpenAPI 3.1 document of the current interface (api.md §3), generated from the zod
@@ -83,6 +86,28 @@ const HealthSchema = z.object({
   queue: z.object({ depth: z.int(), running: z.int(), failed_24h: z.int(), oldest_job_age_seconds: z.number().nullable() }).nullable(),
 }).meta({ id: "Health" });
 
+/** Telemetry (telemetry.md §1): everything but the list of types is for the station's editors. */
+function telemetryOperations(station: string): Operation[] {
+  const base = `${station}telemetry/`;
+  const tag = "Telemetry";
+  const write = [400, 401, 403, 404, 413, 415];
+  return [
+    { method: "get", path: base, tag, summary: "The station's telemetry (404 when it has none)", who: "editor", ok: [200, "The telemetry", TelemetrySchema], errors: [401, 403, 404] },
+    { method: "put", path: base, tag, summary: "Create (201) or replace (200; omitted optional fields keep their values, the password too)", who: "editor",
+      body: { spec: telemetryFields() }, ok: [200, "Replaced", TelemetrySchema], alsoOk: [201, "Created", TelemetrySchema], errors: write },
+    { method: "patch", path: base, tag, summary: "Update the fields sent", who: "editor", body: { spec: telemetryFields() }, ok: [200, "Updated", TelemetrySchema], errors: write },
+    { method: "delete", path: base, tag, summary: "Delete (the fetched records stay)", who: "editor", ok: [204, "Deleted", null], errors: [401, 403, 404] },
+    { method: "post", path: `${base}discover/`, tag, summary: "Connect with the connection fields (the saved ones stand in for those not sent) and list the vendor's stations, or the sensors of remote_station_id; what the vendor said on failure under connection (400)",
+      who: "editor", body: { spec: discoverFields() }, ok: [200, "Stations or sensors", DiscoveredSchema], errors: write },
+    { method: "get", path: `${base}fetch/`, tag, summary: "The last fetch (running, or the one that started last), or null", who: "editor", ok: [200, "The fetch", FetchRunSchema.nullable()], errors: [401, 403, 404] },
+    { method: "post", path: `${base}fetch/`, tag, summary: "Fetch now (a job; wait: answer with the finished fetch, at most 60 s)", who: "editor",
+      body: { spec: fetchFields() }, ok: [202, "Queued (or not finished within 60 s)", FetchRunSchema], alsoOk: [200, "Finished (wait)", FetchRunSchema], errors: write },
+    { method: "get", path: `${base}logs/`, tag, summary: "The log of the fetches, newest first: one entry per sensor fetched, and one without a sensor when a whole fetch failed", who: "editor",
+      query: PAGE, ok: [200, "A page", pageSchema(TelemetryLogSchema)], errors: [401, 403, 404] },
+    { method: "get", path: "/api/telemetry/types/", tag, summary: "The telemetry types and the fields each shows, with their labels", who: "everyone", ok: [200, "The types", z.array(TelemetryTypeSchema)] },
+  ];
+}
+
 function operations(): Operation[] {
   const station = "/api/stations/{sid}/";
   const group = `${station}timeseriesgroups/{gid}/`;
@@ -152,6 +177,7 @@ function operations(): Operation[] {
     { method: "get", path: "/api/synopticgroups/{id}/warnings/", tag: "Synoptic groups", who: "the creator of the synoptic group and superusers",
       summary: "The early warnings recorded, newest first, and whether their e-mail has gone", query: PAGE,
       ok: [200, "A page", pageSchema(SynopticWarningSchema)], errors: [401, 403, 404] },
+    ...telemetryOperations(station),
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

@@ -10,6 +10,7 @@ import type { Route } from "@/lib/routing/router";
 import { capability as series } from "@/lib/series";
 import { capability as stations } from "@/lib/stations";
 import { capability as synoptic } from "@/lib/synoptic";
+import { capability as telemetry } from "@/lib/telemetry";
 
 /**
  * The registration of the capabilities (docs/decisions/0020-layers.md): a capability is one folder
@@ -23,7 +24,7 @@ export interface Capability extends BackgroundWork {
 }
 
 export const CAPABILITIES: readonly Capability[] = [
-  stations, series, processing, activity, lookups, replication, synoptic, accounts, legacy,
+  stations, series, processing, activity, lookups, replication, synoptic, telemetry, accounts, legacy,
 ];
 
 /** The kernel's own background work: the hourly upkeep (lib/jobs/maintenance.ts). */

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { parseBoolean } from "@/lib/config/boolean";
 import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/config/hosts.mjs";
+import { parseOutboundAllow, type OutboundAllowList } from "@/lib/outbound";
 
 /** Settings from the environment (api.md §14), read once and validated at start-up. */
 export interface Settings {
@@ -73,6 +74,12 @@ export interface Settings {
   replicationTimeoutSeconds: number;
   /** Early-warning e-mails an address gets in an hour at most; 0 = no cap. */
   alarmEmailsPerHour: number;
+  /** Special addresses that outbound requests (telemetry, replication) may reach (telemetry.md §3). */
+  outboundAllow: OutboundAllowList;
+  /** Telemetry: how long one request to a vendor may take, whole. */
+  telemetryTimeoutSeconds: number;
+  /** Telemetry: fetches that run at once in a job runner. */
+  telemetryConcurrency: number;
 }
 
 export class SettingsError extends Error {}
@@ -164,6 +171,11 @@ function reader(env: Env) {
       }
       return value;
     },
+    outboundAllow(name: string): OutboundAllowList {
+      const parsed = parseOutboundAllow(raw(name));
+      if (parsed.ok) return parsed.allow;
+      throw new SettingsError(`Invalid setting ${parsed.error}.`);
+    },
     postgresUrls(name: string): string[] {
       const urls = (raw(name) ?? "").split(",").map((u) => u.trim()).filter(Boolean);
       return urls.every((u) => /^postgres(ql)?:\/\/.+/.test(u)) ? urls : fail(name, "comma-separated postgres://… URLs");
@@ -225,6 +237,9 @@ export function parseSettings(env: Env): Settings {
     jobMemoryMb: r.integer("ENHYDRIS_JOB_MEMORY", 1024, 64),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
     alarmEmailsPerHour: r.integer("ENHYDRIS_ALARM_EMAILS_PER_HOUR", 10, 0),
+    outboundAllow: r.outboundAllow("ENHYDRIS_OUTBOUND_ALLOW"),
+    telemetryTimeoutSeconds: r.integer("ENHYDRIS_TELEMETRY_TIMEOUT", 60, 1),
+    telemetryConcurrency: r.integer("ENHYDRIS_TELEMETRY_CONCURRENCY", 8, 1),
   };
 }
 

@@ -38,6 +38,11 @@ export interface JobKind {
   readonly handler: JobHandler;
   /** The pool whose slots its jobs take. */
   readonly pool: JobPool;
+  /**
+   * How many slots its pool has in a runner (read when a runner starts), when not the runner's
+   * ENHYDRIS_JOB_CONCURRENCY: work that mostly waits on others (a vendor's answer) runs more at once.
+   */
+  readonly poolSlots?: () => number;
 }
 
 /** A change that other capabilities may react to, inside the change's transaction. */
@@ -63,6 +68,7 @@ export interface UpkeepTask {
 interface Registry {
   registered: boolean;
   kinds: Map<string, { handler: JobHandler; pool: JobPool }>;
+  poolSlots: Map<JobPool, () => number>;
   reactions: Map<string, { owner: string; reaction: Reactions }>;
   upkeep: Map<string, UpkeepTask>;
 }
@@ -71,7 +77,7 @@ const KEY = Symbol.for("enhydris.jobs.registry");
 type Holder = { [KEY]?: Registry };
 
 function registry(): Registry {
-  return ((globalThis as Holder)[KEY] ??= { registered: false, kinds: new Map(), reactions: new Map(), upkeep: new Map() });
+  return ((globalThis as Holder)[KEY] ??= { registered: false, kinds: new Map(), poolSlots: new Map(), reactions: new Map(), upkeep: new Map() });
 }
 
 /** What one capability registers (every part optional). */
@@ -86,7 +92,10 @@ export interface BackgroundWork {
 export function registerBackgroundWork(parts: readonly BackgroundWork[]): void {
   const r = registry();
   for (const part of parts) {
-    for (const k of part.jobKinds ?? []) r.kinds.set(k.kind, { handler: k.handler, pool: k.pool });
+    for (const k of part.jobKinds ?? []) {
+      r.kinds.set(k.kind, { handler: k.handler, pool: k.pool });
+      if (k.poolSlots) r.poolSlots.set(k.pool, k.poolSlots);
+    }
     if (part.reactions) r.reactions.set(part.name, { owner: part.name, reaction: part.reactions });
     for (const task of part.upkeep ?? []) r.upkeep.set(task.name, task);
   }
@@ -108,6 +117,11 @@ export function jobHandlers(): ReadonlyMap<string, JobHandler> {
 /** The pool of every registered job kind (none before the registration). */
 export function jobPools(): ReadonlyMap<string, JobPool> {
   return new Map([...registry().kinds].map(([kind, { pool }]) => [kind, pool]));
+}
+
+/** The pools whose number of slots a kind sets, and that number (read now). */
+export function jobPoolSlots(): ReadonlyMap<string, number> {
+  return new Map([...registry().poolSlots].map(([pool, slots]) => [pool, Math.max(1, slots())]));
 }
 
 /** The statements that queue what a change causes, to run in the change's transaction. */

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
-import { jobHandlers, jobPools, type JobContext, type JobHandler } from "@/lib/jobs/registry";
+import { jobHandlers, jobPools, jobPoolSlots, type JobContext, type JobHandler } from "@/lib/jobs/registry";
 import { scheduleMaintenance } from "@/lib/jobs/maintenance";
 import {
   CHANNEL, claimJob, completeJob, defaultBackoff, failJob, failJobForGood, newOwner, onJobsQueued, releaseJob, renewLease, type Job,
@@ -15,6 +15,8 @@ export { JobInterrupted };
 export interface JobRunnerOptions {
   /** Jobs of one pool run at once (default 1 per pool). */
   readonly concurrency?: number;
+  /** Pools with another number of slots than `concurrency` (default: the registry's, lib/jobs/registry.ts). */
+  readonly poolSlots?: ReadonlyMap<string, number>;
   /** lease_owner of this runner's jobs (default host:pid:random). */
   readonly owner?: string;
   /** A lease lasts this long and is renewed every third of it (default 60 s). */
@@ -100,6 +102,8 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   const registeredPools: ReadonlyMap<string, string> = options.pools ?? jobPools();
   const poolOf = (kind: string) => registeredPools.get(kind) ?? "default";
   const kinds = [...handlers.keys()];
+  const poolSlots: ReadonlyMap<string, number> = options.poolSlots ?? jobPoolSlots();
+  const slotsOf = (pool: string) => poolSlots.get(pool) ?? concurrency;
   const pollMs = options.pollMs ?? 2_000;
   const backoff = options.backoff ?? defaultBackoff;
   const graceMs = options.shutdownGraceMs ?? 15_000;
@@ -135,7 +139,7 @@ export function startJobRunner(options: JobRunnerOptions = {}): JobRunner {
   function claimableKinds(): string[] {
     const busy = new Map<string, number>();
     for (const { pool } of active.values()) busy.set(pool, (busy.get(pool) ?? 0) + 1);
-    return kinds.filter((kind) => (busy.get(poolOf(kind)) ?? 0) < concurrency);
+    return kinds.filter((kind) => (busy.get(poolOf(kind)) ?? 0) < slotsOf(poolOf(kind)));
   }
 
   async function run(entry: Active): Promise<void> {

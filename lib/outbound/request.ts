@@ -58,6 +58,11 @@ export interface OutboundOptions {
   verifyTls?: boolean;
   /** Redirects followed at most (default 5). */
   maxRedirects?: number;
+  /**
+   * Follow redirects (default true); false answers a redirect as it is, for a caller that
+   * follows them by its own rules (each hop a request of its own, checked again).
+   */
+  followRedirects?: boolean;
   /** Cancels the request. */
   signal?: AbortSignal;
   /** Resolves a host name to its addresses (default: the system resolver); for tests. */
@@ -307,7 +312,7 @@ async function openWithin(url: string, request: OutboundRequest, options: Outbou
   let target = await checkTarget(parseTarget(url, null, null), options, deadline);
   for (let hop = 0; ; hop++) {
     const response = await send(target, method, headers, body, options, deadline);
-    const location = REDIRECTS.has(response.statusCode ?? 0) ? response.headers.location : undefined;
+    const location = REDIRECTS.has(response.statusCode ?? 0) && options.followRedirects !== false ? response.headers.location : undefined;
     if (location === undefined) return answer(response, target, options, deadline);
     response.destroy();
     const from = target.label;

@@ -3,6 +3,7 @@ export const managePaths = {
   home: "/manage/",
   newStation: "/manage/stations/new/",
   station: (sid: number) => `/manage/stations/${sid}/`,
+  telemetry: (sid: number) => `/manage/stations/${sid}/telemetry/`,
   group: (sid: number, gid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/`,
   series: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/`,
   process: (sid: number, gid: number, pid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/processes/${pid}/`,

@@ -3,6 +3,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { db } from "@/lib/db";
 import { api, type RequestOptions, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { startFakeMeteoView2, type FakeMeteoView2 } from "@/tests/support/fake-vendors/meteoview2";
 import { startServer, type TestServer } from "@/tests/support/server";
 
 /**
@@ -28,13 +29,20 @@ ajv.addFormat("date", /^\d{4}-\d{2}-\d{2}$/);
 ajv.addFormat("email", /^[^@\s]+@[^@\s]+$/);
 ajv.addFormat("binary", true);
 
+let vendor: FakeMeteoView2;
+
 beforeAll(async () => {
-  server = await startServer();
+  vendor = await startFakeMeteoView2({ readings: { "42a": [{ time: "2025-03-01T12:00", value: 1 }] } });
+  // Telemetry reaches the fake vendor on loopback.
+  server = await startServer({ env: { ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   http = api(server.url);
   doc = (await http.get("/api/schema/")).json;
   ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
 });
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  await vendor?.close();
+});
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 const validators = new Map<string, ValidateFunction>();
@@ -474,6 +482,35 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("put", `${synoptic}{id}/`, gpSyn, { ...ed, json: synopticBody }), 200);
     expectStatus(await send("delete", `${synoptic}{id}/`, gpSyn, ed), 204);
     expectStatus(await send("get", `${synoptic}{id}/latest/`, gpSyn), 404);
+
+    // Telemetry: a fake MeteoView2, the station's editors only
+    const telemetry = "/api/stations/{sid}/telemetry/";
+    const telemetryBody = {
+      type: "meteoview2", data_timezone: "Europe/Athens", fetch_interval_minutes: 10, device_locator: vendor.apiUrl, username: "alice@example.org",
+      password: "topsecretapikey", remote_station_id: "1852", stale_after_minutes: 60, alert_emails: ["duty@example.org"], sensors: [{ sensor_id: "42a", timeseries_group: alarmGroup }],
+    };
+    expectStatus(await send("get", "/api/telemetry/types/", p), 200);
+    expectStatus(await send("get", telemetry, p, ed), 404);
+    expectStatus(await send("put", telemetry, p, { json: telemetryBody }), 401);
+    expectStatus(await send("put", telemetry, p, { token: other.token, json: telemetryBody }), 403);
+    expectStatus(await send("put", telemetry, p, { ...ed, json: { ...telemetryBody, fetch_offset_minutes: 10 } }), 400);
+    expectStatus(await send("put", telemetry, p, { ...ed, json: telemetryBody }), 201);
+    expectStatus(await send("put", telemetry, p, { ...ed, form: { ...telemetryBody, fetch_interval_minutes: "20", stale_after_minutes: "60", sensors: JSON.stringify(telemetryBody.sensors), alert_emails: "duty@example.org" } }), 200);
+    expectStatus(await send("patch", telemetry, p, { ...ed, json: { verify_tls: true, additional_config: {} } }), 200);
+    expectStatus(await send("get", telemetry, p, ed), 200);
+    expectStatus(await send("get", telemetry, p, { token: other.token }), 403);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: { remote_station_id: "" } }), 200);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: {} }), 200);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: { password: "wrong-key" } }), 400);
+    expectStatus(await send("get", `${telemetry}fetch/`, p, ed), 200);
+    expectStatus(await send("post", `${telemetry}fetch/`, p, { ...ed, json: { wait: true } }), 200);
+    expectStatus(await send("post", `${telemetry}fetch/`, p, { ...ed, form: { wait: "false" } }), 202);
+    expectStatus(await send("get", `${telemetry}fetch/`, p, ed), 200);
+    expectStatus(await send("get", `${telemetry}fetch/`, p), 401);
+    expectStatus(await send("get", `${telemetry}logs/`, p, ed), 200);
+    expectStatus(await send("get", `${telemetry}logs/`, p, { token: other.token }), 403);
+    expectStatus(await send("delete", telemetry, p, { token: other.token }), 403);
+    expectStatus(await send("delete", telemetry, p, ed), 204);
 
     // Deleting what was created above
     expectStatus(await send("delete", `${seriesList}{tid}/`, tp, ed), 204);

@@ -128,7 +128,8 @@ beforeAll(async () => {
 
   // Short enough for the silent source below, long enough for a first answer of A on a busy
   // machine (6 s was not: with the test and busy loops on one core, A's list of time series took longer).
-  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "20" } });
+  // B reaches A on loopback: allowed explicitly (the outbound guard, telemetry.md §3).
+  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "20", ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   bAdmin = await f.user({ superuser: true });
   bUser = await f.user();
   // B already knows the variable and the unit: they are matched by their natural keys, not copied again.
@@ -555,7 +556,7 @@ describe("a source that speaks like the reference system", () => {
 
 describe("npm run replicate", () => {
   const cli = (args: string[]) => spawn(process.execPath, ["--import", "tsx", "scripts/replicate.ts", ...args], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: B.databaseUrl, ENHYDRIS_MEDIA_DIR: B.mediaDir }, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: B.databaseUrl, ENHYDRIS_MEDIA_DIR: B.mediaDir, ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" }, stdio: ["ignore", "pipe", "pipe"],
   });
   const finished = (child: ReturnType<typeof cli>) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     let out = "";

@@ -11,6 +11,13 @@ export interface Received {
   subject: string;
 }
 
+/** A header with its RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=, as nodemailer writes them) decoded. */
+export function decodeHeader(value: string): string {
+  return value.replace(/\?=\s+=\?/g, "?==?").replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) => encoding.toUpperCase() === "B"
+    ? Buffer.from(text, "base64").toString("utf8")
+    : decodeQuotedPrintable(text.replace(/_/g, " ")));
+}
+
 export function decodeQuotedPrintable(text: string): string {
   const bytes: number[] = [];
   const soft = text.replace(/=\r?\n/g, "");
@@ -63,7 +70,7 @@ export async function startSmtp(): Promise<SmtpListener> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           text: (qp ? decodeQuotedPrintable(body) : body).replace(/\r\n/g, "\n"),
-          subject: /^subject:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "",
+          subject: decodeHeader((/^subject:\s*(.*(?:\r?\n[ \t].*)*)$/im.exec(head)?.[1] ?? "").replace(/\r?\n[ \t]+/g, " ").trim()),
         });
         callback();
       });

@@ -12,6 +12,7 @@ import { Conflict, NotFound } from "@/lib/domain/errors";
 import { detachableStation } from "@/lib/replication";
 import { guarded, lookupChoices, manageMetadata, manageUser, ownerChoices, stationForEditing, stationValues } from "@/lib/manage";
 import { existingStation, stationAccess } from "@/lib/stations";
+import { telemetrySummary } from "@/lib/telemetry";
 import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, stationPath } from "@/lib/site/paths";
@@ -54,7 +55,7 @@ export default async function ManageStationPage({ params, searchParams }: { para
   if (replicated) return <ReplicatedStation station={replicated} done={query.done} />;
   const { user, data } = await guarded(`/manage/stations/${sidText}/`, async (u) => {
     const [page, choices, owners] = await Promise.all([stationForEditing(u, sid), lookupChoices(), ownerChoices("", 1000)]);
-    return { ...page, choices, owners };
+    return { ...page, choices, owners, telemetry: await telemetrySummary(sid) };
   });
   const { station, choices } = data;
   const token = formToken(user.sessionId);
@@ -70,7 +71,7 @@ export default async function ManageStationPage({ params, searchParams }: { para
         </>} />
       <Done code={query.done} />
       <nav className="section-nav" aria-label="Sections">
-        <a href="#details">Details</a> <a href="#people">Maintainers and data viewers</a> <a href="#groups">Time series</a>
+        <a href="#details">Details</a> <a href="#people">Maintainers and data viewers</a> <a href="#groups">Time series</a> <a href="#telemetry">Telemetry</a>
         <a href="#files">Files</a> <a href="#images">Images</a> <a href="#events">Events</a> <a href="#activity">Activity</a>
       </nav>
 
@@ -109,6 +110,21 @@ export default async function ManageStationPage({ params, searchParams }: { para
             <GroupFields variables={choices.variables} units={unitOptions} />
           </ManagedForm>
         </details>
+      </Section>
+
+      <Section id="telemetry" title="Telemetry">
+        {data.telemetry ? (
+          <dl className="details">
+            <div><dt>Fetched from</dt><dd>{data.telemetry.typeName}, {data.telemetry.schedule}; {data.telemetry.sensors === 1 ? "1 sensor" : `${data.telemetry.sensors} sensors`}</dd></div>
+            <div><dt>State</dt><dd>
+              <span className={`badge telemetry-${data.telemetry.status}`}>{data.telemetry.status}</span>{" "}
+              {data.telemetry.status === "never" ? "not fetched yet" : `last fetch ${data.telemetry.lastFetch?.toISOString().slice(0, 16).replace("T", " ")} UTC${data.telemetry.status === "error" ? ", failed" : ""}`}
+              {data.telemetry.unhealthy > 0 && <span className="badge feed-stale">{data.telemetry.unhealthy === 1 ? "1 feed stale or stuck" : `${data.telemetry.unhealthy} feeds stale or stuck`}</span>}
+            </dd></div>
+            <div><dt>Next fetch</dt><dd>{data.telemetry.nextFetch.toISOString().slice(0, 16).replace("T", " ")} UTC</dd></div>
+          </dl>
+        ) : <p className="muted">No telemetry: data arrive only when someone uploads them.</p>}
+        <p><Link href={managePaths.telemetry(sid)}>{data.telemetry ? "Telemetry: fetch now, log, alerts, change" : "Set up telemetry"}</Link></p>
       </Section>
 
       <Section id="files" title="Files">
