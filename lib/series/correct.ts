@@ -92,11 +92,16 @@ export async function applyCorrection(
     },
   };
   const result = await records().correct(s.id, plan, { dryRun, also: (outcome) => correctionStatements(token, actor, s, note(outcome), outcome) });
-  if (!result.ok) throw refusal ?? new ValidationFailed({ non_field_errors: result.errors });
+  if (!result.ok) throw refusal ?? new ValidationFailed({ non_field_errors: result.errors.map(sentence) });
   const outcome: CorrectionOutcome = { before: result.before, written: result.written, first: result.first, last: result.last };
   if (dryRun || outcome.first === null) return { outcome, correction: null };
   notifyJobsQueued();
   return { outcome, correction: await correctionIdOf(token) };
+}
+
+/** The store's message as a sentence: "The value at … is not a finite number." */
+function sentence(message: string): string {
+  return `${message[0].toUpperCase()}${message.slice(1)}${message.endsWith(".") ? "" : "."}`;
 }
 
 const count = (n: number) => contentsText({ records: n }) || "0 records";

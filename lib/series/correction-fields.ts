@@ -139,7 +139,7 @@ function readRange(get: (name: string) => unknown, s: SeriesContext, errors: Err
     if (all) errors.add("all", "Give start_date and end_date instead: this operation needs a bounded range.");
   } else if (all && (given("start_date") || given("end_date"))) {
     errors.add("all", "Give either all=true or start_date and end_date, not both.");
-  } else if (!all && !given("start_date") && !given("end_date")) {
+  } else if (!all && !errors.has("all") && !given("start_date") && !given("end_date")) {
     errors.add("non_field_errors", "Give start_date, end_date or both, or all=true for every record.");
   }
   if (start !== null && end !== null && end < start) errors.add("end_date", "Must not be earlier than start_date.");
