@@ -20,17 +20,18 @@ export function decimalsOf(v: number): number {
   return Math.max(0, (dot < 0 ? 0 : mantissa.length - dot - 1) - exponent);
 }
 
-/** The most decimal places kept: beyond them a double has no exact decimal result to give back. */
-const MAX_DECIMALS = 20;
+/** Significant digits that a double always gives back exactly (15). */
+const EXACT_DIGITS = 1e15;
 
 /**
  * `x` rounded to `d` decimal places: the result of decimal arithmetic on operands of at most
  * that many places, which the double `x` (the binary result) is within a few units in the last
  * place of. 20.45 + 0.1 is 20.549999999999997 in binary, 20.55 here, as a person expects and as
- * an upload of "20.55" would store.
+ * an upload of "20.55" would store. A result of more than 15 significant digits stays binary:
+ * a double cannot tell its decimals apart.
  */
 function decimal(x: number, d: number): number {
-  if (!Number.isFinite(x) || d > MAX_DECIMALS) return x;
+  if (!Number.isFinite(x) || d > 100 || Math.abs(x) * 10 ** d >= EXACT_DIGITS) return x;
   const r = Number(x.toFixed(d));
   return r === 0 ? 0 : r;
 }
