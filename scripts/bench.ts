@@ -21,9 +21,10 @@ import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
 import { CHART_MARKS, CHROMIUM_ARGS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 import { recordsBody } from "./upload-body";
+import { correctionsBench } from "./bench-corrections";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale", "corrections"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -249,6 +250,11 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       const exportRun = await peakDuring(pid, () => timed(async () => (await ok(await fetch(`${url}/api/stations/csv/`))).arrayBuffer()));
       add("CSV export of 10,000 stations", exportRun.value, "ms", 2000);
       add("CSV export: server memory growth", exportRun.peak - exportRun.before, "MB", 50);
+    }
+    // corrections.md §4: SQLite's targets; PostgreSQL has twice the time, as for the records workloads.
+    if (wanted("corrections")) {
+      console.error(`[${label}] corrections…`);
+      for (const r of await correctionsBench(`${base}/`, auth)) add(r.workload, r.ms, "ms", records(r.target));
     }
     if (wanted("processing")) {
       console.error(`[${label}] processing…`);

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
+import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
 import { drawnRows } from "@/components/chart/gaps";
 import StaticChart from "@/components/chart/StaticChart";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
@@ -159,6 +160,10 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
 
   const shownStart = start ?? current?.first ?? null;
   const shownEnd = end ?? current?.last ?? null;
+  // "Compare with…" (corrections.md §3): other series overlaid, each unit on its own axis.
+  const [compared, setCompared] = useState<Compared[]>([]);
+  const overlays = useOverlays(compared, shownStart, shownEnd, offsetMinutes);
+  const axes = unitAxes(unit, overlays);
 
   const zoomTo = (a: number, b: number) => {
     let from = Math.min(a, b);
@@ -301,15 +306,23 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
                 label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }}
               />
               <YAxis
+                yAxisId="left"
                 domain={["auto", "auto"]}
                 tick={{ fill: "#3d4b57", fontSize: 12 }}
                 width={64}
                 label={{ value: unit ? `${variable} (${unit})` : variable, angle: -90, position: "insideLeft", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }}
               />
               <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} />} />
-              <Area type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
-              <Line type="linear" dataKey="line" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
-              {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
+              {[...axes.entries()].slice(1).map(([u, axisId]) => (
+                <YAxis key={axisId} yAxisId={axisId} orientation="right" domain={["auto", "auto"]} width={56} tick={{ fill: "#3d4b57", fontSize: 12 }}
+                  label={{ value: u, angle: -90, position: "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
+              ))}
+              <Area yAxisId="left" type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
+              <Line yAxisId="left" type="linear" dataKey="line" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
+              {overlays.map((o) => (
+                <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
+              ))}
+              {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
             </ComposedChart>
           </ResponsiveContainer>
         )}
@@ -354,6 +367,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
               Whole series
             </button>
           </div>
+          <ComparePicker compared={compared} onChange={setCompared} excludeSeriesId={current.id} />
           <form className="chart-range-form" onSubmit={applyRange}>
             <div className="field">
               <label htmlFor="chart-from">From ({zone})</label>

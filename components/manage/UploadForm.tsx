@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
+import { csrfToken } from "@/components/manage/csrf";
 import { useHydrated } from "@/components/site/useHydrated";
 import { formatDateTime, offsetLabel, zoneChoices } from "@/lib/site/time";
 
@@ -29,9 +30,9 @@ export interface UploadFormProps {
 }
 
 type Outcome =
-  | { kind: "checked"; count: number; start: string | null; end: string | null; lines: string[] }
+  | { kind: "checked"; count: number; start: string | null; end: string | null; replaced: number | null; lines: string[] }
   | { kind: "stored"; count: number; start: string | null; end: string | null; at: number }
-  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; mode?: "append" | "insert" };
+  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; mode?: "append" | "insert" | "replace" };
 
 const FIRST_LINES = 8;
 
@@ -39,16 +40,6 @@ const FIRST_LINES = 8;
 function rangeText(start: string, end: string, offset: number): string {
   const at = (iso: string) => formatDateTime(Date.parse(iso) / 1000, offset);
   return `${at(start)} to ${at(end)} (${offsetLabel(offset)})`;
-}
-
-/** The csrftoken cookie, created when the browser has none yet (the API compares it with the header). */
-function csrfToken(): string {
-  const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
-  if (found) return decodeURIComponent(found.slice("csrftoken=".length));
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  const token = Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[b % 62]).join("");
-  document.cookie = `csrftoken=${token}; Path=/; Max-Age=31536000; SameSite=Lax${location.protocol === "https:" ? "; Secure" : ""}`;
-  return token;
 }
 
 /** An instant of the API's messages ("2025-01-01T00:10:00+02:00"), written as the page writes times. */
@@ -70,12 +61,12 @@ function problemsIntro(shown: number, refused: number | null): string {
 }
 
 /** Which mode the refused lines call for, when the API's messages tell. */
-function modeHint(mode: "append" | "insert" | undefined, messages: string[]): string | null {
+function modeHint(mode: "append" | "insert" | "replace" | undefined, messages: string[]): string | null {
   if (mode === "append" && messages.some((m) => m.includes("is not later than the last stored record"))) {
     return "Append adds only records later than the last stored one. To add records before it or between stored records, choose “insert” (a record at a time that is already stored is refused either way).";
   }
   if (mode === "insert" && messages.some((m) => m.includes("already exists"))) {
-    return "Insert adds records only at times that are not stored yet: stored records are never overwritten. Leave these lines out (they are stored already) and upload the rest.";
+    return "Insert adds records only at times that are not stored yet: stored records are never overwritten. Leave these lines out (they are stored already) and upload the rest, or choose “replace” to replace the stored records of the upload’s period.";
   }
   return null;
 }
@@ -116,7 +107,8 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   const [file, setFile] = useState<File | null>(null);
   const [text, setText] = useState("");
   const [zone, setZone] = useState(defaultZone);
-  const [mode, setMode] = useState<"append" | "insert">("append");
+  const [mode, setMode] = useState<"append" | "insert" | "replace">("append");
+  const [comment, setComment] = useState("");
   const [busy, setBusy] = useState<null | "check" | "store">(null);
   const [progress, setProgress] = useState(0);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -141,6 +133,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
     if (content !== null) body.append("timeseries_records", content);
     body.append("timezone", zone);
     body.append("mode", mode);
+    if (comment.trim()) body.append("comment", comment.trim());
     body.append("dry_run", dryRun ? "true" : "false");
     setBusy(dryRun ? "check" : "store");
     setProgress(0);
@@ -148,8 +141,8 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
       const answer = await send(apiPath, body, setProgress);
       const json = answer.json as Record<string, unknown> | null;
       if (answer.status === 200 && dryRun) {
-        const r = json as { count: number; start_date: string | null; end_date: string | null };
-        setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, lines: content === null ? [] : await firstLines(content) });
+        const r = json as { count: number; start_date: string | null; end_date: string | null; replaced?: number };
+        setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, replaced: r.replaced ?? null, lines: content === null ? [] : await firstLines(content) });
       } else if (answer.status === 204 && !dryRun) {
         const checked = outcome?.kind === "checked" ? outcome : null;
         setOutcome({ kind: "stored", count: checked?.count ?? 0, start: checked?.start ?? null, end: checked?.end ?? null, at: answer.date });
@@ -209,8 +202,15 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
           <legend>Mode</legend>
           <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> append (after the last stored record)</label>
           <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> insert (between stored records)</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="replace" checked={mode === "replace"} onChange={() => changed(setMode)("replace")} /> replace (the stored records from its first to its last timestamp)</label>
           <FieldMessages id={`${id}-mode-errors`} errors={errors.mode} />
         </fieldset>
+        <div className="field">
+          <label htmlFor={`${id}-comment`}>Comment (optional)</label>
+          <input id={`${id}-comment`} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} aria-describedby={`${id}-comment-help`} />
+          <p className="help" id={`${id}-comment-help`}>Kept in the history of corrections.</p>
+          <FieldMessages id={`${id}-comment-errors`} errors={errors.comment} />
+        </div>
       </div>
 
       <div className="form-actions">
@@ -248,7 +248,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
           <div className="message" role="status">
             {outcome.count === 0 ? <p>There are no records in it: nothing to store.</p> : (
               <>
-                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. Nothing has been stored yet.</p>
+                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. {outcome.replaced !== null && <> It replaces {outcome.replaced.toLocaleString("en-US")} stored records.</>} Nothing has been stored yet.</p>
                 <p className="small">The first lines:</p>
                 <pre className="first-lines" tabIndex={0}>{outcome.lines.join("\n")}</pre>
               </>

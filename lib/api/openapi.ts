@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { specSchema, text, type FieldSpec } from "@/lib/http/fields";
 import { attachmentFields, eventFields, stationFields } from "@/lib/stations";
-import { groupFields, olderShapeFields, seriesFields, uploadFields } from "@/lib/series";
+import { deleteFields, editFields, groupFields, olderShapeFields, revertFields, seriesFields, transformFields, uploadFields } from "@/lib/series";
 import {
-  ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
+  ActivitySchema, BoundingBoxSchema, ChartPointSchema, CorrectedSchema, CorrectionPreviewSchema, CorrectionSchema, DeletedSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
   GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ReplicationRunSchema, ReplicationSourceSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
 } from "@/lib/http/openapi-schemas";
@@ -115,7 +115,23 @@ function operations(): Operation[] {
   const dataOps = (base: string, tag: string): Operation[] => [
     { method: "get", path: `${base}data/`, tag, summary: "Records as CSV, HTS or HTS2 (streamed)", who: "everyone",
       query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines (csv: text/csv; hts and hts2: text/vnd.openmeteo.timeseries)", ["text/csv", "text/vnd.openmeteo.timeseries"]], errors: [400, 401, 403, 404] },
-    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "post", path: `${base}data/`, tag, summary: "Append, insert or replace records (recorded as a correction)", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "delete", path: `${base}data/`, tag: "Corrections", summary: "Delete the records of a range (at least one bound, or all=true), as a correction", who: "editor",
+      query: Object.entries(deleteFields()).map(([name, field]) => ({ name, description: (field.schema.meta() as { description?: string } | undefined)?.description ?? name, schema: field.schema })),
+      ok: [200, "Deleted", DeletedSchema], errors: [400, 401, 403, 404] },
+    { method: "patch", path: `${base}data/`, tag: "Corrections", summary: "Change the value and/or flags of stored records named by their timestamps, all or none, as a correction", who: "editor",
+      body: { spec: editFields(), schema: specSchema(editFields()) }, ok: [200, "Changed (a dry run: the records that would change)", z.union([CorrectedSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 413, 415] },
+    { method: "post", path: `${base}data/transform/`, tag: "Corrections", summary: "Offset, scale, set, interpolate, flag or unflag the records of a range, as a correction", who: "editor",
+      body: { spec: transformFields() }, ok: [200, "Changed (a dry run: the records that would change)", z.union([CorrectedSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 413, 415] },
+    { method: "get", path: `${base}corrections/`, tag: "Corrections", summary: "The history of the series' corrections (uploads included), newest first", who: "editor",
+      query: [...PAGE, { name: "after", description: "Only corrections with a larger id", schema: z.int().min(0) }], ok: [200, "A page", pageSchema(CorrectionSchema)], errors: [400, 401, 403, 404] },
+    { method: "get", path: `${base}corrections/{cid}/`, tag: "Corrections", summary: "One correction", who: "editor", ok: [200, "The correction", CorrectionSchema], errors: [401, 403, 404] },
+    { method: "post", path: `${base}corrections/{cid}/revert/`, tag: "Corrections",
+      summary: "Restore exactly the records a correction changed, as a new correction; 409 when it was reverted already, when a later correction of the same records stands (named), or when they changed outside the history",
+      who: "editor", body: { spec: revertFields() }, ok: [200, "The new correction (a dry run: the records that would change)", z.union([CorrectionSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 409, 413, 415] },
     { method: "get", path: `${base}bottom/`, tag, summary: "The last record", who: "everyone", query: [TIMEZONE], ok: [200, "One record line", "text/plain"], errors: [400, 401, 403, 404] },
     { method: "get", path: `${base}chart/`, tag, summary: "Min, max and mean over equal intervals", who: "everyone",
       query: [...RANGE, { name: "points", description: "Number of intervals, 1–2000 (default 200)", schema: z.int() }], ok: [200, "Chart points", z.array(ChartPointSchema)], errors: [400, 401, 403, 404] },
@@ -192,7 +208,7 @@ function operations(): Operation[] {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid parameters or fields", 401: "Not authenticated, or bad credentials (WWW-Authenticate: Token)", 403: "Not allowed",
-  404: "Not found (or an invalid page)", 409: "Still referenced", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
+  404: "Not found (or an invalid page)", 409: "Still referenced, or a correction that cannot be reverted (the detail says why)", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
   503: "The database cannot be reached, or a write found no disk space left and was undone (Retry-After)",
 };
 

@@ -27,8 +27,27 @@ const SUMMARY_LIMIT = 500;
 
 /** The statement that records one entry, for a transaction's raw statements (a records write's `also`). */
 export function activitySql(actor: Actor, entry: ActivityEntry): Prisma.Sql {
-  const line = entry.summary.replace(/\s+/g, " ").trim();
-  const summary = [...line].length > SUMMARY_LIMIT ? `${[...line].slice(0, SUMMARY_LIMIT - 1).join("")}…` : line;
+  return activityInsert(actor, entry, Prisma.sql`${oneLine(entry.summary)}`);
+}
+
+/**
+ * activitySql for an entry that names a row the same transaction inserts, whose id is not known
+ * before: the last `{id}` in the summary (put it after any name a user gave) stands for the
+ * value of `id`, an SQL expression (a subquery).
+ */
+export function activitySqlWithId(actor: Actor, entry: ActivityEntry, id: Prisma.Sql): Prisma.Sql {
+  const line = oneLine(entry.summary);
+  const at = line.lastIndexOf("{id}");
+  if (at < 0) return activityInsert(actor, entry, Prisma.sql`${line}`);
+  return activityInsert(actor, entry, Prisma.sql`${line.slice(0, at)} || CAST(${id} AS TEXT) || ${line.slice(at + 4)}`);
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return [...line].length > SUMMARY_LIMIT ? `${[...line].slice(0, SUMMARY_LIMIT - 1).join("")}…` : line;
+}
+
+function activityInsert(actor: Actor, entry: ActivityEntry, summary: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`INSERT INTO activity (at, user_id, username, action, object_type, object_id, station_id, summary)
     VALUES (${now(db().dialect)}, ${actor?.id ?? null}, ${actor?.username ?? ""}, ${entry.action}, ${entry.objectType},
       ${entry.objectId}, ${entry.stationId}, ${summary})`;

@@ -632,3 +632,34 @@ export function dryRunSummary(parsed: UploadParsed): {
     end_date: n > 0 ? formatUtcSeconds(parsed.timestamps[n - 1]) : null,
   };
 }
+
+// ---------------------------------------------------------------------------------------
+// One record's fields outside a record line (the PATCH of single records, the flags of a
+// transform): the grammar and messages of §6.3, without the line number.
+
+/**
+ * The instant of one timestamp field of §6.3 (trimmed) in `zone` (an offset wins), or the
+ * problem as a record line's message would give it: invalid, a skipped local time, out of range.
+ */
+export function parseTimestampField(text: string, zone: TimeZone): { ok: true; t: number } | { ok: false; error: string } {
+  const s = text.trim();
+  if (!scan(s, 0, s.length, false)) return { ok: false, error: `invalid timestamp ${quoted(s)}` };
+  let t: number;
+  if (SC.hasOffset) t = SC.local - SC.offset;
+  else {
+    const u = zone.naiveToUtc(SC.local);
+    if (u === "nonexistent") return { ok: false, error: `${quoted(s)} does not exist in time zone ${zone.name}` };
+    t = u;
+  }
+  if (t < MIN_INSTANT || t > MAX_INSTANT) return { ok: false, error: `timestamp ${quoted(s)} is outside 1680-01-01 to 2260-01-01` };
+  return { ok: true, t };
+}
+
+/** Flags as §6.3 stores them (words joined by single spaces), or the problem: an invalid character, too long. */
+export function parseFlagsField(text: string): { ok: true; flags: string } | { ok: false; error: string } {
+  const s = text.trim();
+  const flags = parseFlags(s, 0, s.length);
+  if (flags === null) return { ok: false, error: "invalid character in flags" };
+  if (tooLong(flags)) return { ok: false, error: `flags longer than ${MAX_FLAGS_LENGTH} characters` };
+  return { ok: true, flags };
+}

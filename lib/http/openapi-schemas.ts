@@ -108,7 +108,46 @@ export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta(
   id: "FieldErrors", description: "Field name (or non_field_errors) → messages",
 });
 export const TokenSchema = z.object({ key: z.string().regex(/^[0-9a-f]{40}$/) }).meta({ id: "Token" });
-export const DryRunSchema = z.object({ count: z.int(), start_date: z.string().nullable(), end_date: z.string().nullable() }).meta({ id: "DryRun" });
+export const DryRunSchema = z.object({
+  count: z.int(), start_date: z.string().nullable(), end_date: z.string().nullable(),
+  replaced: z.int().min(0).optional().meta({ description: "mode=replace: the stored records of the range, which the upload replaces" }),
+}).meta({ id: "DryRun" });
+
+const recordState = z.object({ value: z.number().nullable(), flags: z.string() }).nullable();
+
+export const CorrectionSchema = z.object({
+  id,
+  user: z.string().nullable(),
+  created: z.string().meta({ description: "ISO 8601 UTC with milliseconds" }),
+  kind: z.enum(["upload", "replace", "delete", "edit", "transform", "revert"]),
+  detail: z.string().meta({ description: "upload: append or insert; transform: the operation and its amount or flags (offset 0.5, set empty, flag SUSPECT)" }),
+  start_date: z.string().meta({ description: "The first record it changed, YYYY-MM-DDTHH:MM:SSZ" }),
+  end_date: z.string().meta({ description: "The last record it changed" }),
+  records_before: z.int().min(0).meta({ description: "Records it deleted or changed (as they were)" }),
+  records_after: z.int().min(0).meta({ description: "Records it inserted or changed (as it wrote them)" }),
+  comment: z.string(),
+  reverts: id.nullable().meta({ description: "A revert: the correction it reverts" }),
+  reverted_by: id.nullable().meta({ description: "The correction that reverted it" }),
+}).meta({ id: "Correction", description: "A change of a series' records (corrections that changed nothing are not kept)" });
+
+export const CorrectionPreviewSchema = z.object({
+  changed: z.int().min(0),
+  records: z.array(z.object({
+    timestamp: z.string().meta({ description: "YYYY-MM-DDTHH:MM:SSZ" }),
+    before: recordState.meta({ description: "null: the record is inserted" }),
+    after: recordState.meta({ description: "null: the record is deleted" }),
+  })),
+}).meta({ id: "CorrectionPreview", description: "A dry run: the records that would change, as they are and as they would be" });
+
+export const CorrectedSchema = z.object({
+  changed: z.int().min(0),
+  correction: id.nullable().meta({ description: "The correction recorded; null when no record changed" }),
+}).meta({ id: "Corrected" });
+
+export const DeletedSchema = z.object({
+  deleted: z.int().min(0),
+  correction: id.nullable().meta({ description: "The correction recorded; null when no record was deleted, or on a dry run" }),
+}).meta({ id: "Deleted" });
 
 export const ReplicationRunSchema = z.object({
   id, status: z.enum(["queued", "running", "succeeded", "failed"]),

@@ -1,8 +1,7 @@
 import { db, Prisma } from "@/lib/db";
-import type { TimeZone } from "@/lib/formats/timezone";
-import { stationZone } from "@/lib/formats/timezone";
-import { ensureDataReader, ensureEditor, type Actor } from "@/lib/auth/permissions";
-import { orNotFound } from "@/lib/domain/errors";
+import { stationZone, type TimeZone } from "@/lib/formats/timezone";
+import { ensureDataReader, ensureEditor, isEditor, type Actor } from "@/lib/auth/permissions";
+import { orNotFound, PermissionDenied } from "@/lib/domain/errors";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { toNumber } from "@/lib/domain/serialize";
 import { idListSql, parseIdList } from "@/lib/db/dialect-sql";
@@ -204,5 +203,15 @@ export async function readableSeries(actor: Actor, path: SeriesPath): Promise<Se
 export async function writableSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
   const s = orNotFound(await loadSeriesContext(path.seriesId, path));
   ensureEditor(actor, s.access);
+  return s;
+}
+
+/**
+ * The series, if the actor is an editor of its station, for what only editors read (the history
+ * of corrections): on a replicated station too, which nobody may write.
+ */
+export async function editorsSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
+  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
+  if (!isEditor(actor, s.access)) throw new PermissionDenied(actor === null);
   return s;
 }

@@ -7,8 +7,9 @@ import { readUpload } from "@/lib/series/upload-fields";
 import { bottomBody, chartBody, dataBody } from "@/lib/series/data";
 import { readableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
 import { RecordsRefused, uploadRecords } from "@/lib/series/upload";
+import { CORRECTION_ROUTES, deleteData, patchData } from "@/lib/series/corrections-api";
 
-/** data/, bottom/ and chart/ of a time series (api.md §8), on both path forms (§7.2). */
+/** data/, bottom/ and chart/ of a time series (api.md §8), and its corrections (corrections.md §1), on both path forms (§7.2). */
 
 function seriesPath(ctx: RouteContext): SeriesPath {
   const { sid, gid, tid } = ctx.params;
@@ -63,4 +64,7 @@ export async function getChart(ctx: RouteContext): Promise<Response> {
     new Response(await chartBody(s, r, r.validators.etag), { headers: { "Content-Type": "application/json", ...validatorHeaders(r.validators) } }));
 }
 
-export const DATA_ROUTES = { data: { GET: getData, POST: postData }, bottom: { GET: getBottom }, chart: { GET: getChart } } as const;
+export const DATA_ROUTES = {
+  "data/": { GET: getData, POST: postData, PATCH: patchData, DELETE: deleteData }, "bottom/": { GET: getBottom }, "chart/": { GET: getChart },
+  ...CORRECTION_ROUTES,
+} as const;

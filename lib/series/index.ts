@@ -9,6 +9,7 @@ export { groupPaths } from "./routes";
 export { findSeriesAt, olderShapeJson, seriesAt, seriesPage } from "./timeseries";
 export { uploadRecords } from "./upload";
 export { readUpload, uploadFields } from "./upload-fields";
+export { deleteFields, editFields, revertFields, transformFields } from "./correction-fields";
 export { createGroup, createOlderShape, createSeries, deleteGroup, deleteOlderShape, deleteSeries, type GroupData, insertGroup, insertSeries, type SeriesData, updateGroup, updateSeries } from "./writes";
 
 export { capability } from "./capability";

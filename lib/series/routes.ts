@@ -12,9 +12,9 @@ export const GROUP_WORDS = ["timeseriesgroups", "timeseriesgroup"] as const;
 /** A group's path under /api/ for each word: `stations/:sid/<word>/:gid/`. */
 export const groupPaths = (): string[] => GROUP_WORDS.map((word) => `stations/:sid/${word}/:gid/`);
 
-/** data/, bottom/ and chart/ under a time series path. */
+/** data/, bottom/, chart/ and the corrections' paths under a time series path. */
 function dataRoutes(series: string): Route[] {
-  return Object.entries(DATA_ROUTES).map(([name, handlers]) => ({ path: `${series}${name}/`, handlers }));
+  return Object.entries(DATA_ROUTES).map(([name, handlers]) => ({ path: `${series}${name}`, handlers }));
 }
 
 function groupRoutes(word: (typeof GROUP_WORDS)[number]): Route[] {

@@ -8,6 +8,7 @@ export const managePaths = {
   series: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/`,
   process: (sid: number, gid: number, pid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/processes/${pid}/`,
   upload: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/upload/`,
+  edit: (sid: number, gid: number, tid: number) => `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/edit/`,
   child: (kind: "files" | "images" | "events", sid: number, id: number) => `/manage/stations/${sid}/${kind}/${id}/`,
   lookups: "/manage/lookups/",
   lookup: (name: string) => `/manage/lookups/${name}/`,

@@ -2,7 +2,7 @@ import { isDatabaseId } from "@/lib/domain/refs";
 import { findAuthUser } from "@/lib/auth/users";
 import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
-import { db, Prisma } from "@/lib/db";
+import { db, fromPrimary, Prisma } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
 import { sendMail } from "@/lib/mail";
 import { reserveAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
@@ -118,20 +118,31 @@ export async function evaluateSynopticGroup(groupId: number): Promise<Evaluation
   if (!state) return { raised: 0, cleared: 0, warning: null };
   const { group } = state;
   const current = new Set(state.alarms);
+  const through = await evaluatedThrough(group.id);
+  // An alarm is raised only for a date later than the last one evaluated: a correction of past
+  // records (or a deletion of the latest ones) e-mails nobody (corrections.md §2).
+  const fresh = (o: Observation) => o.since > (through.get(o.entry) ?? -Infinity);
   const changes = (observations: Observation[]) => ({
     observations,
-    raise: observations.filter((o) => o.item && !current.has(alarmKey(o.entry, o.kind))),
+    raise: observations.filter((o) => o.item && fresh(o) && !current.has(alarmKey(o.entry, o.kind))),
     clear: observations.filter((o) => !o.item && current.has(alarmKey(o.entry, o.kind))),
   });
   // Most evaluations change nothing: they decide on the cached definition, and only a change is
   // decided again on everything read afresh (the warning's names and units are then current).
   let decided = changes(await observe(group, state.stations));
-  if (!decided.raise.length && !decided.clear.length) return { raised: 0, cleared: 0, warning: null };
+  if (!decided.raise.length && !decided.clear.length) {
+    await markEvaluated(decided.observations, through);
+    return { raised: 0, cleared: 0, warning: null };
+  }
   decided = changes(await observe(group, await synopticStations(group.id)));
   const { observations, raise, clear } = decided;
-  if (!raise.length && !clear.length) return { raised: 0, cleared: 0, warning: null };
+  if (!raise.length && !clear.length) {
+    await markEvaluated(observations, through);
+    return { raised: 0, cleared: 0, warning: null };
+  }
 
   const result = await db().write(async (tx) => {
+    for (const sql of evaluatedSql(observations, through)) await tx.$executeRaw(sql);
     for (const o of clear) await tx.synopticAlarm.deleteMany({ where: { synopticTimeseriesGroupId: o.entry, kind: o.kind } });
     if (!raise.length) return { raised: 0, cleared: clear.length, warning: null };
     // Only the rows inserted now are new alarms (an evaluation that lost its job's lease may have run too).
@@ -148,6 +159,26 @@ export async function evaluateSynopticGroup(groupId: number): Promise<Evaluation
     return { raised: raised.size, cleared: clear.length, warning };
   });
   return result;
+}
+
+/** The last common date each series of the synoptic group was last evaluated at (entry id → UTC seconds). */
+async function evaluatedThrough(groupId: number): Promise<Map<number, number>> {
+  const rows = await fromPrimary(() => db().queryArrays<[number, number | null]>(Prisma.sql`SELECT e.id, e.evaluated_through FROM synoptic_timeseries_group e
+    JOIN synoptic_group_station gs ON gs.id = e.synoptic_group_station_id WHERE gs.synoptic_group_id = ${groupId}`));
+  return new Map(rows.filter((r) => r[1] !== null).map((r) => [Number(r[0]), Number(r[1])]));
+}
+
+/** The statements that move each series' evaluated date to the one observed now, where that is later. */
+function evaluatedSql(observations: Observation[], through: Map<number, number>): Prisma.Sql[] {
+  const later = new Map<number, number>();
+  for (const o of observations) if (o.since > (through.get(o.entry) ?? -Infinity) && o.since !== 0) later.set(o.entry, o.since);
+  return [...later].map(([entry, since]) => Prisma.sql`UPDATE synoptic_timeseries_group SET evaluated_through = ${since}
+    WHERE id = ${entry} AND (evaluated_through IS NULL OR evaluated_through < ${since})`);
+}
+
+async function markEvaluated(observations: Observation[], through: Map<number, number>): Promise<void> {
+  const statements = evaluatedSql(observations, through);
+  if (statements.length) await db().write(async (tx) => { for (const sql of statements) await tx.$executeRaw(sql); });
 }
 
 function pageUrl(slug: string): string | null {

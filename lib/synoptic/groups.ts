@@ -313,8 +313,10 @@ async function syncSeries(tx: Tx, stationRowId: number, stored: StoredSeries[], 
     const columns = seriesColumns(definition, order);
     const old = byGroup.get(definition.timeseries_group);
     if (old && Object.entries(columns).every(([k, v]) => old[k as keyof StoredSeries] === v)) continue;
+    // New limits judge the latest values again at the next evaluation, as they did before alarms waited for newer records.
+    const limitsChanged = old && (old.lowLimit !== columns.lowLimit || old.highLimit !== columns.highLimit || old.rateOfChange !== columns.rateOfChange);
     const { id } = old
-      ? await tx.synopticTimeseriesGroup.update({ where: { id: old.id }, data: columns, select: { id: true } })
+      ? await tx.synopticTimeseriesGroup.update({ where: { id: old.id }, data: { ...columns, ...(limitsChanged ? { evaluatedThrough: null } : {}) }, select: { id: true } })
       : await tx.synopticTimeseriesGroup.create({ data: { ...columns, synopticGroupStationId: stationRowId, timeseriesGroupId: definition.timeseries_group }, select: { id: true } });
     // Prisma rounds float arguments to about 16 digits: the limits are written again exactly.
     await writeExactFloats(tx, "synoptic_timeseries_group", id, {

@@ -328,6 +328,42 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("post", data, tp, { token: other.token, form: { timeseries_records: "2020-01-01 03:00,1,\n" } }), 403);
     expectStatus(await send("post", data, tp, { ...ed, body: "x", headers: { "Content-Type": "text/plain" } }), 415);
 
+    // Corrections (corrections.md §1), on both path forms
+    for (const base of [`${seriesList}{tid}/`, "/api/stations/{sid}/timeseries/{tid}/"]) {
+      const target = `${base}data/`;
+      const transform = `${base}data/transform/`;
+      const corrections = `${base}corrections/`;
+      const deleted = expectStatus(await send("delete", target, p, { ...ed, query: "?start_date=2020-01-01T00:20:00Z&comment=spike" }), 200).json.correction;
+      expectStatus(await send("delete", target, p, { ...ed, query: "?all=true&dry_run=true" }), 200);
+      expectStatus(await send("delete", target, p, { ...ed, query: "?start_date=x" }), 400);
+      expectStatus(await send("delete", target, p, { query: "?all=true" }), 401);
+      expectStatus(await send("delete", target, p, { token: other.token, query: "?all=true" }), 403);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2020-01-01T00:00:00Z", value: 1.5, flags: "EDITED" }], comment: "checked" } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2020-01-01T00:10:00Z", flags: "" }], dry_run: true } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, form: { records: JSON.stringify([{ timestamp: "2020-01-01T00:10:00Z", value: 3 }]), timezone: "UTC" } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2021-01-01T00:00:00Z", value: 1 }] } }), 400);
+      expectStatus(await send("post", transform, p, { ...ed, json: { operation: "offset", amount: 0.5, start_date: "2020-01-01", end_date: "2020-01-02", comment: "drift" } }), 200);
+      expectStatus(await send("post", transform, p, { ...ed, form: { operation: "flag", flags: "X", all: "true", dry_run: "true" } }), 200);
+      expectStatus(await send("post", transform, p, { ...ed, json: { operation: "scale", all: true } }), 400);
+      expectStatus(await send("post", transform, p, { token: other.token, json: { operation: "flag", flags: "X", all: true } }), 403);
+      expectStatus(await send("get", corrections, p, ed), 200);
+      expectStatus(await send("get", corrections, p, { ...ed, query: "?after=1&page_size=2" }), 200);
+      expectStatus(await send("get", corrections, p, { ...ed, query: "?after=x" }), 400);
+      expectStatus(await send("get", corrections, p), 401);
+      expectStatus(await send("get", corrections, p, { token: other.token }), 403);
+      const cp = { ...p, cid: deleted };
+      expectStatus(await send("get", `${corrections}{cid}/`, cp, ed), 200);
+      expectStatus(await send("get", `${corrections}{cid}/`, { ...p, cid: 999999 }, ed), 404);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, json: { dry_run: true } }), 200);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, json: { comment: "x".repeat(1001) } }), 400);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, form: { comment: "undo" } }), 200);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, ed), 409);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp), 401);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, { ...p, cid: 999999 }, ed), 404);
+    }
+    expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 00:00,2,\n", mode: "replace", comment: "again", dry_run: "true" } }), 200);
+    expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 00:00,2,\n", mode: "replace", comment: "again" } }), 204);
+
     // The older shape
     const older = "/api/stations/{sid}/timeseries/";
     expectStatus(await send("get", older, p), 200);

@@ -90,6 +90,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
                   <Link className="button" href={managePaths.upload(sid, gid, t.id)}>Upload records</Link>
                 )}
                 {t.count > 0 && <Link className="button secondary" href={`${groupPath(sid, gid)}?series=${t.id}`}>Chart</Link>}
+                <Link className="button secondary" href={managePaths.edit(sid, gid, t.id)}>Quality control</Link>
                 <Link className="button secondary danger-link" href={`${managePaths.series(sid, gid, t.id)}delete/`}>Delete</Link>
               </p>
               <details className="add-form">

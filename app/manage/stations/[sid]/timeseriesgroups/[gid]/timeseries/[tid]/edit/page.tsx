@@ -1,0 +1,40 @@
+import type { Metadata } from "next";
+import { ManageHeader } from "@/components/manage/parts";
+import Workbench from "@/components/manage/Workbench";
+import { findSeriesAt, writableSeries } from "@/lib/series";
+import { guarded, stationPageMetadata } from "@/lib/manage";
+import { typeName } from "@/lib/domain/timeseries-types";
+import { managePaths } from "@/lib/site/manage-paths";
+import { seriesApiPath } from "@/lib/site/paths";
+import { pathId, seriesLabel } from "@/lib/frontend";
+import { zoneOffsetMinutes } from "@/lib/site/time";
+import { groupTitle } from "@/lib/site/names";
+
+type Params = Promise<{ sid: string; gid: string; tid: string }>;
+
+export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata("Quality control", params);
+}
+
+/** `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/edit/`: the quality-control workbench (corrections.md §3). */
+export default async function EditRecordsPage({ params }: { params: Params }) {
+  const { sid: sidText, gid: gidText, tid: tidText } = await params;
+  const [sid, gid, tid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0, pathId(tidText) ?? 0];
+  const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/edit/`, async (u) => {
+    const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
+    const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
+    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }) };
+  });
+  const { s, label } = data;
+  const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
+  const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
+  return (
+    <div className="page manage">
+      <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Quality control" }]}
+        title={`Quality control of ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
+      <noscript><p className="message error">The workbench needs JavaScript. The API makes the same corrections: <code>{seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
+      <Workbench apiPath={seriesApiPath(sid, gid, tid)} offsetMinutes={offset} unit={s.unit.symbol} variable={s.variable.descr} seriesId={tid}
+        first={s.firstTimestamp} last={s.lastTimestamp} />
+    </div>
+  );
+}

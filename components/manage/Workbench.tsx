@@ -1,0 +1,485 @@
+"use client";
+
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import {
+  Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis,
+} from "recharts";
+import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
+import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { csrfToken } from "@/components/manage/csrf";
+import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
+
+/**
+ * The quality-control workbench of a series (corrections.md §3): the records of a range on a
+ * chart (flagged ones marked) and in a table; a selection made by dragging on the chart or by
+ * clicking (and shift-clicking) rows; the operations of the API on it, each previewed by a dry
+ * run before it is applied; edits of single records; other series overlaid; the history of
+ * corrections with their revert. Every change goes through the series' API with the session.
+ */
+export interface WorkbenchProps {
+  apiPath: string;
+  offsetMinutes: number;
+  unit: string;
+  variable: string;
+  seriesId: number;
+  first: number | null;
+  last: number | null;
+}
+
+interface Rec {
+  t: number;
+  v: number | null;
+  text: string;
+  flags: string;
+}
+
+interface State {
+  value: number | null;
+  flags: string;
+}
+
+interface Preview {
+  operation: string;
+  changed: number;
+  rows: { t: number; before: State | null; after: State | null }[];
+}
+
+interface Correction {
+  id: number;
+  user: string | null;
+  created: string;
+  kind: string;
+  detail: string;
+  start_date: string;
+  end_date: string;
+  records_before: number;
+  records_after: number;
+  comment: string;
+  reverts: number | null;
+  reverted_by: number | null;
+}
+
+const OPERATIONS = ["delete", "offset", "scale", "set", "interpolate", "flag", "unflag"] as const;
+type Operation = (typeof OPERATIONS)[number];
+const OPERATION_TEXT: Record<Operation, string> = {
+  delete: "Delete the records", offset: "Add an amount", scale: "Multiply by an amount", set: "Set the value",
+  interpolate: "Interpolate linearly", flag: "Add flags", unflag: "Remove flags",
+};
+const PAGE_ROWS = 100;
+/** Above this many records the chart draws min–max bands over equal intervals instead of every record. */
+const DRAWN_POINTS = 3000;
+const DAY = 86400;
+
+const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
+const epoch = (text: string) => Date.parse(text.replace(" ", "T") + (/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? "" : "Z")) / 1000;
+
+/** Records of the CSV of data/ read with timezone=UTC. */
+function parseCsv(text: string): Rec[] {
+  const out: Rec[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (!line) continue;
+    const [ts, value = "", flags = ""] = line.split(",");
+    out.push({ t: epoch(ts), v: value === "" ? null : Number(value), text: value, flags });
+  }
+  return out;
+}
+
+async function answerText(response: Response): Promise<string> {
+  try {
+    const json = (await response.json()) as Record<string, unknown>;
+    return Object.entries(json).map(([k, v]) => (k === "detail" || k === "non_field_errors" ? "" : `${k}: `) + [v].flat().join(" ")).join(" ");
+  } catch {
+    return `The server answered ${response.status}.`;
+  }
+}
+
+function send(url: string, method: string, body?: unknown): Promise<Response> {
+  return fetch(url, {
+    method, credentials: "same-origin",
+    headers: { Accept: "application/json", "X-CSRFToken": csrfToken(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+export default function Workbench({ apiPath, offsetMinutes, unit, variable, seriesId, first, last }: WorkbenchProps) {
+  const zone = offsetLabel(offsetMinutes);
+  // The last 30 days of the series at first.
+  const [range, setRange] = useState<{ start: number; end: number }>(() => {
+    const end = last ?? Math.floor(Date.now() / 1000);
+    return { start: Math.max(first ?? end - 30 * DAY, end - 30 * DAY), end };
+  });
+  const [records, setRecords] = useState<Rec[] | null>(null);
+  const [loadError, setLoadError] = useState("");
+  const [reload, setReload] = useState(0);
+  const [selection, setSelection] = useState<{ from: number; to: number } | null>(null);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const [operation, setOperation] = useState<Operation>("offset");
+  const [amount, setAmount] = useState("");
+  const [flags, setFlags] = useState("");
+  const [comment, setComment] = useState("");
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [page, setPage] = useState(0);
+  const [editing, setEditing] = useState<{ t: number; value: string; flags: string } | null>(null);
+  const [history, setHistory] = useState<Correction[] | null>(null);
+  const [compared, setCompared] = useState<Compared[]>([]);
+  const overlays = useOverlays(compared, range.start, range.end, offsetMinutes);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const query = new URLSearchParams({ start_date: iso(range.start), end_date: iso(range.end), timezone: "UTC" });
+    fetch(`${apiPath}data/?${query}`, { signal: controller.signal, credentials: "same-origin" })
+      .then(async (response) => {
+        if (!response.ok) throw new Error(await answerText(response));
+        setRecords(parseCsv(await response.text()));
+        setLoadError("");
+      })
+      .catch((e: Error) => e.name !== "AbortError" && setLoadError(`The records could not be loaded: ${e.message}`));
+    return () => controller.abort();
+  }, [apiPath, range, reload]);
+
+  const loadHistory = useCallback(() => {
+    fetch(`${apiPath}corrections/?page_size=20`, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(async (response) => setHistory(response.ok ? ((await response.json()) as { results: Correction[] }).results : []))
+      .catch(() => setHistory([]));
+  }, [apiPath]);
+  useEffect(loadHistory, [loadHistory, reload]);
+
+  const recs = useMemo(() => records ?? [], [records]);
+  const selected = useMemo(() => (selection ? recs.filter((r) => r.t >= selection.from && r.t <= selection.to) : []), [recs, selection]);
+
+  // What the chart draws: every record, or min–max bands with the mean over equal intervals.
+  const drawn = useMemo(() => {
+    if (recs.length <= DRAWN_POINTS) return recs.map((r) => ({ t: r.t, mean: r.v, band: null as [number, number] | null }));
+    const width = (range.end - range.start) / (DRAWN_POINTS / 2);
+    const buckets = new Map<number, { sum: number; n: number; lo: number; hi: number }>();
+    for (const r of recs) {
+      if (r.v === null) continue;
+      const k = Math.floor((r.t - range.start) / width);
+      const b = buckets.get(k);
+      if (b) {
+        b.sum += r.v;
+        b.n++;
+        b.lo = Math.min(b.lo, r.v);
+        b.hi = Math.max(b.hi, r.v);
+      } else buckets.set(k, { sum: r.v, n: 1, lo: r.v, hi: r.v });
+    }
+    return [...buckets.entries()].sort((a, b) => a[0] - b[0])
+      .map(([k, b]) => ({ t: range.start + (k + 0.5) * width, mean: b.sum / b.n, band: [b.lo, b.hi] as [number, number] }));
+  }, [recs, range]);
+  const flagged = useMemo(() => recs.filter((r) => r.flags !== "" && r.v !== null).slice(0, 2000).map((r) => ({ t: r.t, v: r.v, flags: r.flags })), [recs]);
+  const after = useMemo(() => (preview ? preview.rows.filter((r) => r.after?.value !== null && r.after !== null).map((r) => ({ t: r.t, v: r.after!.value })) : []), [preview]);
+  const axes = unitAxes(unit, overlays);
+  const axis = useMemo(() => timeTicks(range.start, range.end, offsetMinutes), [range, offsetMinutes]);
+
+  const select = (from: number, to: number) => {
+    setSelection({ from: Math.min(from, to), to: Math.max(from, to) });
+    setPreview(null);
+    setPage(0);
+  };
+
+  const body = () => {
+    const b: Record<string, unknown> = { start_date: iso(selection!.from), end_date: iso(selection!.to), operation };
+    if (["offset", "scale", "set"].includes(operation)) b.amount = operation === "set" && amount.trim() === "" ? null : Number(amount);
+    if (operation === "flag" || operation === "unflag") b.flags = flags;
+    if (comment.trim()) b.comment = comment.trim();
+    return b;
+  };
+
+  const run = async (dryRun: boolean) => {
+    if (!selection) return;
+    setBusy(true);
+    setMessage(null);
+    try {
+      if (operation === "delete") {
+        const query = new URLSearchParams({ start_date: iso(selection.from), end_date: iso(selection.to), dry_run: String(dryRun) });
+        if (comment.trim()) query.set("comment", comment.trim());
+        const response = await send(`${apiPath}data/?${query}`, "DELETE");
+        if (!response.ok) throw new Error(await answerText(response));
+        const answer = (await response.json()) as { deleted: number };
+        if (dryRun) {
+          setPreview({ operation, changed: answer.deleted, rows: selected.map((r) => ({ t: r.t, before: { value: r.v, flags: r.flags }, after: null })) });
+        } else applied(`Deleted ${answer.deleted.toLocaleString("en-US")} records.`);
+      } else {
+        const response = await send(`${apiPath}data/transform/`, "POST", { ...body(), dry_run: dryRun });
+        if (!response.ok) throw new Error(await answerText(response));
+        const answer = (await response.json()) as { changed: number; records?: { timestamp: string; before: State | null; after: State | null }[] };
+        if (dryRun) setPreview({ operation, changed: answer.changed, rows: (answer.records ?? []).map((r) => ({ t: epoch(r.timestamp), before: r.before, after: r.after })) });
+        else applied(`Changed ${answer.changed.toLocaleString("en-US")} records.`);
+      }
+    } catch (e) {
+      setMessage({ kind: "error", text: (e as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  function applied(text: string) {
+    setPreview(null);
+    setComment("");
+    setMessage({ kind: "success", text });
+    setReload((n) => n + 1);
+  }
+
+  const saveEdit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!editing) return;
+    const record = recs.find((r) => r.t === editing.t);
+    const item: Record<string, unknown> = { timestamp: iso(editing.t) };
+    if (editing.value !== (record?.text ?? "")) item.value = editing.value.trim() === "" ? null : Number(editing.value);
+    if (editing.flags !== (record?.flags ?? "")) item.flags = editing.flags;
+    if (Object.keys(item).length === 1) return setEditing(null);
+    setBusy(true);
+    try {
+      const response = await send(`${apiPath}data/`, "PATCH", { records: [item], ...(comment.trim() ? { comment: comment.trim() } : {}) });
+      if (!response.ok) throw new Error(await answerText(response));
+      setEditing(null);
+      applied(`Changed the record of ${formatDateTime(editing.t, offsetMinutes)}.`);
+    } catch (err) {
+      setMessage({ kind: "error", text: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revert = async (c: Correction) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      const response = await send(`${apiPath}corrections/${c.id}/revert/`, "POST", { comment: `Revert of correction ${c.id}` });
+      if (!response.ok) throw new Error(await answerText(response));
+      applied(`Reverted correction ${c.id}.`);
+    } catch (e) {
+      setMessage({ kind: "error", text: (e as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const [fromText, setFromText] = useState(() => formatLocalInput(range.start, offsetMinutes));
+  const [toText, setToText] = useState(() => formatLocalInput(range.end, offsetMinutes));
+  const showRange = (start: number, end: number) => {
+    setRange({ start: Math.floor(start), end: Math.ceil(end) });
+    setFromText(formatLocalInput(start, offsetMinutes));
+    setToText(formatLocalInput(end, offsetMinutes));
+    setSelection(null);
+    setPreview(null);
+    setPage(0);
+  };
+  const applyRange = (e: FormEvent) => {
+    e.preventDefault();
+    const a = parseInstant(fromText, offsetMinutes);
+    const b = parseInstant(toText, offsetMinutes);
+    if (a !== null && b !== null && a < b) showRange(a, b);
+    else setMessage({ kind: "error", text: "Enter a start before the end, as date and time." });
+  };
+  const span = range.end - range.start;
+
+  const tableRows = selection ? selected : recs;
+  const pages = Math.max(1, Math.ceil(tableRows.length / PAGE_ROWS));
+  const shown = tableRows.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS);
+  const [anchor, setAnchor] = useState<number | null>(null);
+  const needsAmount = operation === "offset" || operation === "scale" || operation === "set";
+  const needsFlags = operation === "flag" || operation === "unflag";
+  const ready = selection !== null && (!needsAmount || operation === "set" || (amount.trim() !== "" && Number.isFinite(Number(amount)))) && (!needsFlags || flags.trim() !== "");
+
+  return (
+    <div className="workbench">
+      <form className="chart-range-form" onSubmit={applyRange}>
+        <div className="field">
+          <label htmlFor="wb-from">From ({zone})</label>
+          <input id="wb-from" type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} required />
+        </div>
+        <div className="field">
+          <label htmlFor="wb-to">To ({zone})</label>
+          <input id="wb-to" type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} required />
+        </div>
+        <button type="submit" className="button">Show this range</button>
+        <span className="chart-toolbar" role="group" aria-label="Chart range">
+          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end - span / 2)}>← Earlier</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 4, range.end - span / 4)}>Zoom in</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end + span / 2)}>Zoom out</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 2, range.end + span / 2)}>Later →</button>
+          <button type="button" className="button secondary" disabled={!selection} onClick={() => selection && showRange(selection.from - 1, selection.to + 1)}>Zoom to the selection</button>
+        </span>
+      </form>
+
+      <ComparePicker compared={compared} onChange={setCompared} excludeSeriesId={seriesId} />
+
+      {loadError && <p className="message error" role="alert">{loadError}</p>}
+      <div className="chart-box workbench-chart" data-state={records === null ? "loading" : "ready"} aria-busy={records === null}>
+        <ResponsiveContainer width="100%" height="100%">
+          <ComposedChart
+            data={drawn}
+            margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
+            onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
+            onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
+            onMouseUp={() => {
+              if (drag && drag.to !== drag.from) select(drag.from, drag.to);
+              setDrag(null);
+            }}
+            onMouseLeave={() => setDrag(null)}
+            style={{ userSelect: "none", cursor: "crosshair" }}
+            role="img"
+            aria-label={`Records of ${variable} from ${formatDateTime(range.start, offsetMinutes)} to ${formatDateTime(range.end, offsetMinutes)} (${zone}); drag to select`}
+          >
+            <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
+            <XAxis dataKey="t" type="number" scale="time" domain={[range.start, range.end]} allowDataOverflow ticks={axis.ticks}
+              tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)} tick={{ fill: "#3d4b57", fontSize: 12 }}
+              label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }} />
+            {[...axes.entries()].map(([u, axisId], i) => (
+              <YAxis key={axisId} yAxisId={axisId} orientation={i === 0 ? "left" : "right"} domain={["auto", "auto"]} width={64} tick={{ fill: "#3d4b57", fontSize: 12 }}
+                label={{ value: i === 0 ? (unit ? `${variable} (${unit})` : variable) : u, angle: -90, position: i === 0 ? "insideLeft" : "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
+            ))}
+            <Tooltip labelFormatter={(t) => `${formatDateTime(Number(t), offsetMinutes)} (${zone})`} />
+            <Area yAxisId="left" type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} activeDot={false} />
+            <Line yAxisId="left" type="linear" dataKey="mean" name={recs.length > DRAWN_POINTS ? "Mean" : "Value"} stroke="#0b4f85" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
+            <Scatter yAxisId="left" data={flagged} dataKey="v" name="Flagged" fill="#d97706" shape="diamond" isAnimationActive={false} />
+            {after.length > 0 && <Line yAxisId="left" data={after} dataKey="v" name="After" stroke="#dc2626" strokeDasharray="4 3" strokeWidth={1.8} dot={after.length < 200} isAnimationActive={false} />}
+            {overlays.map((o) => (
+              <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
+            ))}
+            {selection && <ReferenceArea yAxisId="left" x1={selection.from} x2={selection.to} fill="#f59e0b" fillOpacity={0.15} stroke="#d97706" />}
+            {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
+          </ComposedChart>
+        </ResponsiveContainer>
+        {records === null && <div className="chart-loading">Loading the records…</div>}
+      </div>
+      <div className="chart-legend" aria-hidden="true">
+        <span className="legend-mean">{recs.length > DRAWN_POINTS ? "Mean (min–max band)" : "Value"}</span>
+        <span className="legend-flagged">◆ flagged</span>
+        {preview && <span className="legend-after">- - after the operation</span>}
+        <span className="muted">Drag across the chart to select records; click a row, shift-click another to select in the table.</span>
+      </div>
+
+      <section className="card workbench-ops" aria-labelledby="wb-ops">
+        <h2 id="wb-ops">Operation on the selection</h2>
+        <p className="muted" data-testid="selection" aria-live="polite">
+          {selection
+            ? <>Selected: {formatDateTime(selection.from, offsetMinutes)} – {formatDateTime(selection.to, offsetMinutes)} ({zone}), {selected.length.toLocaleString("en-US")} records.{" "}
+              <button type="button" className="button secondary small" onClick={() => { setSelection(null); setPreview(null); }}>Clear</button></>
+            : "Nothing selected: drag across the chart or click rows of the table."}
+        </p>
+        <form className="form-grid" onSubmit={(e) => { e.preventDefault(); run(true); }}>
+          <div className="field">
+            <label htmlFor="wb-op">Operation</label>
+            <select id="wb-op" value={operation} onChange={(e) => { setOperation(e.target.value as Operation); setPreview(null); }}>
+              {OPERATIONS.map((o) => <option key={o} value={o}>{OPERATION_TEXT[o]}</option>)}
+            </select>
+          </div>
+          {needsAmount && (
+            <div className="field">
+              <label htmlFor="wb-amount">Amount{operation === "set" ? " (empty: no value)" : ""}</label>
+              <input id="wb-amount" inputMode="decimal" value={amount} onChange={(e) => { setAmount(e.target.value); setPreview(null); }} />
+            </div>
+          )}
+          {needsFlags && (
+            <div className="field">
+              <label htmlFor="wb-flags">Flags</label>
+              <input id="wb-flags" value={flags} onChange={(e) => { setFlags(e.target.value); setPreview(null); }} placeholder="SUSPECT" />
+            </div>
+          )}
+          <div className="field">
+            <label htmlFor="wb-comment">Comment</label>
+            <input id="wb-comment" value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} placeholder="Why (kept in the history)" />
+          </div>
+          <div className="form-actions">
+            <button type="submit" className="button secondary" disabled={busy || !ready}>Preview</button>
+            {preview && preview.changed > 0 && <button type="button" className="button" disabled={busy} onClick={() => run(false)}>Apply to {preview.changed.toLocaleString("en-US")} records</button>}
+          </div>
+        </form>
+        {preview && (
+          <div className="message" role="status" data-testid="preview">
+            <p><strong>{preview.changed === 0 ? "No record would change." : `${preview.changed.toLocaleString("en-US")} records would change.`}</strong> Nothing is changed until you apply it.</p>
+            {preview.rows.length > 0 && (
+              <table className="data-table small">
+                <thead><tr><th>Time ({zone})</th><th>Before</th><th>After</th></tr></thead>
+                <tbody>
+                  {preview.rows.slice(0, 10).map((r) => (
+                    <tr key={r.t}><td>{formatDateTime(r.t, offsetMinutes)}</td><td>{stateText(r.before)}</td><td>{stateText(r.after)}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {preview.rows.length > 10 && <p className="small muted">and {(preview.rows.length - 10).toLocaleString("en-US")} more.</p>}
+          </div>
+        )}
+        {message && <p className={`message ${message.kind}`} role={message.kind === "error" ? "alert" : "status"}>{message.text}</p>}
+      </section>
+
+      <section className="card" aria-labelledby="wb-records">
+        <h2 id="wb-records">Records {selection ? "of the selection" : "of the range"} ({tableRows.length.toLocaleString("en-US")})</h2>
+        <form onSubmit={saveEdit}>
+          <table className="data-table workbench-table">
+            <thead><tr><th>Time ({zone})</th><th>Value ({unit})</th><th>Flags</th><th><span className="visually-hidden">Edit</span></th></tr></thead>
+            <tbody>
+              {shown.map((r) => {
+                const inSelection = selection !== null && r.t >= selection.from && r.t <= selection.to;
+                return editing?.t === r.t ? (
+                  <tr key={r.t} className="editing">
+                    <td>{formatDateTime(r.t, offsetMinutes)}</td>
+                    <td><input aria-label="Value" inputMode="decimal" value={editing.value} onChange={(e) => setEditing({ ...editing, value: e.target.value })} size={8} /></td>
+                    <td><input aria-label="Flags" value={editing.flags} onChange={(e) => setEditing({ ...editing, flags: e.target.value })} size={14} /></td>
+                    <td><button type="submit" className="button small" disabled={busy}>Save</button> <button type="button" className="button secondary small" onClick={() => setEditing(null)}>Cancel</button></td>
+                  </tr>
+                ) : (
+                  <tr key={r.t} className={inSelection ? "selected" : undefined} aria-selected={inSelection}
+                    onClick={(e) => {
+                      if (e.shiftKey && anchor !== null) select(anchor, r.t);
+                      else {
+                        setAnchor(r.t);
+                        select(r.t, r.t);
+                      }
+                    }}>
+                    <td>{formatDateTime(r.t, offsetMinutes)}</td>
+                    <td className="number">{r.text}</td>
+                    <td>{r.flags}</td>
+                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); setEditing({ t: r.t, value: r.text, flags: r.flags }); }}>Edit</button></td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </form>
+        {tableRows.length === 0 && <p className="muted">{records === null ? "Loading…" : "No records here."}</p>}
+        {pages > 1 && (
+          <p className="pager">
+            <button type="button" className="button secondary small" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous</button>
+            {" "}Page {page + 1} of {pages}{" "}
+            <button type="button" className="button secondary small" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next</button>
+          </p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="wb-history">
+        <h2 id="wb-history">History of corrections</h2>
+        {history === null ? <p className="muted">Loading…</p> : history.length === 0 ? <p className="muted">No corrections yet.</p> : (
+          <table className="data-table workbench-history">
+            <thead><tr><th>#</th><th>When (UTC)</th><th>Who</th><th>What</th><th>Records</th><th>Range ({zone})</th><th>Comment</th><th /></tr></thead>
+            <tbody>
+              {history.map((c) => (
+                <tr key={c.id} data-correction={c.id}>
+                  <td>{c.id}</td>
+                  <td>{c.created.slice(0, 16).replace("T", " ")}</td>
+                  <td>{c.user ?? "—"}</td>
+                  <td>{c.kind}{c.detail ? ` (${c.detail})` : ""}{c.reverts !== null ? ` of #${c.reverts}` : ""}</td>
+                  <td>{c.records_before} → {c.records_after}</td>
+                  <td>{formatDateTime(epoch(c.start_date), offsetMinutes)} – {formatDateTime(epoch(c.end_date), offsetMinutes)}</td>
+                  <td>{c.comment}</td>
+                  <td>{c.reverted_by !== null ? <span className="muted small">reverted by #{c.reverted_by}</span>
+                    : <button type="button" className="button secondary small" disabled={busy} onClick={() => revert(c)}>Revert</button>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function stateText(s: State | null): string {
+  if (s === null) return "(none)";
+  return `${s.value ?? "empty"}${s.flags ? ` [${s.flags}]` : ""}`;
+}
