@@ -52,6 +52,14 @@ export interface Settings {
   replicationTimeoutSeconds: number;
   /** Early-warning e-mails an address gets in an hour at most; 0 = no cap. */
   alarmEmailsPerHour: number;
+  /** Self-registration on the site (public.md §1); closed, its pages answer 404. */
+  registrationOpen: boolean;
+  /** Markdown file of the terms a new user accepts; empty: a short default text. */
+  termsFile: string;
+  /** Days an activation link stays valid; unactivated accounts are removed after it. */
+  activationDays: number;
+  /** Registrations a client address may make in an hour. */
+  registrationRate: number;
 }
 
 export class SettingsError extends Error {}
@@ -185,6 +193,10 @@ export function parseSettings(env: Env): Settings {
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
     alarmEmailsPerHour: r.integer("ENHYDRIS_ALARM_EMAILS_PER_HOUR", 10, 0),
+    registrationOpen: r.boolean("ENHYDRIS_REGISTRATION_OPEN", false),
+    termsFile: r.string("ENHYDRIS_TERMS_FILE", ""),
+    activationDays: r.integer("ENHYDRIS_ACTIVATION_DAYS", 7, 1),
+    registrationRate: r.integer("ENHYDRIS_REGISTRATION_RATE", 10, 1),
   };
 }
 
