@@ -3,7 +3,7 @@
 import { useActionState, useState, type FormEvent } from "react";
 import { logInWithoutScript } from "@/app/accounts/login/actions";
 import { signInWithCredentials } from "@/components/accounts/nextauth-client";
-import { loginErrorMessage } from "@/components/accounts/loginMessages";
+import { loginErrorMessage, NOT_ACTIVATED_MESSAGE } from "@/components/accounts/loginMessages";
 import { safeNextPath } from "@/lib/site/paths";
 import { useHydrated } from "@/components/site/useHydrated";
 
@@ -46,6 +46,7 @@ export default function LoginForm({ next, initialError }: { next: string; initia
       {error && (
         <div className="form-errors" role="alert">
           <p>{error}</p>
+          {error === NOT_ACTIVATED_MESSAGE && <p><a href="/accounts/register/resend/">Send the activation link again</a></p>}
         </div>
       )}
       <label htmlFor="login-username">Username or e-mail address</label>

@@ -17,7 +17,7 @@ export const PASSWORDS_DIFFER = "The two password fields didn’t match.";
 export const INVALID_EMAIL = "Enter a valid email address.";
 
 /** A failed attempt is throttled for some seconds, or 0 when the credentials were wrong. */
-export type LoginResult = { ok: true; user: AuthUser } | { ok: false; throttledFor: number };
+export type LoginResult = { ok: true; user: AuthUser } | { ok: false; throttledFor: number; notActivated?: boolean };
 
 /**
  * The throttle counters of a login attempt: its name (username, else e-mail), the account that
@@ -41,9 +41,18 @@ export async function attemptLogin(username: string, email: string, password: st
 }
 
 /** The credential check of a login whose throttle was checked; failures count. */
+/** Whether the user signed up and has not activated the account yet (public.md §1). */
+async function awaitsActivation(userId: number): Promise<boolean> {
+  return (await db().prisma.pendingActivation.count({ where: { userId } })) > 0;
+}
+
 export async function verifyLogin(username: string, email: string, password: string, keys: string[]): Promise<LoginResult> {
   const name = username || email || null;
   const result = name ? await checkCredentials(username || null, username ? null : email, password) : null;
+  if (result && !result.ok && result.reason === "inactive" && (await awaitsActivation(result.userId))) {
+    // The right password of an account signed up and not activated yet: the login says so (public.md §1).
+    return { ok: false, throttledFor: 0, notActivated: true };
+  }
   if (!result?.ok) {
     await recordFailure(keys);
     return { ok: false, throttledFor: 0 };

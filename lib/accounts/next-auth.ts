@@ -13,10 +13,18 @@ export const SITE_AUTH_BASE = "/accounts/auth";
 
 /** A thrown message of authorize() becomes the `error` parameter of the login page. */
 export const THROTTLED_PREFIX = "Throttled:";
+/** The error code of a login refused because the account awaits activation (public.md §1). */
+export const NOT_ACTIVATED = "NotActivated";
 
 /** next-auth's session cookie: a __Secure- one when the site is served over HTTPS (its useSecureCookies). */
 export function sessionCookieName(secure: boolean): string {
   return `${secure ? "__Secure-" : ""}next-auth.session-token`;
+}
+
+/** The login page's error code of a refused login (components/accounts/loginMessages.ts). */
+export function loginErrorCode(result: { throttledFor: number; notActivated?: boolean }): string {
+  if (result.throttledFor) return `${THROTTLED_PREFIX}${result.throttledFor}`;
+  return result.notActivated ? NOT_ACTIVATED : "CredentialsSignin";
 }
 
 export function nextAuthOptions(secure: boolean): NextAuthOptions {
@@ -33,7 +41,7 @@ export function nextAuthOptions(secure: boolean): NextAuthOptions {
           const forwarded = req.headers?.["x-forwarded-for"];
           const address = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim() || "unknown";
           const result = await attemptLogin((credentials?.username ?? "").trim(), "", credentials?.password ?? "", address);
-          if (!result.ok) throw new Error(result.throttledFor ? `${THROTTLED_PREFIX}${result.throttledFor}` : "CredentialsSignin");
+          if (!result.ok) throw new Error(loginErrorCode(result));
           return { id: String(result.user.id), name: result.user.username };
         },
       }),

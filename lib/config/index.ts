@@ -80,6 +80,14 @@ export interface Settings {
   telemetryTimeoutSeconds: number;
   /** Telemetry: fetches that run at once in a job runner. */
   telemetryConcurrency: number;
+  /** Self-registration on the site (public.md §1); closed, its pages answer 404. */
+  registrationOpen: boolean;
+  /** Markdown file of the terms a new user accepts; empty: a short default text. */
+  termsFile: string;
+  /** Days an activation link stays valid; unactivated accounts are removed after it. */
+  activationDays: number;
+  /** Registrations a client address may make in an hour. */
+  registrationRate: number;
 }
 
 export class SettingsError extends Error {}
@@ -240,6 +248,10 @@ export function parseSettings(env: Env): Settings {
     outboundAllow: r.outboundAllow("ENHYDRIS_OUTBOUND_ALLOW"),
     telemetryTimeoutSeconds: r.integer("ENHYDRIS_TELEMETRY_TIMEOUT", 60, 1),
     telemetryConcurrency: r.integer("ENHYDRIS_TELEMETRY_CONCURRENCY", 8, 1),
+    registrationOpen: r.boolean("ENHYDRIS_REGISTRATION_OPEN", false),
+    termsFile: r.string("ENHYDRIS_TERMS_FILE", ""),
+    activationDays: r.integer("ENHYDRIS_ACTIVATION_DAYS", 7, 1),
+    registrationRate: r.integer("ENHYDRIS_REGISTRATION_RATE", 10, 1),
   };
 }
 

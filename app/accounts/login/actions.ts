@@ -4,7 +4,7 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { encode } from "next-auth/jwt";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
-import { attemptLogin, sessionCookieName, THROTTLED_PREFIX } from "@/lib/accounts";
+import { attemptLogin, loginErrorCode, sessionCookieName } from "@/lib/accounts";
 import { secretKey } from "@/lib/auth/secret";
 import { createSiteSession, SESSION_MAX_AGE } from "@/lib/auth/session";
 import { settings } from "@/lib/config";
@@ -33,7 +33,7 @@ export async function logInWithoutScript(_prev: LoginState, form: FormData): Pro
   const address = request.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown";
   const result = await attemptLogin(username, "", field("password"), address);
   if (!result.ok) {
-    return { error: loginErrorMessage(result.throttledFor ? `${THROTTLED_PREFIX}${result.throttledFor}` : "CredentialsSignin"), username };
+    return { error: loginErrorMessage(loginErrorCode(result)), username };
   }
   // As the next-auth route decides (app/accounts/auth/[...nextauth]/route.ts): an https site URL,
   // or a request that came over HTTPS (server.mjs's x-enhydris-scheme).

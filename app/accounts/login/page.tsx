@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import LoginForm from "@/components/accounts/LoginForm";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
+import { settings } from "@/lib/config";
 import { currentUser } from "@/lib/site/current-user";
 import { safeNextPath } from "@/lib/site/paths";
 
@@ -45,6 +46,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Search
         <LoginForm next={next} initialError={loginErrorMessage(one(sp.error) || null)} />
         <p className="form-footer">
           <Link href="/accounts/password/reset/">Forgot your password?</Link>
+          {settings().registrationOpen && <> · <Link href="/accounts/register/">Register</Link></>}
         </p>
       </div>
     </div>

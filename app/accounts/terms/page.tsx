@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { marked } from "marked";
+import { termsMarkdown } from "@/lib/accounts";
+import { settings } from "@/lib/config";
+
+export const metadata: Metadata = { title: "Terms of use" };
+export const dynamic = "force-dynamic";
+
+/** `{site}/accounts/terms/` (public.md §1): ENHYDRIS_TERMS_FILE's Markdown, set by the administrator (trusted). */
+export default async function TermsPage() {
+  if (!settings().registrationOpen) notFound();
+  const html = await marked.parse(termsMarkdown());
+  return (
+    <div className="narrow">
+      <div className="card terms" dangerouslySetInnerHTML={{ __html: html }} />
+    </div>
+  );
+}
