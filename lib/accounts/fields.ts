@@ -1,6 +1,8 @@
 import type { RequestInput } from "@/lib/http/body";
 import { INVALID_EMAIL, isValidEmail } from "@/lib/accounts/accounts";
-import { boolean, text, validatedFields, type WriteMode } from "@/lib/http/fields";
+import { z } from "zod";
+import { pythonTypeName } from "@/lib/http/body";
+import { boolean, MSG, text, validatedFields, type Field, type WriteMode } from "@/lib/http/fields";
 import { sent } from "@/lib/http/handlers";
 import type { ErrorCollector } from "@/lib/domain/errors";
 import { usernameProblem, type ProfileData, type UserAdminData } from "@/lib/accounts/users";
@@ -61,4 +63,32 @@ export async function readResetEmail(input: RequestInput): Promise<string> {
     if (v.email !== undefined && !isValidEmail(v.email)) errors.add("email", INVALID_EMAIL);
   });
   return email!;
+}
+
+/**
+ * A list of e-mail addresses (a synoptic group's, a telemetry's): each checked and trimmed,
+ * repeated ones (in any case) kept once. At most `max`: a longer list is refused whole, before
+ * any address is looked at (each is written to, and the list's cost must not grow with what is
+ * sent). A form key sent once with an empty value means the empty list (as for references).
+ */
+export function emailListField(options: { name: string; max: number; tooMany: string; invalid: string }): Field<string[]> {
+  return {
+    required: false,
+    default: () => [],
+    list: true,
+    parse(raw) {
+      if (!Array.isArray(raw)) return { ok: false, errors: [MSG.notAList(pythonTypeName(raw))] };
+      if (raw.length > options.max) return { ok: false, errors: [options.tooMany] };
+      const items = raw.length === 1 && raw[0] === "" ? [] : raw;
+      const out: string[] = [];
+      const errors: string[] = [];
+      items.forEach((item, i) => {
+        const address = typeof item === "string" ? item.trim() : null;
+        if (address === null || !isValidEmail(address)) errors.push(`${options.name}[${i}]: ${options.invalid}`);
+        else if (!out.some((a) => a.toLowerCase() === address.toLowerCase())) out.push(address);
+      });
+      return errors.length ? { ok: false, errors } : { ok: true, value: out };
+    },
+    schema: z.array(z.email()).max(options.max),
+  };
 }

@@ -8,6 +8,7 @@ import type { ChunkedWriteOptions, CorrectResult, RecordBatch, RecordChunk, Reco
 export type * from "@/lib/records/types";
 export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
 export { decodeRecords, encodeRecords } from "@/lib/records/codec";
+export { concatBatches } from "@/lib/records/batches";
 
 /**
  * A store that counts the records written and read, for the metrics, notes writes (read

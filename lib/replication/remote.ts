@@ -9,7 +9,7 @@ import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream"
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import { settings } from "@/lib/config";
 import { openOutbound, OutboundError, type OutboundAllowList } from "@/lib/outbound";
-import type { RecordBatch } from "@/lib/records/types";
+import { concatBatches, type RecordBatch } from "@/lib/records";
 
 /** A failure at the source, with the message a run reports. */
 export class SourceError extends Error {}
@@ -310,7 +310,7 @@ export class Remote {
       n += chunk.timestamps.length;
       onRecords?.(n);
     }
-    return concatBatches(all, n);
+    return concatBatches(all);
   }
 
   /**
@@ -406,21 +406,6 @@ export class Remote {
   }
 }
 
-/** One batch of the records of consecutive batches. */
-function concatBatches(batches: RecordBatch[], n: number): RecordBatch {
-  if (batches.length === 1) return batches[0];
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  const flags: string[] = [];
-  let at = 0;
-  for (const b of batches) {
-    timestamps.set(b.timestamps, at);
-    values.set(b.values, at);
-    for (const f of b.flags) flags.push(f);
-    at += b.timestamps.length;
-  }
-  return { timestamps, values, flags };
-}
 
 export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { isValidEmail } from "@/lib/accounts";
-import { pythonTypeName, type RequestInput } from "@/lib/http/body";
+import { emailListField } from "@/lib/accounts";
+import type { RequestInput } from "@/lib/http/body";
 import {
-  boolean, choice, integer, MSG, number, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode,
+  boolean, choice, integer, number, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode,
 } from "@/lib/http/fields";
 import { listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { DISPLAY_TIMEZONES } from "@/lib/stations";
@@ -99,40 +99,12 @@ function slugField(): Field<string> {
   };
 }
 
-/**
- * Addresses, each checked and trimmed; repeated ones (in any case) kept once. At most
- * MAX_WARNING_EMAILS: each warning is one e-mail to all of them, so the list is refused as a
- * whole (before any address is looked at) when it is longer.
- */
-function emailsField(): Field<string[]> {
-  return {
-    required: false,
-    default: () => [],
-    list: true,
-    parse(raw) {
-      if (!Array.isArray(raw)) return fail(MSG.notAList(pythonTypeName(raw)));
-      if (raw.length > MAX_WARNING_EMAILS) return fail(SYNOPTIC_RULES.tooManyEmails);
-      // A form key sent once with an empty value means the empty list (as for references).
-      const items = raw.length === 1 && raw[0] === "" ? [] : raw;
-      const out: string[] = [];
-      const errors: string[] = [];
-      items.forEach((item, i) => {
-        const address = typeof item === "string" ? item.trim() : null;
-        if (address === null || !isValidEmail(address)) errors.push(`early_warning_emails[${i}]: ${SYNOPTIC_RULES.email}`);
-        else if (!out.some((a) => a.toLowerCase() === address.toLowerCase())) out.push(address);
-      });
-      return errors.length ? fail(...errors) : ok(out);
-    },
-    schema: z.array(z.email()).max(MAX_WARNING_EMAILS),
-  };
-}
-
 export const synopticGroupFields = () => ({
   name: text({ required: true, blank: false, max: 50 }),
   slug: slugField(),
   display_timezone: choice(DISPLAY_TIMEZONES, { default: "Etc/GMT" }),
   fresh_time_limit: integer({ required: true, min: 1 }),
-  early_warning_emails: emailsField(),
+  early_warning_emails: emailListField({ name: "early_warning_emails", max: MAX_WARNING_EMAILS, tooMany: SYNOPTIC_RULES.tooManyEmails, invalid: SYNOPTIC_RULES.email }),
   stations: stationsField(),
 });
 

@@ -18,7 +18,7 @@ import { typeCode } from "@/lib/domain/timeseries-types";
 import { resolveTimeZone, type TimeZone } from "@/lib/formats/timezone";
 import { changeStatements } from "@/lib/jobs/registry";
 import { logError } from "@/lib/observability/log";
-import { records, type RecordBatch } from "@/lib/records";
+import { concatBatches, records, type RecordBatch } from "@/lib/records";
 import { insertSeries } from "@/lib/series";
 import { contentsText } from "@/lib/stations";
 import { driverConfig } from "@/lib/telemetry/config";
@@ -87,22 +87,6 @@ export async function initialSeries(groupId: number): Promise<number> {
   return id;
 }
 
-/** Records of consecutive batches (each later than the one before) as one. */
-function concat(batches: RecordBatch[]): RecordBatch {
-  if (batches.length === 1) return batches[0];
-  const n = batches.reduce((sum, b) => sum + b.timestamps.length, 0);
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  const flags: string[] = [];
-  let at = 0;
-  for (const b of batches) {
-    timestamps.set(b.timestamps, at);
-    values.set(b.values, at);
-    for (const f of b.flags) flags.push(f);
-    at += b.timestamps.length;
-  }
-  return { timestamps, values, flags };
-}
 
 /** The records after `last` (and after its minute), as readingsToRecords keeps them. */
 function after(batch: RecordBatch, last: number | null): RecordBatch {
@@ -133,7 +117,7 @@ async function newRecords(session: TelemetrySession, sensorId: string, zone: Tim
     cursor = converted.timestamps[n - 1];
     if (total >= MAX_RECORDS || cursor >= nowSeconds - CAUGHT_UP_SECONDS) break;
   }
-  return batches.length ? concat(batches) : { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] };
+  return batches.length ? concatBatches(batches) : { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] };
 }
 
 interface SensorContext {

@@ -5,7 +5,7 @@
  * The rules across fields and those that need the station are in config.ts and the service.
  */
 import { z } from "zod";
-import { isValidEmail } from "@/lib/accounts";
+import { emailListField } from "@/lib/accounts";
 import { IANA_ZONE_NAMES } from "@/lib/formats/tz-names";
 import { pythonTypeName, type RequestInput } from "@/lib/http/body";
 import { boolean, choice, integer, MSG, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode } from "@/lib/http/fields";
@@ -56,30 +56,6 @@ function additionalConfigField(): Field<Record<string, unknown>> {
   };
 }
 
-/** Addresses, each checked and trimmed; repeated ones (in any case) kept once. */
-function emailsField(): Field<string[]> {
-  return {
-    required: false,
-    default: () => [],
-    list: true,
-    parse(raw) {
-      if (!Array.isArray(raw)) return fail(MSG.notAList(pythonTypeName(raw)));
-      // A form key sent once with an empty value means the empty list (as for references).
-      const items = raw.length === 1 && raw[0] === "" ? [] : raw;
-      const out: string[] = [];
-      const errors: string[] = [];
-      items.forEach((item, i) => {
-        const address = typeof item === "string" ? item.trim() : null;
-        if (address === null || !isValidEmail(address)) errors.push(`alert_emails[${i}]: ${TELEMETRY_RULES.email}`);
-        else if (!out.some((a) => a.toLowerCase() === address.toLowerCase())) out.push(address);
-      });
-      if (out.length > MAX_ALERT_EMAILS) errors.push(TELEMETRY_RULES.tooManyEmails);
-      return errors.length ? fail(...errors) : ok(out);
-    },
-    schema: z.array(z.email()).max(MAX_ALERT_EMAILS),
-  };
-}
-
 const sensorSpec = sharedSpec(() => ({
   sensor_id: text({ required: true, blank: false, max: 200 }),
   timeseries_group: { required: true, parse: parsePk, schema: z.int() } as Field<number>,
@@ -105,7 +81,7 @@ export const telemetryFields = () => ({
   verify_tls: boolean({ default: true }),
   stale_after_minutes: integer({ nullable: true, min: 10, max: 525_600, default: null }),
   stuck_after_values: integer({ nullable: true, min: 3, max: 1000, default: null }),
-  alert_emails: emailsField(),
+  alert_emails: emailListField({ name: "alert_emails", max: MAX_ALERT_EMAILS, tooMany: TELEMETRY_RULES.tooManyEmails, invalid: TELEMETRY_RULES.email }),
   sensors: sensorsField(),
 });
 
