@@ -9,7 +9,8 @@
 //                     processing, replication, synoptic, scale); the stations and the uploads are always
 //                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts);
 //                     scale (PostgreSQL only) adds 10,000,000 records over 1,000 series after the
-//                     reads and measures them again
+//                     reads and measures them again; telemetry (scripts/bench-telemetry.ts)
+//                     runs on databases of its own too
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,13 +19,14 @@ import { closeDb, db } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
+import { telemetryBench } from "./bench-telemetry";
 import { CHART_MARKS, CHROMIUM_ARGS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 import { recordsBody } from "./upload-body";
 import { correctionsBench } from "./bench-corrections";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale", "corrections"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale", "corrections", "telemetry"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -615,6 +617,23 @@ async function replicationRows(label: string, dir: string, database: (name: stri
   ];
 }
 
+/** Telemetry (telemetry.md §6): the same targets on both databases. */
+async function telemetryRows(label: string, dir: string, database: (name: string) => Promise<string>): Promise<Row[]> {
+  console.error(`[${label}] telemetry…`);
+  const t = await telemetryBench(dir, database);
+  const row = (workload: string, result: string, target: string, ok: boolean | null): Row => ({ workload, result, target, ok });
+  return [
+    row("telemetry: a year of 10-minute readings (52,560) from a loopback vendor (http_csv), fetched and stored", `${(t.year.ms / 1000).toFixed(2)} s (${t.year.records.toLocaleString("en-US")} records)`,
+      "≤ 2 s", t.year.ms <= 2000 && t.year.records === 52_560),
+    row("telemetry: 1,000 telemetries due in one minute, the vendor answering in 50 ms: all fetched", `${t.storm.seconds.toFixed(1)} s (${t.storm.fetched} fetched, ${t.storm.failed} failed)`,
+      "≤ 60 s", t.storm.seconds <= 60 && t.storm.fetched === 1000),
+    row("telemetry: the API's p99 meanwhile (GET stations/{id}/, two clients)", `${t.storm.busyP99.toFixed(1)} ms (idle ${t.storm.idleP99.toFixed(1)} ms; p50 ${t.storm.busyP50.toFixed(1)} vs ${t.storm.idleP50.toFixed(1)} ms)`,
+      "≤ 2× idle", t.storm.busyP99 <= 2 * t.storm.idleP99),
+    row("telemetry: the scheduler's tick with 10,000 telemetries configured (median of an hour's ticks)", `${t.tick.median.toFixed(1)} ms (worst ${t.tick.max.toFixed(1)} ms; ${t.tick.queued} queued per tick)`,
+      "≤ 50 ms", t.tick.median <= 50),
+  ];
+}
+
 /** New PostgreSQL databases on the server of `given`, dropped by `drop()`. */
 function scratchPostgres(given: string) {
   const names: string[] = [];
@@ -649,10 +668,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "enhydris-bench-"));
   const results: [string, Row[]][] = [];
   try {
-    const onlyReplication = ONLY.length > 0 && ONLY.every((name) => name === "replication");
+    // Replication and telemetry make databases of their own: alone, they need none of the others'.
+    const onlyReplication = ONLY.length > 0 && ONLY.every((name) => name === "replication" || name === "telemetry");
     results.push(["SQLite", [
       ...(onlyReplication ? [] : await run("SQLite", `file:${join(dir, "bench.db")}`, dir)),
       ...(wanted("replication") ? await replicationRows("SQLite", dir, async (name) => `file:${join(dir, `replication-${name}.db`)}`) : []),
+      ...(wanted("telemetry") ? await telemetryRows("SQLite", dir, async (name) => `file:${join(dir, `telemetry-${name}.db`)}`) : []),
     ]]);
     if (isPostgresUrl(given)) {
       const rows = onlyReplication ? [] : await withScratchPostgres(given, "enhydris_bench", (url) => run("PostgreSQL", url, dir));
@@ -660,6 +681,14 @@ async function main(): Promise<void> {
         const scratch = scratchPostgres(given);
         try {
           rows.push(...await replicationRows("PostgreSQL", dir, scratch.create));
+        } finally {
+          await scratch.drop();
+        }
+      }
+      if (wanted("telemetry")) {
+        const scratch = scratchPostgres(given);
+        try {
+          rows.push(...await telemetryRows("PostgreSQL", dir, scratch.create));
         } finally {
           await scratch.drop();
         }
