@@ -1,5 +1,6 @@
 "use client";
 
+import { groupTitle } from "@/lib/site/names";
 import "./synoptic.css";
 import { startTransition, useActionState, useState, type FormEvent, type ReactNode } from "react";
 import FieldErrors from "@/components/accounts/FieldErrors";
@@ -102,7 +103,7 @@ function stationMessages(messages: string[] = []) {
   return { general, byStation, bySeries };
 }
 
-const groupLabel = (g: GroupChoice) => `${g.name || g.variable}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
+const groupLabel = (g: GroupChoice) => `${groupTitle(g)}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
 
 const EMPTY: SynopticFormState = { errors: {} };
 
@@ -226,7 +227,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                         <div key={key}>
                           <label htmlFor={`${id}-${key}`}>{label}</label>
                           <input id={`${id}-${key}`} value={s[key]} inputMode={kind === "num" ? "decimal" : undefined} maxLength={kind === "text" ? 50 : undefined}
-                            placeholder={key === "title" ? g.name || g.variable : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
+                            placeholder={key === "title" ? groupTitle(g) : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
                         </div>
                       ))}
                       <div className="wide">

@@ -1,3 +1,4 @@
+import { groupTitle } from "@/lib/site/names";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, type Prisma, type Tx } from "@/lib/db";
 import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
@@ -214,7 +215,7 @@ async function referrers(tx: Tx, name: LookupName, id: number): Promise<Referrer
       where, select: { id: true, name: true, station: { select: { id: true, name: true } }, variable: { select: { descr: true } } },
       orderBy: [{ station: { name: "asc" } }, { name: "asc" }, { id: "asc" }], take,
     });
-    return { count, names: rows.map((g) => `${stationName(g.station)} · ${g.name || g.variable.descr || `group ${g.id}`}`), one: "time series group", many: "time series groups" };
+    return { count, names: rows.map((g) => `${stationName(g.station)} · ${groupTitle({ id: g.id, name: g.name, variable: g.variable.descr })}`), one: "time series group", many: "time series groups" };
   };
   switch (name) {
     case "stationtypes": return stations({ stypes: { some: { stationTypeId: id } } });

@@ -37,7 +37,7 @@ async function load(params: Params) {
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const data = await load(params);
   if (!data) return { title: "Page not found" };
-  return { title: `${data.group.name || data.group.variable} · ${data.station.name}` };
+  return { title: `${groupTitle(data.group)} · ${data.station.name}` };
 }
 
 /**
