@@ -93,7 +93,7 @@ export interface RefusalText {
 /** The 403 or 404 page's words for a path. */
 export async function refusalText(status: RefusalStatus, path: string): Promise<RefusalText> {
   return status === 403
-    ? { title: FORBIDDEN_TITLE, heading: "You may not use this page", message: await forbiddenMessage(path) }
+    ? { title: FORBIDDEN_TITLE, heading: "You do not have permission to see this page", message: await forbiddenMessage(path) }
     : { title: NOT_FOUND_TITLE, heading: "Page not found", message: await notFoundMessage(path) };
 }
 

@@ -98,7 +98,7 @@ test("403 and 404 pages are the styled pages at once, JavaScript on or off, and 
       expect(html).not.toContain("__next_error__");
       expect(html).toContain('<style id="site-stylesheet">');
       expect(html).toContain(refusal);
-      await expect(tab.getByRole("heading", { level: 1 })).toHaveText("You may not use this page");
+      await expect(tab.getByRole("heading", { level: 1 })).toHaveText("You do not have permission to see this page");
       await expect(tab.locator("main")).toContainText(refusal);
       await expect(tab.getByRole("navigation", { name: "Account" })).toContainText(viewport.width > 480 ? username : "Log out");
       expect(await tab.locator(".site-header").evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(BRAND);
