@@ -312,7 +312,8 @@ describe("security headers", () => {
       const nonce = /'nonce-([^']+)'/.exec(script)![1];
       nonces.add(nonce);
       const tags = r.text.match(/<script\b[^>]*>/g) ?? [];
-      expect(tags.length, path).toBeGreaterThan(0);
+      // The 404 page is drawn whole on the server (lib/server/error-shells.ts): it needs no script.
+      if (r.status !== 404) expect(tags.length, path).toBeGreaterThan(0);
       for (const tag of tags) expect(tag, path).toContain(`nonce="${nonce}"`);
     }
     expect(nonces.size).toBe(4);

@@ -41,7 +41,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => trickle.listen(0, "127.0.0.1", resolve));
   trickleUrl = `http://127.0.0.1:${(trickle.address() as { port: number }).port}`;
-  server = await startServer({ env: { ENHYDRIS_JOB_TIMEOUT: String(TIMEOUT_SECONDS), ENHYDRIS_REPLICATION_TIMEOUT: "3600" } });
+  // The trickling source listens on 127.0.0.1, which outbound requests reach only when allowed.
+  server = await startServer({ env: { ENHYDRIS_JOB_TIMEOUT: String(TIMEOUT_SECONDS), ENHYDRIS_REPLICATION_TIMEOUT: "3600", ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
 }, 180_000);
 
 afterAll(async () => {

@@ -27,7 +27,8 @@ beforeAll(async () => {
   const station = await f.station({ name: "Private gauge" });
   const series = await f.series(await f.group(station), { type: "Initial", timeStep: "10min", publiclyAvailable: false });
   await f.addRecords(series, [["2024-01-01T00:00:00Z", 1.5], ["2024-01-01T00:10:00Z", 1.75]]);
-  B = await startServer();
+  // B replicates from A, on 127.0.0.1: outbound requests reach it only when allowed.
+  B = await startServer({ env: { ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   bAdmin = await f.user({ superuser: true });
 }, 180_000);
 afterAll(async () => {
@@ -115,7 +116,7 @@ describe(`replication credentials at rest (${DIALECT})`, () => {
 
   it("with another ENHYDRIS_SECRET_KEY the run fails saying so; nothing leaks, the server goes on", async () => {
     // A database whose source was saved under the suite's key, served with another key.
-    const other = await startServer({ env: { ENHYDRIS_SECRET_KEY: "a-different-secret-key" } });
+    const other = await startServer({ env: { ENHYDRIS_SECRET_KEY: "a-different-secret-key", ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
     try {
       const admin = await f.user({ superuser: true });
       const sealed = seal(SOURCE_SECRET_LABELS.password, aAdmin.password, TEST_SECRET_KEY);
