@@ -48,7 +48,7 @@ async function forbiddenMessage(path: string): Promise<string> {
     const name = station ? quoted(station.name) : "this station";
     if (sub === "detach") return `You may not detach the station ${name}: only administrators can.`;
     if (station?.replicated) {
-      return `You may not change the station ${name}: it is a copy of a station of another instance (replication), read-only here until an administrator detaches it.`;
+      return `You may not change the station ${name}: it is a copy of a station of another instance (replication) and is read-only here until an administrator detaches it.`;
     }
     return `You may not edit the station ${name}: only its maintainers, the user who created it and the administrators can.`;
   }
