@@ -81,8 +81,8 @@ export default defineConfig({
   projects: [
     // The specs that add stations, synoptic groups and replicated copies to the demo site (the
     // accessibility scan adds one of each page kind) run after the others, which count the demo site's stations.
-    { name: "chromium", use: { browserName: "chromium" }, testIgnore: /(manage|synoptic|replication|telemetry|a11y)\.spec\.ts$/ },
-    { name: "chromium-writers", use: { browserName: "chromium" }, testMatch: /(manage|synoptic|replication|telemetry|a11y)\.spec\.ts$/, dependencies: ["chromium"] },
+    { name: "chromium", use: { browserName: "chromium" }, testIgnore: /(manage|synoptic|replication|telemetry|corrections|a11y)\.spec\.ts$/ },
+    { name: "chromium-writers", use: { browserName: "chromium" }, testMatch: /(manage|synoptic|replication|telemetry|corrections|a11y)\.spec\.ts$/, dependencies: ["chromium"] },
   ],
   webServer: [
     // The demo site: the server migrates the database and loads the demo data at start-up.
