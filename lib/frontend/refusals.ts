@@ -1,7 +1,6 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
 import { bridge } from "@/lib/runtime/bridge";
-import { findSynopticGroup } from "@/lib/synoptic";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { siteUserFromCookies } from "@/lib/site/current-user";
 import { escapeHtml } from "@/lib/site/html";
@@ -44,18 +43,16 @@ async function forbiddenMessage(path: string): Promise<string> {
     return "You may not add stations: an administrator can give your account the right to add them.";
   }
   if (area === "stations") {
+    // The page names nothing of what the user may not see (management.md §1): not even its name.
     const station = await pathStation(idText);
-    const name = station ? quoted(station.name) : "this station";
-    if (sub === "detach") return `You may not detach the station ${name}: only administrators can.`;
+    if (sub === "detach") return "You may not detach this station: only administrators can.";
     if (station?.replicated) {
-      return `You may not change the station ${name}: it is a copy of a station of another instance (replication) and is read-only here until an administrator detaches it.`;
+      return "You may not change this station: it is a copy of a station of another instance (replication) and is read-only here until an administrator detaches it.";
     }
-    return `You may not edit the station ${name}: only its maintainers, the user who created it and the administrators can.`;
+    return "You may not edit this station: only its maintainers, the user who created it and the administrators can.";
   }
   if (area === "synoptic") {
-    const id = pathId(idText ?? "");
-    const group = id ? await findSynopticGroup(id) : null;
-    return `You may not edit the synoptic group ${group ? quoted(group.name) : "of this page"}: only the user who created it and the administrators can.`;
+    return "You may not edit this synoptic group: only the user who created it and the administrators can.";
   }
   if (area === "lookups") return "You may not manage the lookups (station types, variables, units and the like): only administrators can.";
   if (area === "users") return "You may not manage the users: only administrators can.";

@@ -84,7 +84,7 @@ test("403 and 404 pages are the styled pages at once, JavaScript on or off, and 
   createUser(username, PASSWORD);
   const { sid } = await kombotiTemperature(page.request);
   const forbiddenPath = `/manage/stations/${sid}/`;
-  const refusal = "You may not edit the station “Komboti”: only its maintainers, the user who created it and the administrators can.";
+  const refusal = "You may not edit this station: only its maintainers, the user who created it and the administrators can.";
   const session = await sessionOf(page, username);
 
   for (const javaScriptEnabled of [false, true]) {
