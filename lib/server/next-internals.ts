@@ -90,6 +90,12 @@ const ASYNC_SCRIPT = /<script src="(\/_next\/static\/[^"<>]+\.js)"(?: async="" n
  * The head with its async Next scripts started by a loader; unchanged when it has none or when
  * they do not all carry the same nonce.
  */
+/** An async Next script of the body, queued for the head's loader instead (its nonce kept). */
+export function deferBodyScripts(html: string): string {
+  return html.replace(ASYNC_SCRIPT, (_tag, src: string, nonceA: string | undefined, nonceB: string | undefined) =>
+    `<script nonce="${nonceA ?? nonceB}">(window.__enhydrisLate=window.__enhydrisLate||[]).push(${JSON.stringify(src)})</script>`);
+}
+
 export function deferHeadScripts(head: string): string {
   const sources: string[] = [];
   const nonces = new Set<string>();
@@ -102,7 +108,10 @@ export function deferHeadScripts(head: string): string {
   });
   if (sources.length === 0 || nonces.size !== 1) return head;
   const [nonce] = nonces;
-  const loader = `<script nonce="${nonce}">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}`
+  // Scripts Next writes later in the body (deferBodyScripts) wait in window.__enhydrisLate, and
+  // start with the head's; once those have started, a late one starts at once.
+  const loader = `<script nonce="${nonce}">(function(s){var d=0;function load(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)}`
+    + `function go(){if(d)return;d=1;s.forEach(load);(window.__enhydrisLate||[]).forEach(load);window.__enhydrisLate={push:load}}`
     + `function painted(){var P=window.PerformanceObserver;if(!P||(P.supportedEntryTypes||[]).indexOf("paint")<0)return 0;`
     + `new P(function(l,o){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}}).observe({type:"paint",buffered:true});return 1}`
     + `function later(){if(document.visibilityState==="hidden")return go();document.addEventListener("visibilitychange",go);setTimeout(go,2000);`
@@ -118,11 +127,20 @@ type Chunk = string | Uint8Array;
  * Rewrites the head of an HTML response written to `res` (a chunked one: a response with a
  * Content-Length is left alone) with deferHeadScripts; the rest passes through unchanged.
  */
+/** A chunk of the body with its async Next scripts queued (a tag split between chunks is left as it is). */
+function bodyScriptsDeferred(chunk: Chunk, encoding: unknown): Buffer {
+  const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  if (!text.includes("<script src=")) return typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk);
+  return Buffer.from(deferBodyScripts(text), "utf8");
+}
+
 export function deferPageScripts(res: ServerResponse): void {
   const write = res.write as (...args: unknown[]) => boolean;
   const end = res.end as (...args: unknown[]) => ServerResponse;
   /** null: not decided yet; true: collecting the head; false: passing through. */
   let collecting: boolean | null = null;
+  /** The head's scripts were deferred: the body's are queued for its loader. */
+  let deferred = false;
   let parts: Buffer[] = [];
   let size = 0;
   const htmlStream = () => {
@@ -140,10 +158,15 @@ export function deferPageScripts(res: ServerResponse): void {
     collecting = false;
     parts = [];
     if (at < 0) return all;
-    return Buffer.concat([Buffer.from(deferHeadScripts(all.subarray(0, at).toString("utf8")), "utf8"), all.subarray(at)]);
+    const head = all.subarray(0, at).toString("utf8");
+    const rewritten = deferHeadScripts(head);
+    deferred = rewritten !== head;
+    const rest = all.subarray(at);
+    return Buffer.concat([Buffer.from(rewritten, "utf8"), deferred ? bodyScriptsDeferred(rest, "utf8") : rest]);
   };
   res.write = function (this: ServerResponse, chunk: Chunk, encoding?: unknown, callback?: unknown) {
     if (collecting === null && chunk !== undefined && chunk !== null) collecting = htmlStream();
+    if (collecting === false && deferred && chunk !== undefined && chunk !== null) return write.call(this, bodyScriptsDeferred(chunk, encoding), encoding, callback);
     if (collecting !== true) return write.call(this, chunk, encoding, callback);
     const cb = (typeof encoding === "function" ? encoding : callback) as WriteCallback | undefined;
     const bytes = take(chunk, encoding, false);
@@ -157,6 +180,10 @@ export function deferPageScripts(res: ServerResponse): void {
     const cb = (typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback) as WriteCallback | undefined;
     const data = typeof chunk === "function" ? undefined : (chunk as Chunk | undefined | null);
     if (collecting === null && data !== undefined && data !== null) collecting = htmlStream();
+    if (collecting === false && deferred && data !== undefined && data !== null) {
+      const bytes = bodyScriptsDeferred(data, encoding);
+      return cb ? end.call(this, bytes, cb) : end.call(this, bytes);
+    }
     if (collecting !== true) return end.call(this, chunk, encoding, callback);
     const bytes = take(data ?? Buffer.alloc(0), typeof encoding === "string" ? encoding : "utf8", true);
     return cb ? end.call(this, bytes, cb) : end.call(this, bytes);
