@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { request, type IncomingMessage } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
@@ -148,7 +148,8 @@ function midwayFailures(label: string, start: () => Promise<TestServer>) {
       } finally {
         await renameTable("timeseries_away", "timeseries");
       }
-      expect(server.output()).toMatch(/station export failed.*timeseries/);
+      // The server's log is read through a pipe: the line may come a moment after the connection ends.
+      await vi.waitFor(() => expect(server.output()).toMatch(/station export failed.*timeseries/), { timeout: 15_000 });
       const again = await fetch(`${server.url}/api/stations/csv/`);
       expect(again.status).toBe(200);
       expect((await again.arrayBuffer()).byteLength).toBe(size);
