@@ -10,6 +10,8 @@ import { db } from "@/lib/db";
 import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob } from "@/lib/jobs/queue";
 import { api } from "@/tests/support/http";
+import { fieldMessages, siteForms } from "@/tests/support/site-forms";
+import { siteLogin } from "@/tests/support/site-session";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { startSmtp, type Received, type SmtpListener } from "@/tests/support/smtp";
@@ -314,5 +316,68 @@ describe("permissions and refusals", () => {
     const toAdmin = await mailTo("admin@example.org", "Access request for station", before);
     expect(toAdmin.subject).toBe('Access request for station "Nobody\'s"');
     expect(toAdmin.text).toContain("Anyone?");
+  });
+});
+
+describe("the pages (public.md §2)", () => {
+  const login = async (who: f.TestUser) => (await siteLogin(server.url, who.username, who.password)).jar.header();
+
+  it("a logged-in user asks on the station page; an editor approves on /manage/; the data reads", async () => {
+    const site = siteForms(server.url);
+    const requester = await f.user({ email: "site-reader@example.org" });
+    const station = `/stations/${sid}/`;
+    expect((await site.page(station, "")).text).not.toContain("Request access");
+    const cookie = await login(requester);
+    const group = await site.page(`/stations/${sid}/timeseriesgroups/${gid}/`, cookie);
+    expect(group.text).toContain(`href="/stations/${sid}/#access"`);
+
+    const before = smtp.messages.length;
+    const asked = await site.submit(await site.form(station, cookie, "Request access"), { message: "Asked on the site." }, cookie);
+    expect([asked.status, asked.headers.get("location")]).toEqual([303, `${station}#access`]);
+    const stored = await db().prisma.accessRequest.findFirstOrThrow({ where: { userId: requester.id, stationId: sid } });
+    expect([stored.status, stored.message]).toEqual(["pending", "Asked on the site."]);
+    expect((await mailTo("maintainer@example.org", "Access request for station", before)).text).toContain("Asked on the site.");
+    const waiting = (await site.page(station, cookie)).text;
+    expect(waiting).toContain("is waiting for its maintainers");
+    expect(waiting).not.toContain('aria-label="Request access"');
+
+    // The maintainer's /manage/ lists it; a date in the past is refused with the API's message, next to the field.
+    const editor = await login(maintainer);
+    const manage = (await site.page("/manage/", editor)).text;
+    expect(manage).toContain("Access requests waiting for you");
+    expect(manage).toContain("Asked on the site.");
+    const label = `Approve the request of ${requester.username}`;
+    const refused = await site.submit(await site.form("/manage/", editor, label), { valid_until: "2000-01-01" }, editor);
+    expect(refused.status).toBe(200);
+    expect(fieldMessages(refused.text)).toContain(NOT_AFTER_TODAY);
+    const until = dateIn(20);
+    const approved = await site.submit(await site.form("/manage/", editor, label), { valid_until: until }, editor);
+    expect([approved.status, approved.headers.get("location")]).toEqual([303, "/manage/?done=access-approved#access-requests"]);
+    expect((await db().prisma.accessRequest.findUniqueOrThrow({ where: { id: stored.id } })).status).toBe("approved");
+    expect((await http.get(dataPath(), { token: requester.token })).text).toBe(RECORDS);
+    expect((await site.page(station, cookie)).text).not.toContain('id="access"');
+    expect((await site.page("/manage/", editor)).text).not.toContain(label);
+
+    // Nobody else's /manage/ shows requests of stations they do not edit.
+    const other = await f.user();
+    await http.post(base(), { token: other.token, json: { message: "Visible to editors only" } });
+    expect((await site.page("/manage/", await login(stranger))).text).not.toContain("Visible to editors only");
+    expect((await site.page("/manage/", editor)).text).toContain("Visible to editors only");
+  });
+
+  it("an editor denies on /manage/ with a reason (required)", async () => {
+    const site = siteForms(server.url);
+    const requester = await f.user({ email: "site-denied@example.org" });
+    const rid = (await http.post(base(), { token: requester.token, json: { message: "Deny me" } })).json.id;
+    const editor = await login(creator);
+    const label = `Deny the request of ${requester.username}`;
+    const blank = await site.submit(await site.form("/manage/", editor, label), { reason: "" }, editor);
+    expect(blank.status).toBe(200);
+    expect(fieldMessages(blank.text)).toContain("This field may not be blank.");
+    const before = smtp.messages.length;
+    const denied = await site.submit(await site.form("/manage/", editor, label), { reason: "Not for students." }, editor);
+    expect([denied.status, denied.headers.get("location")]).toEqual([303, "/manage/?done=access-denied#access-requests"]);
+    expect((await http.get(`${base()}${rid}/`, { token: requester.token })).json).toMatchObject({ status: "denied", reason: "Not for students.", decided_by: creator.id });
+    expect((await mailTo("site-denied@example.org", "Your access request", before)).text).toContain("Not for students.");
   });
 });
