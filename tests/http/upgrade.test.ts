@@ -429,7 +429,8 @@ describe("replication from the upgraded instance", () => {
   }
 
   it("a new instance copies the old stations, groups, series and every record (with a superuser's old token)", async () => {
-    const target = await startServer();
+    // The source runs on loopback, which outbound requests may reach only when allowed.
+    const target = await startServer({ env: { ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
     try {
       const targetAdmin = await user({ superuser: true });
       const t = api(target.url);
