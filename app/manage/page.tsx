@@ -1,6 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { approveAccess, denyAccess } from "@/app/manage/access-actions";
+import ManagedForm, { TextArea, TextField } from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
+import { MAX_TEXT, pendingForEditor } from "@/lib/access";
+import { formToken } from "@/lib/site/form-token";
 import { ZonedTime } from "@/components/site/ZonedTime";
 import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
 import { recentActivity } from "@/lib/activity";
@@ -17,6 +21,7 @@ type Search = Promise<Record<string, string | string[] | undefined>>;
 
 const PAGE_SIZE = 20;
 const FAILED_SHOWN = 20;
+const ACCESS_SHOWN = 50;
 
 /**
  * `{site}/manage/` (management.md §2): the stations the user may edit (searched with the syntax
@@ -28,10 +33,11 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
   const q = typeof params.q === "string" ? params.q : "";
   const page = pageNumber(params.page);
   const user = await manageUser(`/manage/${q || page > 1 ? `?${new URLSearchParams({ q, page: String(page) })}` : ""}`);
-  const [activity, failed, feeds, found] = await Promise.all([
+  const [activity, failed, feeds, access, found] = await Promise.all([
     recentActivity(user, 15),
     failedProcesses(user, FAILED_SHOWN),
     feedProblems(user, FAILED_SHOWN),
+    pendingForEditor(user, ACCESS_SHOWN),
     editableStations(user, q, (page - 1) * PAGE_SIZE, PAGE_SIZE).then((r) => ({ ...r, problem: null }), (e) => ({ count: 0, stations: [] as EditableStation[], problem: queryProblem(e) })),
   ]);
   const { problem, ...result } = found;
@@ -94,6 +100,31 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
           <p className="muted small">{countText(result.count, "station", "stations")}</p>
           <Pager page={page} pages={Math.ceil(result.count / PAGE_SIZE)} params={q ? { q } : {}} path="/manage/" />
         </Section>
+        {access.length > 0 && (
+          <Section id="access-requests" title="Access requests waiting for you">
+            <ul className="item-list access-requests">
+              {access.map((r) => (
+                <li key={r.id}>
+                  <p>
+                    <strong>{r.username}</strong>{r.email && <span className="muted small"> ({r.email})</span>} asks to read the protected data of{" "}
+                    <Link href={stationPath(r.station)}>{r.station_name || `Station ${r.station}`}</Link>
+                    <span className="muted small"> · {formatDateTime(Date.parse(r.created) / 1000, 0)} UTC</span>
+                  </p>
+                  {r.message ? <blockquote className="pre-line">{r.message}</blockquote> : <p className="muted small">No message.</p>}
+                  <ManagedForm action={approveAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit="Approve"
+                    label={`Approve the request of ${r.username}`}>
+                    <TextField name="valid_until" type="date" label="Access until"
+                      help="The first day without access (it ends when that day begins, UTC); leave empty for no end. The user is reminded a week before." />
+                  </ManagedForm>
+                  <ManagedForm action={denyAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit="Deny" danger
+                    label={`Deny the request of ${r.username}`}>
+                    <TextArea name="reason" label="Reason" required rows={2} help={`Sent to the user (at most ${MAX_TEXT} characters).`} />
+                  </ManagedForm>
+                </li>
+              ))}
+            </ul>
+          </Section>
+        )}
         {failed.length > 0 && (
           <Section id="failed-processes" title="Processes whose last run failed">
             <ul className="item-list failed-processes">

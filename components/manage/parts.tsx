@@ -61,6 +61,8 @@ const DONE: Record<string, string> = {
   "telemetry-deleted": "The telemetry has been deleted. The records it fetched stay.",
   "fetch-queued": "A fetch has been queued; its progress shows below.",
   "alerts-saved": "The feed alerts have been saved.",
+  "access-approved": "The access request has been approved; the user has been told by e-mail.",
+  "access-denied": "The access request has been denied; the user has been told by e-mail, with your reason.",
 };
 
 export function Done({ code }: { code: string | string[] | undefined }) {

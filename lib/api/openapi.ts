@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AccessRequestSchema, ACCESS_STATUSES, approveFields, denyFields, requestFields } from "@/lib/access";
 import { specSchema, text, type FieldSpec } from "@/lib/http/fields";
 import { attachmentFields, eventFields, stationFields } from "@/lib/stations";
 import { deleteFields, editFields, groupFields, olderShapeFields, revertFields, seriesFields, transformFields, uploadFields } from "@/lib/series";
@@ -108,6 +109,25 @@ function telemetryOperations(station: string): Operation[] {
   ];
 }
 
+/** Access requests (public.md §2): a user asks to read a station's protected data, its editors decide. */
+function accessOperations(station: string): Operation[] {
+  const base = `${station}accessrequests/`;
+  const tag = "Access requests";
+  const write = [400, 401, 403, 404, 413, 415];
+  return [
+    { method: "get", path: base, tag, summary: "The requests: an editor of the station sees all, another user their own; newest first", who: "user",
+      query: [{ name: "status", description: "Only requests in this state", schema: z.enum(ACCESS_STATUSES) }, ...PAGE], ok: [200, "A page", pageSchema(AccessRequestSchema)], errors: [400, 401, 404] },
+    { method: "post", path: base, tag, summary: "Ask to read the station's protected data (400 when the caller can read it already, already has a pending request, or the station has none); the station's maintainers are e-mailed",
+      who: "user", body: { spec: requestFields() }, ok: [201, "Requested", AccessRequestSchema], errors: [400, 401, 404, 413, 415] },
+    { method: "get", path: `${base}{id}/`, tag, summary: "One request (its requester, or an editor of the station)", who: "user", ok: [200, "The request", AccessRequestSchema], errors: [401, 403, 404] },
+    { method: "delete", path: `${base}{id}/`, tag, summary: "Withdraw the request (its requester only); withdrawing an approved one ends the access it gave", who: "user", ok: [204, "Withdrawn", null], errors: [401, 403, 404] },
+    { method: "post", path: `${base}{id}/approve/`, tag, summary: "Approve a pending request: the requester reads the station's protected data until valid_until (null: no end; the hourly upkeep ends it), and is e-mailed",
+      who: "editor", body: { spec: approveFields() }, ok: [200, "Approved", AccessRequestSchema], errors: write },
+    { method: "post", path: `${base}{id}/deny/`, tag, summary: "Deny a pending request with a reason, which the requester is e-mailed", who: "editor",
+      body: { spec: denyFields() }, ok: [200, "Denied", AccessRequestSchema], errors: write },
+  ];
+}
+
 function operations(): Operation[] {
   const station = "/api/stations/{sid}/";
   const group = `${station}timeseriesgroups/{gid}/`;
@@ -194,6 +214,7 @@ function operations(): Operation[] {
       summary: "The early warnings recorded, newest first, and whether their e-mail has gone", query: PAGE,
       ok: [200, "A page", pageSchema(SynopticWarningSchema)], errors: [401, 403, 404] },
     ...telemetryOperations(station),
+    ...accessOperations(station),
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },

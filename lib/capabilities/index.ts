@@ -1,3 +1,4 @@
+import { capability as access } from "@/lib/access";
 import { capability as accounts } from "@/lib/accounts";
 import { capability as activity } from "@/lib/activity";
 import { PRUNE_KIND, upkeep } from "@/lib/jobs/maintenance";
@@ -24,7 +25,7 @@ export interface Capability extends BackgroundWork {
 }
 
 export const CAPABILITIES: readonly Capability[] = [
-  stations, series, processing, activity, lookups, replication, synoptic, telemetry, accounts, legacy,
+  stations, series, processing, activity, lookups, replication, synoptic, telemetry, accounts, access, legacy,
 ];
 
 /** The kernel's own background work: the hourly upkeep (lib/jobs/maintenance.ts). */

@@ -31,6 +31,15 @@ function smtp(): Transporter {
   }));
 }
 
+/**
+ * The From of the mail the service sends of itself (alarms, telemetry alerts, access requests):
+ * ENHYDRIS_EMAIL_FROM, or noreply at the site's host.
+ */
+export function serviceSender(): string {
+  const { emailFrom, siteUrl } = settings();
+  return emailFrom || `noreply@${siteUrl ? new URL(siteUrl).hostname : "localhost"}`;
+}
+
 /** A header's value on one line: a name with a line break (a station's, say) must not start another header. */
 const oneLine = (value: string) => value.replace(/[\r\n]+/g, " ");
 

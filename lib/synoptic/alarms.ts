@@ -4,7 +4,7 @@ import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, fromPrimary, Prisma } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
-import { sendMail } from "@/lib/mail";
+import { sendMail, serviceSender } from "@/lib/mail";
 import { reserveAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
 import { records } from "@/lib/records";
 import { NotFound } from "@/lib/domain/errors";
@@ -201,11 +201,6 @@ async function recordWarning(tx: Prisma.TransactionClient, group: SynopticGroupR
   return id;
 }
 
-function sender(): string {
-  const { emailFrom, siteUrl } = settings();
-  return emailFrom || `noreply@${siteUrl ? new URL(siteUrl).hostname : "localhost"}`;
-}
-
 /**
  * Sends a warning's e-mail; a failure is recorded on the warning and retried by the queue. The
  * recipients that have had their hourly cap of warnings (lib/synoptic/alarm-email-cap.ts) are
@@ -223,7 +218,7 @@ export async function sendWarning(job: Job): Promise<unknown> {
     return { sent: false, withheld: reservation.withheld.length };
   }
   try {
-    await sendMail({ to: reservation.allowed.join(", "), from: sender(), subject: warning.subject, text: warning.body });
+    await sendMail({ to: reservation.allowed.join(", "), from: serviceSender(), subject: warning.subject, text: warning.body });
   } catch (error) {
     await reservation.release();
     const last = job.attempts >= job.maxAttempts;

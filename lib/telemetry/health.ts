@@ -14,7 +14,7 @@
 import { settings } from "@/lib/config";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
-import { sendMail } from "@/lib/mail";
+import { sendMail, serviceSender } from "@/lib/mail";
 import { records } from "@/lib/records";
 import { formatDateTime } from "@/lib/site/time";
 import { ALERT_KIND } from "@/lib/telemetry/keys";
@@ -180,14 +180,9 @@ async function clearSilently(sensorRowId: number, column: "stale_since" | "stuck
   await db().write((tx) => tx.$executeRaw(Prisma.sql`UPDATE telemetry_sensor SET ${Prisma.raw(column)} = NULL WHERE id = ${sensorRowId}`));
 }
 
-function sender(): string {
-  const { emailFrom, siteUrl } = settings();
-  return emailFrom || `noreply@${siteUrl ? new URL(siteUrl).hostname : "localhost"}`;
-}
-
 /** Sends an alert's e-mail; a failure is retried by the queue. */
 export async function sendAlert(job: Job): Promise<unknown> {
   const { to, subject, body } = job.payload as { to: string[]; subject: string; body: string };
-  await sendMail({ to: to.join(", "), from: sender(), subject, text: body });
+  await sendMail({ to: to.join(", "), from: serviceSender(), subject, text: body });
   return { sent: to.length };
 }

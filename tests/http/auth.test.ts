@@ -581,7 +581,7 @@ describe("login throttle (api.md §12.1)", () => {
     const done = await until(() => getJob(id), (j) => j?.status === "succeeded" || j?.status === "failed", 30_000, 50);
     expect(done).toMatchObject({ status: "succeeded" });
     const deleted = (done!.result as { deleted: Record<string, number> }).deleted;
-    expect(Object.keys(deleted).sort()).toEqual(["alarm_email_sent", "captcha_used", "job", "login_failure", "pending_activation", "site_session", "telemetry_log", "telemetry_tick"]);
+    expect(Object.keys(deleted).sort()).toEqual(["access_request", "alarm_email_sent", "captcha_used", "job", "login_failure", "pending_activation", "site_session", "telemetry_log", "telemetry_tick"]);
     expect(deleted.login_failure).toBeGreaterThanOrEqual(stale.length);
     expect(deleted.site_session).toBeGreaterThanOrEqual(1);
 

@@ -548,6 +548,37 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("delete", telemetry, p, { token: other.token }), 403);
     expectStatus(await send("delete", telemetry, p, ed), 204);
 
+    // Access requests (public.md §2): the station's editors decide
+    const access = "/api/stations/{sid}/accessrequests/";
+    const asker = await f.user();
+    const ask = { token: asker.token };
+    expectStatus(await send("get", access, p), 401);
+    expectStatus(await send("get", access, { ...p, sid: 999999 }, ed), 404);
+    expectStatus(await send("post", access, p, { json: {} }), 401);
+    expectStatus(await send("post", access, p, { ...ed, json: {} }), 400);
+    expectStatus(await send("post", access, { ...p, sid: 999999 }, { ...ask, json: {} }), 404);
+    const requested = expectStatus(await send("post", access, p, { ...ask, json: { message: "For a study" } }), 201).json.id;
+    expectStatus(await send("get", access, p, ed), 200);
+    expectStatus(await send("get", access, p, { ...ask, query: "?status=pending" }), 200);
+    expectStatus(await send("get", access, p, { ...ed, query: "?status=unknown" }), 400);
+    const arp = { ...p, id: requested };
+    expectStatus(await send("get", `${access}{id}/`, arp, ask), 200);
+    expectStatus(await send("get", `${access}{id}/`, arp, { token: other.token }), 403);
+    expectStatus(await send("get", `${access}{id}/`, { ...p, id: 999999 }, ed), 404);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ask, json: {} }), 403);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { json: {} }), 401);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ed, json: { valid_until: "2000-01-01" } }), 400);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ed, json: { valid_until: "2999-01-01" } }), 200);
+    expectStatus(await send("post", `${access}{id}/deny/`, arp, { ...ed, json: { reason: "Too late" } }), 400);
+    expectStatus(await send("post", `${access}{id}/deny/`, arp, { ...ask, json: { reason: "Self" } }), 403);
+    expectStatus(await send("delete", `${access}{id}/`, arp, { token: other.token }), 403);
+    expectStatus(await send("delete", `${access}{id}/`, arp, ask), 204);
+    const formAsked = expectStatus(await send("post", access, p, { ...ask, form: { message: "Again" } }), 201).json.id;
+    expectStatus(await send("post", `${access}{id}/deny/`, { ...p, id: formAsked }, { ...ed, form: { reason: "Partners only" } }), 200);
+    const formApproved = expectStatus(await send("post", access, p, { ...ask, json: {} }), 201).json.id;
+    expectStatus(await send("post", `${access}{id}/approve/`, { ...p, id: formApproved }, { ...ed, form: { valid_until: "" } }), 200);
+    expectStatus(await send("delete", `${access}{id}/`, { ...p, id: 999999 }, ask), 404);
+
     // Deleting what was created above
     expectStatus(await send("delete", `${seriesList}{tid}/`, tp, ed), 204);
     expectStatus(await send("delete", `${groups}{gid}/`, gp, ed), 204);

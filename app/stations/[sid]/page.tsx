@@ -2,7 +2,11 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
+import { requestAccess } from "@/app/manage/access-actions";
+import ManagedForm, { TextArea } from "@/components/manage/Form";
 import PointMap from "@/components/map/PointMap";
+import { accessOffer, MAX_TEXT } from "@/lib/access";
+import { formToken } from "@/lib/site/form-token";
 import { settings } from "@/lib/config";
 import { canEditStation, lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/frontend";
 import { currentUser } from "@/lib/site/current-user";
@@ -67,7 +71,7 @@ export default async function StationPage({ params }: { params: Params }) {
   const id = pathId((await params).sid);
   const [data, user] = await Promise.all([id ? stationPageData(id) : null, currentUser()]);
   if (!id || !data) notFound();
-  const editable = await canEditStation(user, id);
+  const [editable, offer] = await Promise.all([canEditStation(user, id), accessOffer(user, id)]);
   const { station, ownerName } = data;
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const point = lonLat(station.geom);
@@ -148,6 +152,22 @@ export default async function StationPage({ params }: { params: Params }) {
           })}
         </DataTable>
       </ListCard>
+
+      {user && offer && (
+        <section className="card" id="access" aria-labelledby="access-heading">
+          <h2 id="access-heading">Protected data</h2>
+          {offer === "pending" ? (
+            <p className="message" role="status">Your request for access to the protected time series of this station is waiting for its maintainers&apos; decision; you will be told by e-mail.</p>
+          ) : (
+            <>
+              <p>Some time series of this station are protected: only the people its maintainers allow may download them.</p>
+              <ManagedForm action={requestAccess.bind(null, station.id)} initial={{}} token={formToken(user.sessionId)} submit="Request access" label="Request access">
+                <TextArea name="message" label="Message" rows={3} help={`Optional: who you are and what you need the data for (at most ${MAX_TEXT} characters). The station's maintainers receive it by e-mail.`} />
+              </ManagedForm>
+            </>
+          )}
+        </section>
+      )}
 
       <ListCard id="images" title="Images" empty={data.images.length === 0 ? "No images." : null}>
         <ul className="gallery">

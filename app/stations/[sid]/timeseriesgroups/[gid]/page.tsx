@@ -139,7 +139,11 @@ export default async function GroupPage({ params, searchParams }: { params: Para
                           ? `${formatDateTime(s.first, offset)} – ${formatDateTime(s.last, offset)}`
                           : <span className="muted">none</span>}
                       </td>
-                      <td data-label="Access">{s.publiclyAvailable ? "public" : s.canRead ? "private (you may read)" : "private"}</td>
+                      <td data-label="Access">
+                        {s.publiclyAvailable ? "public" : s.canRead ? "private (you may read)" : "private"}
+                        {/* A logged-in user asks for access on the station's page (public.md §2). */}
+                        {user && !s.canRead && <> · <Link href={`${stationPath(station.id)}#access`}>Request access</Link></>}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
