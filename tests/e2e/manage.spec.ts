@@ -254,8 +254,7 @@ for (const size of SIZES) {
         const response = await outsider.goto(path);
         expect(response!.status(), path).toBe(403);
         await expect(outsider.getByRole("heading", { name: "You do not have permission to see this page" })).toBeVisible();
-        // The tab says so too, once the page runs (not the page's own title).
-        await hydrated(outsider);
+        // The tab says so too (the page is drawn on the server, lib/frontend/refusals.ts).
         await expect(outsider, path).toHaveTitle(/^Not allowed · /);
       }
       await shot(outsider, "manage-11-forbidden");
