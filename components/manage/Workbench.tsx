@@ -417,7 +417,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
               {shown.map((r) => {
                 const inSelection = selection !== null && r.t >= selection.from && r.t <= selection.to;
                 return editing?.t === r.t ? (
-                  <tr key={r.t} className="editing">
+                  // A row of its own (its key): were React to reuse the Edit button's node for Save, the
+                  // click that opened the row would go on to submit it, as a submit button's click.
+                  <tr key={`editing-${r.t}`} className="editing">
                     <td>{formatDateTime(r.t, offsetMinutes)}</td>
                     <td><input aria-label="Value" inputMode="decimal" value={editing.value} onChange={(e) => setEditing({ ...editing, value: e.target.value })} size={8} /></td>
                     <td><input aria-label="Flags" value={editing.flags} onChange={(e) => setEditing({ ...editing, flags: e.target.value })} size={14} /></td>
@@ -435,7 +437,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
                     <td>{formatDateTime(r.t, offsetMinutes)}</td>
                     <td className="number">{r.text}</td>
                     <td>{r.flags}</td>
-                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); setEditing({ t: r.t, value: r.text, flags: r.flags }); }}>Edit</button></td>
+                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); e.preventDefault(); setEditing({ t: r.t, value: r.text, flags: r.flags }); }}>Edit</button></td>
                   </tr>
                 );
               })}
