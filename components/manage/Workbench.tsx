@@ -332,7 +332,15 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
               <YAxis key={axisId} yAxisId={axisId} orientation={i === 0 ? "left" : "right"} domain={["auto", "auto"]} width={64} tick={{ fill: "#3d4b57", fontSize: 12 }}
                 label={{ value: i === 0 ? (unit ? `${variable} (${unit})` : variable) : u, angle: -90, position: i === 0 ? "insideLeft" : "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
             ))}
-            <Tooltip labelFormatter={(t) => `${formatDateTime(Number(t), offsetMinutes)} (${zone})`} />
+            <Tooltip labelFormatter={(t) => `${formatDateTime(Number(t), offsetMinutes)} (${zone})`}
+              formatter={(value, name, item) => {
+                // A flagged point's entries are its time and value (Scatter's x and y): the time as the
+                // page writes times, not seconds since 1970; the value named with its flags.
+                const entry = item as { dataKey?: unknown; payload?: { flags?: string } };
+                if (entry.dataKey === "t") return [`${formatDateTime(Number(value), offsetMinutes)} (${zone})`, "Time"];
+                if (entry.payload?.flags) return [value, `Flagged (${entry.payload.flags})`];
+                return [value, name];
+              }} />
             <Area yAxisId="left" type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} activeDot={false} />
             <Line yAxisId="left" type="linear" dataKey="mean" name={recs.length > DRAWN_POINTS ? "Mean" : "Value"} stroke="#0b4f85" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
             <Scatter yAxisId="left" data={flagged} dataKey="v" name="Flagged" fill="#d97706" shape="diamond" isAnimationActive={false} />

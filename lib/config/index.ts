@@ -70,6 +70,8 @@ export interface Settings {
   jobTimeoutSeconds: number;
   /** The heap a job's thread may use, in MB. */
   jobMemoryMb: number;
+  /** The job process's scheduling priority (nice value, 0–19): serving HTTP comes first. */
+  jobNice: number;
   /** Replication: how long a source may take to answer (or stay silent while it sends data). */
   replicationTimeoutSeconds: number;
   /** Early-warning e-mails an address gets in an hour at most; 0 = no cap. */
@@ -116,11 +118,11 @@ function reader(env: Env) {
       if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) return fail(name, `an integer from ${min} to ${max}`);
       return Number(value);
     },
-    integer(name: string, fallback: number, min: number): number {
+    integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
       const value = raw(name);
       if (value === undefined) return fallback;
-      if (!/^[+-]?\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
-        return fail(name, `an integer of at least ${min}`);
+      if (!/^[+-]?\d+$/.test(value) || Number(value) < min || Number(value) > max || !Number.isSafeInteger(Number(value))) {
+        return fail(name, max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`);
       }
       return Number(value);
     },
@@ -243,6 +245,7 @@ export function parseSettings(env: Env): Settings {
     jobLeaseSeconds: r.integer("ENHYDRIS_JOB_LEASE_SECONDS", 60, 1),
     jobTimeoutSeconds: r.integer("ENHYDRIS_JOB_TIMEOUT", 600, 1),
     jobMemoryMb: r.integer("ENHYDRIS_JOB_MEMORY", 1024, 64),
+    jobNice: r.integer("ENHYDRIS_JOB_NICE", 10, 0, 19),
     replicationTimeoutSeconds: r.integer("ENHYDRIS_REPLICATION_TIMEOUT", 60, 1),
     alarmEmailsPerHour: r.integer("ENHYDRIS_ALARM_EMAILS_PER_HOUR", 10, 0),
     outboundAllow: r.outboundAllow("ENHYDRIS_OUTBOUND_ALLOW"),

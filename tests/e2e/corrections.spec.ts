@@ -172,4 +172,10 @@ test("an editor edits a record's value and flags in the table", async ({ page, r
   await expect(page.locator(".workbench-ops .message.success")).toContainText("Changed the record of 2025-01-01");
   expect((await csv(gauge.data)).split(/\r?\n/)[0]).toBe("2025-01-01 00:00,42.50,CHECKED");
   await expect(page.locator(".workbench-table tbody tr").first()).toContainText("CHECKED");
+  // The flagged point on the chart: its tooltip gives the time as the page writes it and the flags.
+  await page.locator(".workbench-chart .recharts-scatter-symbol").first().hover();
+  const tooltip = page.locator(".workbench-chart .recharts-tooltip-wrapper");
+  await expect(tooltip).toContainText("Flagged (CHECKED)");
+  await expect(tooltip).toContainText("2025-01-01 00:00");
+  await expect(tooltip).not.toContainText(/\d{10}/);
 });
