@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { siteLogin } from "../tests/support/site-session";
+import { CHROMIUM_ARGS } from "./chart-marks";
 import { recordsBody } from "./upload-body";
 
 /**
@@ -81,4 +84,41 @@ export async function correctionsBench(base: string, auth: Record<string, string
     { workload: "corrections: its dry run", ms: m("dry"), target: 100 },
     { workload: "corrections: revert the transform", ms: m("revertTransform"), target: 300 },
   ];
+}
+
+/**
+ * corrections.md §4: the workbench with one year drawn and two compared series, to interactive —
+ * from navigation (a new browser context each time: an empty cache) until the chart is drawn with
+ * the year's records and both overlays, and the table lists its first records. Its address names
+ * the range and the compared series (lib/series/workbench.ts). Debian's Chromium; null without it.
+ */
+export async function workbenchTimes(site: string, page: string, login: { username: string; password: string }, repeat = 7): Promise<number | null> {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (!existsSync(executablePath)) return null;
+  const { jar, error } = await siteLogin(site, login.username, login.password);
+  if (error) throw new Error(`workbench: login: ${error}`);
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < repeat + 1; i++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.addCookies(jar.entries().map(([name, value]) => ({ name, value, url: site })));
+      const tab = await context.newPage();
+      const started = performance.now();
+      await tab.goto(site + page, { waitUntil: "commit" });
+      await tab.locator('.workbench-chart[data-state="ready"]').waitFor({ timeout: 60_000 });
+      await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 });
+      // The overlays are drawn in their own colours (components/chart/Compare.tsx).
+      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.recharts-line-curve[stroke='#c2410c'], .workbench-chart path.recharts-line-curve[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
+      const ms = performance.now() - started;
+      const heading = await tab.locator("#wb-records").innerText();
+      if (!/\(52,560\)/.test(heading)) throw new Error(`workbench: the year's records are not all listed ("${heading}")`);
+      if (i > 0) times.push(ms); // the first load warms the server up
+      await context.close();
+    }
+    return median(times);
+  } finally {
+    await browser.close();
+  }
 }

@@ -23,7 +23,7 @@ import { telemetryBench } from "./bench-telemetry";
 import { CHART_MARKS, CHROMIUM_ARGS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 import { recordsBody } from "./upload-body";
-import { correctionsBench } from "./bench-corrections";
+import { correctionsBench, workbenchTimes } from "./bench-corrections";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale", "corrections", "telemetry"] as const;
@@ -143,9 +143,11 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     let series = 0;
     let uploadPeak = 0;
     const bigGroups: number[] = [];
+    const bigSeries: number[] = [];
     for (let i = 0; i < 3; i++) {
       series = await make();
       bigGroups.push(group);
+      bigSeries.push(series);
       const { value: ms, peak } = await peakDuring(pid, () => timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${series}/data/`, {
         method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: body as unknown as BodyInit,
       }))));
@@ -257,6 +259,12 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     if (wanted("corrections")) {
       console.error(`[${label}] corrections…`);
       for (const r of await correctionsBench(`${base}/`, auth)) add(r.workload, r.ms, "ms", records(r.target));
+      // The series' year 2010 with the two other big series compared, as the address names them.
+      const workbench = `/manage/stations/1/timeseriesgroups/${bigGroups[2]}/timeseries/${series}/edit/`
+        + `?start=2010-01-01T00:00:00Z&end=2010-12-31T23:50:00Z&compare=${bigSeries[0]},${bigSeries[1]}`;
+      const interactive = await workbenchTimes(url, workbench, { username: "bench", password: "bench-password" });
+      if (interactive === null) info("corrections: the workbench with one year and two compared series, to interactive", "skipped (no Chromium)");
+      else add("corrections: the workbench with one year (52,560 records) and two compared series, to interactive", interactive, "ms", records(1000));
     }
     if (wanted("processing")) {
       console.error(`[${label}] processing…`);

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
+import { type ComparedSeries, MAX_COMPARED } from "@/lib/domain/compare";
 import { chartApiUrl } from "@/lib/site/paths";
 
 /**
@@ -9,16 +10,10 @@ import { chartApiUrl } from "@/lib/site/paths";
  * the chart/ means of each picked series over the shown range are handed to the chart, which
  * gives each unit its own value axis.
  */
-export const MAX_COMPARED = 5;
+export { MAX_COMPARED };
 export const OVERLAY_COLOURS = ["#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490"];
 
-export interface Compared {
-  stationId: number;
-  groupId: number;
-  seriesId: number;
-  label: string;
-  unit: string;
-}
+export type Compared = ComparedSeries;
 
 export interface Overlay extends Compared {
   colour: string;

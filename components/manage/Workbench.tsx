@@ -24,6 +24,19 @@ export interface WorkbenchProps {
   seriesId: number;
   first: number | null;
   last: number | null;
+  /** The range and the compared series the address asked for (`?start=…&end=…&compare=…`), already checked by the page. */
+  initialRange?: { start: number; end: number } | null;
+  initialCompared?: Compared[];
+}
+
+/** The page's address with the range (UTC, to the second) and the compared series' ids in its query. */
+function workbenchQuery(href: string, range: { start: number; end: number }, compared: Compared[]): string {
+  const url = new URL(href);
+  url.searchParams.set("start", iso(range.start));
+  url.searchParams.set("end", iso(range.end));
+  if (compared.length) url.searchParams.set("compare", compared.map((c) => c.seriesId).join(","));
+  else url.searchParams.delete("compare");
+  return url.pathname + url.search + url.hash;
 }
 
 interface Rec {
@@ -101,10 +114,11 @@ function send(url: string, method: string, body?: unknown): Promise<Response> {
   });
 }
 
-export default function Workbench({ apiPath, offsetMinutes, unit, variable, seriesId, first, last }: WorkbenchProps) {
+export default function Workbench({ apiPath, offsetMinutes, unit, variable, seriesId, first, last, initialRange, initialCompared }: WorkbenchProps) {
   const zone = offsetLabel(offsetMinutes);
-  // The last 30 days of the series at first.
+  // The address's range, or the last 30 days of the series.
   const [range, setRange] = useState<{ start: number; end: number }>(() => {
+    if (initialRange) return initialRange;
     const end = last ?? Math.floor(Date.now() / 1000);
     return { start: Math.max(first ?? end - 30 * DAY, end - 30 * DAY), end };
   });
@@ -123,8 +137,12 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const [page, setPage] = useState(0);
   const [editing, setEditing] = useState<{ t: number; value: string; flags: string } | null>(null);
   const [history, setHistory] = useState<Correction[] | null>(null);
-  const [compared, setCompared] = useState<Compared[]>([]);
+  const [compared, setCompared] = useState<Compared[]>(initialCompared ?? []);
   const overlays = useOverlays(compared, range.start, range.end, offsetMinutes);
+  // The address follows the range and the compared series: a view to come back to, or to send to a colleague.
+  useEffect(() => {
+    window.history.replaceState(window.history.state, "", workbenchQuery(window.location.href, range, compared));
+  }, [range, compared]);
 
   useEffect(() => {
     const controller = new AbortController();

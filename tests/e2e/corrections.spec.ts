@@ -79,7 +79,7 @@ async function addCompared(page: Page, station: string, series: string): Promise
 test("an editor selects a range on the chart, previews an offset, applies it, reverts it and compares", async ({ page, request }) => {
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1280, height: 900 });
-  const { admin, sid, station, gauge, csv } = await setUp(request);
+  const { admin, sid, station, gauge, neighbour, csv } = await setUp(request);
   const original = await csv(gauge.data);
 
   await logIn(page, admin, PASSWORD);
@@ -138,6 +138,21 @@ test("an editor selects a range on the chart, previews an offset, applies it, re
   await expect(page.locator(".workbench-chart .recharts-yAxis")).toHaveCount(2);
   await expect(page.locator(".workbench-chart path.recharts-line-curve[stroke='#c2410c']")).toHaveCount(1);
   await shot(page, "corrections-03-compare");
+
+  // The address keeps the view: reloaded (or sent to a colleague), it shows the same range and comparison.
+  await expect(page).toHaveURL(new RegExp(`[?&]compare=${neighbour.tid}(&|$)`));
+  const from = await page.getByLabel(/^From/).inputValue();
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
+  await expect(page.getByLabel(/^From/)).toHaveValue(from);
+  await expect(page.locator(".compare-list li")).toContainText(`${station} · Neighbour`);
+  await expect(page.locator(".workbench-chart .recharts-yAxis")).toHaveCount(2);
+  // A series this user may not read, or none at all, is left out; a range that does not parse is ignored.
+  await page.goto(`${new URL(page.url()).pathname}?start=yesterday&compare=999999,${neighbour.tid},abc`);
+  await hydrated(page);
+  await expect(page.locator(".compare-list li")).toHaveCount(1);
+  await expect(page.getByRole("heading", { name: "Records of the range (432)" })).toBeVisible();
 });
 
 test("the public chart page compares a series with another one", async ({ page, request }) => {

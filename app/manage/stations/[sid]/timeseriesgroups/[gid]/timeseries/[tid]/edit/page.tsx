@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
-import { findSeriesAt, writableSeries } from "@/lib/series";
+import { findSeriesAt, workbenchView, writableSeries } from "@/lib/series";
 import { guarded, stationPageMetadata } from "@/lib/manage";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
@@ -17,15 +17,16 @@ export function generateMetadata({ params }: { params: Promise<{ sid: string }> 
 }
 
 /** `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/edit/`: the quality-control workbench (corrections.md §3). */
-export default async function EditRecordsPage({ params }: { params: Params }) {
+export default async function EditRecordsPage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { sid: sidText, gid: gidText, tid: tidText } = await params;
+  const query = await searchParams;
   const [sid, gid, tid] = [pathId(sidText) ?? 0, pathId(gidText) ?? 0, pathId(tidText) ?? 0];
   const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/edit/`, async (u) => {
     const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
     const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
-    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }) };
+    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), view: await workbenchView(u, tid, query) };
   });
-  const { s, label } = data;
+  const { s, label, view } = data;
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
   return (
@@ -34,7 +35,7 @@ export default async function EditRecordsPage({ params }: { params: Params }) {
         title={`Quality control of ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
       <noscript><p className="message error">The workbench needs JavaScript. The API makes the same corrections: <code>{seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
       <Workbench apiPath={seriesApiPath(sid, gid, tid)} offsetMinutes={offset} unit={s.unit.symbol} variable={s.variable.descr} seriesId={tid}
-        first={s.firstTimestamp} last={s.lastTimestamp} />
+        first={s.firstTimestamp} last={s.lastTimestamp} initialRange={view.range} initialCompared={view.compared} />
     </div>
   );
 }
