@@ -1,11 +1,14 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
+import { NextIntlClientProvider } from "next-intl";
+import { getTranslations } from "next-intl/server";
 import { Suspense, type ReactNode } from "react";
 import HydrationMark from "@/components/site/HydrationMark";
 import InlineStylesheet from "@/components/site/InlineStylesheet";
 import { settings } from "@/lib/config";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
+import { requestLocale } from "@/lib/site/locale";
 import { leaveSiteStylesheet } from "@/lib/site/stylesheet";
 import { registerRefusalPages } from "@/lib/frontend";
 
@@ -20,9 +23,10 @@ function siteName(): string {
 
 export async function generateMetadata(): Promise<Metadata> {
   const name = siteName();
+  const t = await getTranslations("chrome");
   return {
     title: { default: name, template: `%s · ${name}` },
-    description: "Hydrological and meteorological stations and their time series",
+    description: t("description"),
     icons: { icon: "/favicon.svg" },
   };
 }
@@ -42,21 +46,25 @@ function decoded(value: string | null): string {
  * the password-reset pages of the API share (api.md §13, §16).
  */
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const [user, requestHeaders] = await Promise.all([currentUser(), headers()]);
+  const [user, requestHeaders, locale] = await Promise.all([currentUser(), headers(), requestLocale()]);
   const q = decoded(requestHeaders.get("x-enhydris-q"));
+  // The page's own address, where the footer's language switcher comes back to (proxy.ts).
+  const here = decoded(requestHeaders.get("x-enhydris-here")) || "/";
   leaveSiteStylesheet();
   return (
-    <html lang="en">
+    <html lang={locale}>
       <head>
         {/* The stylesheet the API's HTML pages link (public/site.css), inline: nothing blocks the first paint. */}
         <InlineStylesheet />
       </head>
       <body>
-        <div className="chrome" dangerouslySetInnerHTML={{ __html: siteHeaderHtml(user ? { username: user.username } : null, q, siteName()) }} />
-        <main id="main" className="site-main" tabIndex={-1}>
-          {children}
-        </main>
-        <div className="chrome" dangerouslySetInnerHTML={{ __html: siteFooterHtml() }} />
+        <div className="chrome" dangerouslySetInnerHTML={{ __html: siteHeaderHtml(user ? { username: user.username } : null, q, siteName(), locale) }} />
+        <NextIntlClientProvider>
+          <main id="main" className="site-main" tabIndex={-1}>
+            {children}
+          </main>
+        </NextIntlClientProvider>
+        <div className="chrome" dangerouslySetInnerHTML={{ __html: siteFooterHtml(locale, here) }} />
         <Suspense fallback={null}>
           <HydrationMark />
         </Suspense>

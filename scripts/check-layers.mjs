@@ -15,7 +15,7 @@ import ts from "typescript";
 /** The kernel: folders of lib/ that import nothing above them. */
 export const KERNEL = new Set([
   "runtime", "config", "observability", "domain", "db", "formats", "geo", "records", "jobs", "http", "routing", "auth", "mail",
-  "site", "outbound",
+  "site", "outbound", "i18n",
 ]);
 /** Transports inside lib/: they may use every capability (through its face). */
 export const LIB_TRANSPORTS = new Set(["api", "server", "capabilities"]);

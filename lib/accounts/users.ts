@@ -9,6 +9,7 @@ import { NotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { containsSql } from "@/lib/db/dialect-sql";
+import type { Locale } from "@/lib/i18n";
 
 /**
  * Users: creating them (command line, tests), the profile of api.md §12.3, and the management of
@@ -99,6 +100,15 @@ export async function updateProfile(actor: Actor, given: Given<ProfileData, Auth
   const data = await valuesOf(given, user);
   if (data.username !== undefined && !USERNAME_PATTERN.test(data.username)) throw ValidationFailed.field("username", USERNAME_MESSAGE);
   await changeUser(actor, user.id, data);
+}
+
+/**
+ * The actor's language of the site (public.md §3), or "" for none (then the cookie and the
+ * browser's choose). A display preference: not in the activity log.
+ */
+export async function setLanguage(actor: Actor, language: Locale | ""): Promise<void> {
+  const user = ensureUser(actor);
+  await db().write((tx) => tx.user.update({ where: { id: user.id }, data: { language } }));
 }
 
 /** What a superuser sets of a user (management.md §2). */

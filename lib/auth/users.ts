@@ -27,10 +27,12 @@ interface AuthUserRow { id: number; username: string; email: string; is_superuse
 export interface UserProfile extends AuthUser {
   firstName: string;
   lastName: string;
+  /** The site's language the account chose ("" for none: public.md §3). */
+  language: string;
 }
 
 export async function findUserProfile(id: number): Promise<UserProfile | null> {
-  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true } }));
+  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true, language: true } }));
 }
 
 /**

@@ -5,6 +5,7 @@
 // page reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then
 // nothing is cached.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { cookieValue, LANGUAGE_COOKIE, negotiateLocale, type Locale } from "@/lib/i18n/locales";
 import { bridge } from "@/lib/runtime/bridge";
 import { isNextNavigation } from "@/lib/server/next-internals";
 import type { CachedPage } from "@/lib/site/page-cache";
@@ -21,10 +22,11 @@ export function isGroupPagePath(path: string): boolean {
 
 /**
  * Cookies that leave a visitor anonymous and the page unchanged: Django's csrftoken (the page
- * does not show it) and next-auth's CSRF and callback cookies. Any other (a session, the
- * read-after cookie, one we do not know) sends the request to Next.
+ * does not show it), next-auth's CSRF and callback cookies, and the language switcher's (the
+ * language is part of the key). Any other (a session, the read-after cookie, one we do not know)
+ * sends the request to Next.
  */
-const ANONYMOUS_COOKIE = /^(?:csrftoken|(?:__Host-|__Secure-)?next-auth\.(?:csrf-token|callback-url))$/;
+const ANONYMOUS_COOKIE = new RegExp(`^(?:csrftoken|${LANGUAGE_COOKIE}|(?:__Host-|__Secure-)?next-auth\\.(?:csrf-token|callback-url))$`);
 
 /**
  * The cookie names of a Cookie header, or null if one part is not name=value.
@@ -42,12 +44,20 @@ export function cookieNames(header: string | string[] | undefined): string[] | n
   return names;
 }
 
+/** A group page that may come from the cache, and the language it is written in. */
+export interface CacheableGroupPage {
+  stationId: number;
+  groupId: number;
+  /** The page's language (public.md §3): an anonymous visitor's cookie or Accept-Language chooses it. */
+  locale: Locale;
+}
+
 /**
- * The station and group ids when the request is an anonymous, plain document GET of a group page
- * (any query string but Next's `_rsc`); else null (Next renders it as for anyone). `search` is
- * the query string with its "?", or "".
+ * The station and group ids (and the page's language) when the request is an anonymous, plain
+ * document GET of a group page (any query string but Next's `_rsc`); else null (Next renders it as
+ * for anyone). `search` is the query string with its "?", or "".
  */
-export function cacheableGroupPage(req: { method?: string; headers: IncomingMessage["headers"] }, path: string, search: string): { stationId: number; groupId: number } | null {
+export function cacheableGroupPage(req: { method?: string; headers: IncomingMessage["headers"] }, path: string, search: string): CacheableGroupPage | null {
   const m = GROUP_PAGE.exec(path);
   if (!m || req.method !== "GET") return null;
   const h = req.headers;
@@ -58,7 +68,8 @@ export function cacheableGroupPage(req: { method?: string; headers: IncomingMess
   const groupId = Number(m[2]);
   // Ids are 32-bit in the database: a larger one names nothing, and Next answers it as before.
   if (stationId > MAX_ID || groupId > MAX_ID) return null;
-  return { stationId, groupId };
+  const locale = negotiateLocale({ cookie: cookieValue(h.cookie, LANGUAGE_COOKIE), acceptLanguage: [h["accept-language"]].flat()[0] });
+  return { stationId, groupId, locale };
 }
 
 /** Whether a Cookie header carries the csrftoken cookie (else a hit sets one, as the proxy does). */
@@ -179,7 +190,7 @@ export function capturePage(res: ServerResponse, nonce: string, store: (page: Ca
  * X-Enhydris-Page-Cache: hit, miss (rendered; kept if it may be) or bypass (not cacheable now).
  */
 export async function servePage(
-  req: IncomingMessage, res: ServerResponse, page: { stationId: number; groupId: number },
+  req: IncomingMessage, res: ServerResponse, page: CacheableGroupPage,
   request: { url: string; host: string; https: boolean }, render: () => Promise<void>,
 ): Promise<void> {
   const registration = bridge().pageCache;
@@ -195,7 +206,8 @@ export async function servePage(
     res.setHeader(PAGE_CACHE_HEADER, "bypass");
     return render();
   }
-  const key = `${request.https ? "https" : "http"}://${request.host}${request.url}\n${version}`;
+  // One entry per language: the same address is written in the visitor's language.
+  const key = `${request.https ? "https" : "http"}://${request.host}${request.url}\n${page.locale}\n${version}`;
   const hit = registration.store.get(key);
   if (hit) {
     const body = joinWithNonce(hit.parts, nonce);

@@ -13,11 +13,20 @@ const get = (headers: Record<string, string> = {}, method = "GET") => ({ method,
 
 describe("cacheableGroupPage", () => {
   it("takes anonymous plain GETs of a group page, with any query string", () => {
-    expect(cacheableGroupPage(get(), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
-    expect(cacheableGroupPage(get(), PAGE, "?series=5&start=2020-01-01")).toEqual({ stationId: 12, groupId: 34 });
-    expect(cacheableGroupPage(get(), "/stations/2147483647/timeseriesgroups/1/", "")).toEqual({ stationId: 2147483647, groupId: 1 });
+    expect(cacheableGroupPage(get(), PAGE, "")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+    expect(cacheableGroupPage(get(), PAGE, "?series=5&start=2020-01-01")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+    expect(cacheableGroupPage(get(), "/stations/2147483647/timeseriesgroups/1/", "")).toEqual({ stationId: 2147483647, groupId: 1, locale: "en" });
     const harmless = "csrftoken=abc; next-auth.csrf-token=x%7Cy; __Host-next-auth.csrf-token=z; __Secure-next-auth.callback-url=https%3A%2F%2Fsite%2F; next-auth.callback-url=u";
-    expect(cacheableGroupPage(get({ cookie: harmless }), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
+    expect(cacheableGroupPage(get({ cookie: harmless }), PAGE, "")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+  });
+
+  it("names the page's language: the switcher's cookie, else Accept-Language (public.md §3)", () => {
+    const locale = (headers: Record<string, string>) => cacheableGroupPage(get(headers), PAGE, "")?.locale;
+    expect(locale({ "accept-language": "el-GR,el;q=0.9,en;q=0.8" })).toBe("el");
+    expect(locale({ "accept-language": "fr, en;q=0.5" })).toBe("en");
+    expect(locale({ cookie: "csrftoken=abc; enhydris_language=el" })).toBe("el");
+    expect(locale({ cookie: "enhydris_language=en", "accept-language": "el" })).toBe("en");
+    expect(locale({ cookie: "enhydris_language=xx", "accept-language": "el" })).toBe("el");
   });
 
   it("leaves everything else to Next", () => {
@@ -159,7 +168,7 @@ describe("capturePage", () => {
 
 describe("servePage", () => {
   const request = { url: "/stations/1/timeseriesgroups/2/", host: "site", https: false };
-  const page = { stationId: 1, groupId: 2 };
+  const page = { stationId: 1, groupId: 2, locale: "en" as const };
 
   /** A response with a policy nonce whose end() records what is sent. */
   function reply(nonce: string) {
@@ -190,7 +199,7 @@ describe("servePage", () => {
 
   it("answers a hit with the request's nonce, the kept headers and a csrftoken cookie when it has none", async () => {
     const store = new Map<string, unknown>();
-    store.set("http://site/stations/1/timeseriesgroups/2/\nK1", {
+    store.set("http://site/stations/1/timeseriesgroups/2/\nen\nK1", {
       status: 200, headers: [["content-type", "text/html; charset=utf-8"], ["vary", "rsc"]], parts: [Buffer.from('<script nonce="'), Buffer.from('">1</script>')], size: 27,
     });
     bridge().pageCache = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` } as unknown as PageCacheRegistration;
@@ -209,6 +218,12 @@ describe("servePage", () => {
     await servePage({ headers: { cookie: "csrftoken=mine" } } as unknown as IncomingMessage, b.res, page, request, render);
     expect(b.sent()!.toString()).toBe('<script nonce="OTHER">1</script>');
     expect(b.res.getHeader("set-cookie")).toBeUndefined();
+    // The same page in another language is another entry: rendered.
+    let renderedGreek = 0;
+    const greek = reply("G");
+    await servePage({ headers: {} } as IncomingMessage, greek.res, { ...page, locale: "el" }, request, async () => void renderedGreek++);
+    expect(renderedGreek).toBe(1);
+    expect(greek.res.getHeader("X-Enhydris-Page-Cache")).toBe("miss");
     // Another key (something changed): rendered, and marked as a miss.
     bridge().pageCache = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" } as unknown as PageCacheRegistration;
     let rendered = 0;

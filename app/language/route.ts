@@ -1,0 +1,42 @@
+import { setLanguage } from "@/lib/accounts";
+import { isHttps } from "@/lib/auth/csrf";
+import { isLocale, LANGUAGE_COOKIE, LANGUAGE_COOKIE_MAX_AGE } from "@/lib/i18n";
+import { currentUser } from "@/lib/site/current-user";
+
+export const dynamic = "force-dynamic";
+
+/** A path of this site to come back to: "/…" but not "//…" (another host) nor a backslash trick. */
+function localPath(value: FormDataEntryValue | null): string {
+  const text = typeof value === "string" ? value : "";
+  return /^\/(?![/\\])[^\s\\]*$/.test(text) ? text : "/";
+}
+
+/**
+ * POST `{site}/language/` (the footer's switcher, public.md §3): `language` (en, el) and `next`
+ * (the page to come back to). Sets the language cookie and, for a logged-in user, the account's
+ * language (which wins over the cookie in every browser), then sends the browser back (303).
+ * A cross-site post is refused before it gets here (server.mjs checks the origin of site forms).
+ */
+export async function POST(request: Request): Promise<Response> {
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    return new Response("The form could not be read.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+  const language = form.get("language");
+  if (!isLocale(language)) {
+    return new Response("Unknown language.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+  const user = await currentUser();
+  if (user) await setLanguage(user, language);
+  const secure = isHttps(request) ? "; Secure" : "";
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: localPath(form.get("next")),
+      "Set-Cookie": `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=${LANGUAGE_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax${secure}`,
+      "Cache-Control": "no-store",
+    },
+  });
+}

@@ -1,0 +1,25 @@
+import { createTranslator } from "use-intl/core";
+import el from "@/lib/i18n/messages/el.json";
+import en from "@/lib/i18n/messages/en.json";
+import type { Locale } from "@/lib/i18n/locales";
+
+/**
+ * The message catalogues (public.md §3), one file per language: English is the reference whose
+ * keys every other catalogue has (tests/unit/i18n-catalogues.test.ts); messages use ICU syntax.
+ */
+export type Messages = typeof en;
+
+export const CATALOGUES: Record<Locale, Messages> = { en, el };
+
+/** The catalogue of a language. */
+export function messagesOf(locale: Locale): Messages {
+  return CATALOGUES[locale];
+}
+
+/**
+ * A translator outside React (the HTML of the header and footer that route handlers share, e-mails):
+ * `translator("el", "chrome")("search")`. Pages use next-intl's getTranslations/useTranslations.
+ */
+export function translator<const N extends keyof Messages>(locale: Locale, namespace: N) {
+  return createTranslator({ locale, messages: CATALOGUES[locale], namespace });
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { CATALOGUES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
+import { cookieValue } from "@/lib/i18n/locales";
+
+describe("the language of a request (public.md §3)", () => {
+  it("takes the account's setting first, then the cookie, then Accept-Language, then English", () => {
+    expect(negotiateLocale({ account: "el", cookie: "en", acceptLanguage: "en" })).toBe("el");
+    expect(negotiateLocale({ account: "en", cookie: "el", acceptLanguage: "el" })).toBe("en");
+    expect(negotiateLocale({ account: "", cookie: "el", acceptLanguage: "en" })).toBe("el");
+    expect(negotiateLocale({ account: null, cookie: "en", acceptLanguage: "el" })).toBe("en");
+    expect(negotiateLocale({ acceptLanguage: "el-GR,el;q=0.9" })).toBe("el");
+    expect(negotiateLocale({})).toBe("en");
+  });
+
+  it("ignores languages it does not have, at every step", () => {
+    expect(negotiateLocale({ account: "fr", cookie: "xx", acceptLanguage: "de, el;q=0.5" })).toBe("el");
+    expect(negotiateLocale({ account: "EL", cookie: "el-GR" })).toBe("en");
+    expect(negotiateLocale({ cookie: "", acceptLanguage: "fr-FR, de;q=0.8, *;q=0.5" })).toBe("en");
+  });
+
+  it("reads Accept-Language by quality, then order; q=0 refuses a language", () => {
+    expect(localeFromAcceptLanguage("en;q=0.5, el;q=0.8")).toBe("el");
+    expect(localeFromAcceptLanguage("el, en")).toBe("el");
+    expect(localeFromAcceptLanguage("en-GB, el")).toBe("en");
+    expect(localeFromAcceptLanguage("EL-gr")).toBe("el");
+    expect(localeFromAcceptLanguage("el;q=0, en;q=0.1")).toBe("en");
+    expect(localeFromAcceptLanguage("el;q=0")).toBeNull();
+    expect(localeFromAcceptLanguage("el;q=2")).toBeNull();
+    expect(localeFromAcceptLanguage("garbage;;,")).toBeNull();
+    expect(localeFromAcceptLanguage("")).toBeNull();
+    expect(localeFromAcceptLanguage(null)).toBeNull();
+  });
+
+  it("finds one cookie in a Cookie header", () => {
+    expect(cookieValue("csrftoken=a; enhydris_language=el", "enhydris_language")).toBe("el");
+    expect(cookieValue("xenhydris_language=el", "enhydris_language")).toBeNull();
+    expect(cookieValue(undefined, "enhydris_language")).toBeNull();
+  });
+});
+
+/** Every key of a catalogue, as "a.b.c", with its value. */
+function entries(messages: object, prefix = ""): [string, unknown][] {
+  return Object.entries(messages).flatMap(([key, value]) =>
+    value !== null && typeof value === "object" ? entries(value, `${prefix}${key}.`) : [[`${prefix}${key}`, value] as [string, unknown]]);
+}
+
+describe("the catalogues", () => {
+  const keys = (locale: (typeof LOCALES)[number]) => entries(CATALOGUES[locale]).map(([key]) => key).sort();
+
+  it("have the same keys in every language", () => {
+    for (const locale of LOCALES) {
+      const missing = keys("en").filter((key) => !keys(locale).includes(key));
+      const extra = keys(locale).filter((key) => !keys("en").includes(key));
+      expect({ locale, missing, extra }).toEqual({ locale, missing: [], extra: [] });
+    }
+  });
+
+  it("have no empty message, and every message is a string", () => {
+    for (const locale of LOCALES) {
+      const bad = entries(CATALOGUES[locale]).filter(([, value]) => typeof value !== "string" || value.trim() === "").map(([key]) => key);
+      expect({ locale, bad }).toEqual({ locale, bad: [] });
+    }
+  });
+
+  it("have messages that parse, with the same arguments in every language", () => {
+    const args = (text: string) => [...text.matchAll(/\{(\w+)/g)].map((m) => m[1]).sort();
+    const english = new Map(entries(CATALOGUES.en) as [string, string][]);
+    for (const locale of LOCALES) {
+      for (const [key, value] of entries(CATALOGUES[locale]) as [string, string][]) {
+        expect({ key, locale, args: args(value) }).toEqual({ key, locale, args: args(english.get(key)!) });
+      }
+    }
+  });
+
+  it("translate outside React, with plurals and arguments", () => {
+    expect(translator("en", "chrome")("logIn")).toBe("Log in");
+    expect(translator("el", "chrome")("logIn")).toBe("Σύνδεση");
+    expect(translator("en", "home")("countMatch", { count: 52560 })).toBe("52,560 stations match");
+    expect(translator("en", "home")("countMatch", { count: 1 })).toBe("1 station matches");
+    expect(translator("el", "home")("countMatch", { count: 52560 })).toBe("52.560 σταθμοί ταιριάζουν με");
+  });
+});
+
+describe("numbers per language", () => {
+  it("writes counts and decimals with the language's separators", () => {
+    expect(formatCountIn("en", 52560)).toBe("52,560");
+    expect(formatCountIn("el", 52560)).toBe("52.560");
+    expect(decimalIn("en", "12.50")).toBe("12.50");
+    expect(decimalIn("el", "12.50")).toBe("12,50");
+    expect(decimalIn("el", -0.5)).toBe("-0,5");
+  });
+});
