@@ -1,6 +1,7 @@
 "use client";
 
 import { useSearchParams } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useHydrated } from "@/components/site/useHydrated";
 import { seriesApiPath } from "@/lib/site/paths";
@@ -24,11 +25,8 @@ export interface DownloadFormProps {
   offsetMinutes: number;
 }
 
-const FORMATS = [
-  { value: "csv", label: "CSV (date, value, flags)" },
-  { value: "hts", label: "HTS (file with header)" },
-  { value: "hts2", label: "HTS version 2" },
-];
+/** The formats of the data/ endpoint, each with its label's key. */
+const FORMATS = ["csv", "hts", "hts2"] as const;
 
 export default function DownloadForm({ stationId, groupId, series, defaultSeriesId, displayZone, offsetMinutes }: DownloadFormProps) {
   // The series the chart shows (its `series` parameter, which the chart changes without a new
@@ -42,8 +40,9 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
   const [end, setEnd] = useState("");
   const [timezone, setTimezone] = useState(displayZone);
   const live = useHydrated();
+  const t = useTranslations("download");
   if (!series.length || seriesId === undefined) {
-    return <p className="muted">There are no time series here whose data you may download.</p>;
+    return <p className="muted">{t("nothing")}</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
   const zones = zoneChoices({ station: displayZone });
@@ -59,7 +58,7 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
   return (
     <form className="download-form" onSubmit={(e) => e.preventDefault()} aria-describedby="download-help" data-client="" data-hydrated={live || undefined}>
       <div className="field">
-        <label htmlFor="download-series">Time series</label>
+        <label htmlFor="download-series">{t("timeSeries")}</label>
         <select id="download-series" value={seriesId} onChange={(e) => setPicked({ id: Number(e.target.value), chart: chartSeries })}>
           {series.map((s) => (
             <option key={s.id} value={s.id}>{s.label}</option>
@@ -67,23 +66,23 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
         </select>
       </div>
       <div className="field">
-        <label htmlFor="download-format">Format</label>
+        <label htmlFor="download-format">{t("format")}</label>
         <select id="download-format" value={fmt} onChange={(e) => setFmt(e.target.value)}>
           {FORMATS.map((f) => (
-            <option key={f.value} value={f.value}>{f.label}</option>
+            <option key={f} value={f}>{t(f)}</option>
           ))}
         </select>
       </div>
       <div className="field">
-        <label htmlFor="download-start">Start date</label>
+        <label htmlFor="download-start">{t("startDate")}</label>
         <input id="download-start" type="date" value={start} onChange={(e) => setStart(e.target.value)} />
       </div>
       <div className="field">
-        <label htmlFor="download-end">End date</label>
+        <label htmlFor="download-end">{t("endDate")}</label>
         <input id="download-end" type="date" value={end} onChange={(e) => setEnd(e.target.value)} />
       </div>
       <div className="field">
-        <label htmlFor="download-timezone">Time zone of the timestamps</label>
+        <label htmlFor="download-timezone">{t("timeZone")}</label>
         <select id="download-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
           {zones.map((z) => (
             <option key={z.value} value={z.value}>{z.label}</option>
@@ -92,15 +91,15 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
       </div>
       <div className="field actions">
         {invalid ? (
-          <p className="field-error" role="alert">The start date is after the end date.</p>
+          <p className="field-error" role="alert">{t("startAfterEnd")}</p>
         ) : (
           <a className="button" href={href} download>
-            Download
+            {t("download")}
           </a>
         )}
       </div>
       <p id="download-help" className="help">
-        Leave the dates empty for the whole series. Dates are days in the station’s time zone ({offsetLabel(offsetMinutes)}).
+        {t("help", { zone: offsetLabel(offsetMinutes) })}
       </p>
     </form>
   );

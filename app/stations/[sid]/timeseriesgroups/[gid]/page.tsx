@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
@@ -36,7 +37,7 @@ async function load(params: Params) {
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const data = await load(params);
-  if (!data) return { title: "Page not found" };
+  if (!data) return { title: (await getTranslations("common"))("pageNotFound") };
   return { title: `${groupTitle(data.group)} · ${data.station.name}` };
 }
 
@@ -48,7 +49,8 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const data = await load(params);
   if (!data) notFound();
   const { station, group, series, processes } = data;
-  const user = await currentUser();
+  const [user, t, tc] = await Promise.all([currentUser(), getTranslations("group"), getTranslations("common")]);
+  const stepLabel = (step: string) => (step ? timeStepLabel(step) : tc("irregular"));
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const sp = await searchParams;
   const param = (name: string) => {
@@ -59,7 +61,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   // Default: the first series with records that the user may read.
   const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
   const selected = series.find((s) => s.id === requested) ?? preferred;
-  const stationName = station.name || `Station ${station.id}`;
+  const stationName = station.name || tc("station", { id: station.id });
   const title = groupTitle(group);
   const here = groupPath(station.id, group.id);
   // The chart the browser would ask for first (same URL as SeriesChart builds), read here.
@@ -74,22 +76,24 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
   return (
     <div className="page">
-      <Breadcrumbs crumbs={[{ label: "Stations", href: "/" }, { label: stationName, href: stationPath(station.id) }, { label: title }]} />
+      <Breadcrumbs crumbs={[{ label: tc("stations"), href: "/" }, { label: stationName, href: stationPath(station.id) }, { label: title }]} />
       <header className="page-header manage-header">
         <div>
         <h1>{title}</h1>
         <p className="lead">
-          {group.variable}
-          {group.unit && <> in {group.unit}</>} at <Link href={stationPath(station.id)}>{stationName}</Link>
+          {t.rich(group.unit ? "lead" : "leadNoUnit", {
+            variable: group.variable, unit: group.unit, station: stationName,
+            link: (chunks) => <Link href={stationPath(station.id)}>{chunks}</Link>,
+          })}
         </p>
         </div>
-        {data.editable && <div className="header-actions"><Link className="button secondary" href={managePaths.group(station.id, group.id)}>Edit</Link></div>}
+        {data.editable && <div className="header-actions"><Link className="button secondary" href={managePaths.group(station.id, group.id)}>{tc("edit")}</Link></div>}
       </header>
 
       <section className="card" aria-labelledby="chart-heading">
-        <h2 id="chart-heading">Chart</h2>
+        <h2 id="chart-heading">{t("chart")}</h2>
         {series.length === 0 ? (
-          <p className="muted">This group has no time series yet.</p>
+          <p className="muted">{t("noSeries")}</p>
         ) : (
           <SeriesChart
             key={here}
@@ -108,41 +112,41 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
       <div className="two-columns">
         <section className="card" aria-labelledby="group-heading">
-          <h2 id="group-heading">About this group</h2>
+          <h2 id="group-heading">{t("about")}</h2>
           <dl className="details">
-            <div><dt>Name</dt><dd>{group.name || <span className="muted">—</span>}</dd></div>
-            <div><dt>Variable</dt><dd>{group.variable}</dd></div>
-            <div><dt>Unit</dt><dd>{group.unit}{group.unitDescr && <span className="muted small"> ({group.unitDescr})</span>}</dd></div>
-            <div><dt>Station</dt><dd><Link href={stationPath(station.id)}>{stationName}</Link></dd></div>
-            <div><dt>Time zone</dt><dd>{offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span></dd></div>
-            <div><dt>Remarks</dt><dd>{group.remarks ? <span className="pre-line">{group.remarks}</span> : <span className="muted">—</span>}</dd></div>
+            <div><dt>{t("name")}</dt><dd>{group.name || <span className="muted">—</span>}</dd></div>
+            <div><dt>{t("variable")}</dt><dd>{group.variable}</dd></div>
+            <div><dt>{t("unit")}</dt><dd>{group.unit}{group.unitDescr && <span className="muted small"> ({group.unitDescr})</span>}</dd></div>
+            <div><dt>{t("station")}</dt><dd><Link href={stationPath(station.id)}>{stationName}</Link></dd></div>
+            <div><dt>{t("timeZone")}</dt><dd>{offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span></dd></div>
+            <div><dt>{t("remarks")}</dt><dd>{group.remarks ? <span className="pre-line">{group.remarks}</span> : <span className="muted">—</span>}</dd></div>
           </dl>
           {series.length > 0 && (
             <div className="table-wrap">
               <table className="data-table compact">
-                <caption className="visually-hidden">Time series of this group</caption>
+                <caption className="visually-hidden">{t("seriesCaption")}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Time series</th>
-                    <th scope="col">Time step</th>
-                    <th scope="col">Records</th>
-                    <th scope="col">Access</th>
+                    <th scope="col">{t("timeSeries")}</th>
+                    <th scope="col">{t("timeStep")}</th>
+                    <th scope="col">{t("records")}</th>
+                    <th scope="col">{t("access")}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {series.map((s) => (
                     <tr key={s.id}>
                       <th scope="row">{s.type}{s.name && <span className="muted"> · {s.name}</span>}</th>
-                      <td data-label="Time step">{timeStepLabel(s.timeStep)}</td>
-                      <td data-label="Records">
+                      <td data-label={t("timeStep")}>{stepLabel(s.timeStep)}</td>
+                      <td data-label={t("records")}>
                         {s.first !== null && s.last !== null
                           ? `${formatDateTime(s.first, offset)} – ${formatDateTime(s.last, offset)}`
-                          : <span className="muted">none</span>}
+                          : <span className="muted">{t("none")}</span>}
                       </td>
-                      <td data-label="Access">
-                        {s.publiclyAvailable ? "public" : s.canRead ? "private (you may read)" : "private"}
+                      <td data-label={t("access")}>
+                        {s.publiclyAvailable ? t("public") : s.canRead ? t("privateReadable") : t("private")}
                         {/* A logged-in user asks for access on the station's page (public.md §2). */}
-                        {user && !s.canRead && <> · <Link href={`${stationPath(station.id)}#access`}>Request access</Link></>}
+                        {user && !s.canRead && <> · <Link href={`${stationPath(station.id)}#access`}>{t("requestAccess")}</Link></>}
                       </td>
                     </tr>
                   ))}
@@ -153,7 +157,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
         </section>
 
         <section className="card" aria-labelledby="download-heading">
-          <h2 id="download-heading">Download data</h2>
+          <h2 id="download-heading">{t("download")}</h2>
           <DownloadForm
             stationId={station.id}
             groupId={group.id}
@@ -167,17 +171,17 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
       {processes.length > 0 && (
         <section className="card" aria-labelledby="processing-heading">
-          <h2 id="processing-heading">Automatic processing</h2>
+          <h2 id="processing-heading">{t("processing")}</h2>
           <ul className="process-list">
             {processes.map((p) => (
               <li key={p.id} data-process={p.id}>
                 <span className="process-description">{p.description}</span>
-                {!p.enabled && <span className="muted"> (disabled)</span>}
+                {!p.enabled && <span className="muted">{t("disabled")}</span>}
                 <span className="muted small">
                   {" · "}
-                  {p.lastSuccess !== null ? `last successful run ${formatDateTime(p.lastSuccess, offset)} (${offsetLabel(offset)})` : "not run successfully yet"}
+                  {p.lastSuccess !== null ? t("lastSuccess", { at: formatDateTime(p.lastSuccess, offset), zone: offsetLabel(offset) }) : t("notRunYet")}
                 </span>
-                {p.failure && <p className="message error small">The last run failed: {p.failure}</p>}
+                {p.failure && <p className="message error small">{t("lastRunFailed", { failure: p.failure })}</p>}
               </li>
             ))}
           </ul>
