@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { solveChallenge } from "altcha-lib/v1";
 import type { CaptchaChallenge } from "@/lib/auth/captcha";
@@ -12,6 +13,7 @@ import type { CaptchaChallenge } from "@/lib/auth/captcha";
 export default function CaptchaField({ challenge }: { challenge: CaptchaChallenge | null }) {
   // The outcome for one challenge (its signature): the payload, or null when no solution was found.
   const [result, setResult] = useState<{ signature: string; payload: string | null } | null>(null);
+  const t = useTranslations("register");
 
   useEffect(() => {
     if (!challenge) return;
@@ -34,11 +36,11 @@ export default function CaptchaField({ challenge }: { challenge: CaptchaChalleng
     <div className="captcha" data-challenge={challenge ? JSON.stringify(challenge) : undefined} data-captcha-status={status}>
       <input type="hidden" name="altcha" value={solution} />
       <p className="help" role="status">
-        {status === "working" && "Checking that you are human (your browser does a short calculation)…"}
-        {status === "done" && "✓ Check done: you may send the form."}
-        {status === "failed" && "The check did not work in this browser. Reload the page to try again."}
+        {status === "working" && t("captchaWorking")}
+        {status === "done" && t("captchaDone")}
+        {status === "failed" && t("captchaFailed")}
       </p>
-      <noscript><p className="help">This form needs JavaScript for its check that you are human.</p></noscript>
+      <noscript><p className="help">{t("captchaNoScript")}</p></noscript>
     </div>
   );
 }

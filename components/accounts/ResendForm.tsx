@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useActionState } from "react";
 import { resendLink, type ResendState } from "@/app/accounts/register/actions";
 import FieldErrors from "@/components/accounts/FieldErrors";
@@ -11,20 +12,21 @@ const START: ResendState = { error: null, sent: false, email: "" };
 export default function ResendForm() {
   const [state, action, pending] = useActionState(resendLink, START);
   const live = useHydrated();
+  const t = useTranslations("resend");
   if (state.sent) {
     return (
       <div className="message success" role="status">
-        <p>If an account that awaits activation uses <strong>{state.email}</strong>, a new activation link is on its way.</p>
+        <p>{t.rich("sent", { email: state.email, b: (chunks) => <strong>{chunks}</strong> })}</p>
       </div>
     );
   }
   return (
-    <form action={action} aria-label="Send the activation link again" className="stacked-form" noValidate data-client="" data-hydrated={live || undefined}>
-      <label htmlFor="resend-email">E-mail address</label>
+    <form action={action} aria-label={t("title")} className="stacked-form" noValidate data-client="" data-hydrated={live || undefined}>
+      <label htmlFor="resend-email">{t("email")}</label>
       <input id="resend-email" name="email" type="email" autoComplete="email" required defaultValue={state.email}
         aria-invalid={!!state.error} aria-describedby={state.error ? "email-errors" : undefined} />
       <FieldErrors id="email-errors" errors={state.error ? [state.error] : undefined} />
-      <button type="submit" disabled={pending}>{pending ? "Sending…" : "Send the link again"}</button>
+      <button type="submit" disabled={pending}>{pending ? t("sending") : t("submit")}</button>
     </form>
   );
 }

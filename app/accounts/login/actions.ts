@@ -3,6 +3,7 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { encode } from "next-auth/jwt";
+import { getTranslations } from "next-intl/server";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { attemptLogin, loginErrorCode, sessionCookieName } from "@/lib/accounts";
 import { secretKey } from "@/lib/auth/secret";
@@ -33,7 +34,8 @@ export async function logInWithoutScript(_prev: LoginState, form: FormData): Pro
   const address = request.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown";
   const result = await attemptLogin(username, "", field("password"), address);
   if (!result.ok) {
-    return { error: loginErrorMessage(loginErrorCode(result)), username };
+    const t = await getTranslations("login");
+    return { error: loginErrorMessage(loginErrorCode(result), (key, values) => t(key, values)), username };
   }
   // As the next-auth route decides (app/accounts/auth/[...nextauth]/route.ts): an https site URL,
   // or a request that came over HTTPS (server.mjs's x-enhydris-scheme).

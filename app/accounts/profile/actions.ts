@@ -2,6 +2,7 @@
 
 import { refresh } from "next/cache";
 import { headers } from "next/headers";
+import { getTranslations } from "next-intl/server";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
 import { changePassword, readPasswordChange, readProfile, updateProfile as saveProfile } from "@/lib/accounts";
 import { forwardedAddress } from "@/lib/auth/client-address";
@@ -56,7 +57,10 @@ export async function updatePassword(_prev: FormState, form: FormData): Promise<
     await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId }, forwardedAddress(await headers()));
   } catch (error) {
     // Too many wrong old passwords: the login page's words (the same counters, api.md §12.1).
-    if (error instanceof Throttled) return { errors: { old_password: [loginErrorMessage(`Throttled:${error.retryAfter}`)!] }, message: null };
+    if (error instanceof Throttled) {
+      const t = await getTranslations("login");
+      return { errors: { old_password: [loginErrorMessage(`Throttled:${error.retryAfter}`, (key, values) => t(key, values))!] }, message: null };
+    }
     return refused(error);
   }
   return { errors: {}, message: "New password has been saved. You stay logged in here; other sessions and API tokens have ended." };

@@ -1,24 +1,28 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import RegisterForm from "@/components/accounts/RegisterForm";
 import { newChallenge } from "@/lib/auth/captcha";
 import { settings } from "@/lib/config";
 
-export const metadata: Metadata = { title: "Register" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("register"))("title") };
+}
 export const dynamic = "force-dynamic";
 
 /** `{site}/accounts/register/` (public.md §1): 404 unless ENHYDRIS_REGISTRATION_OPEN. */
 export default async function RegisterPage() {
   if (!settings().registrationOpen) notFound();
+  const t = await getTranslations("register");
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Register</h1>
-        <p>An account lets you ask for access to protected data{settings().usersCanAddContent ? " and add stations of your own" : ""}.</p>
+        <h1>{t("title")}</h1>
+        <p>{settings().usersCanAddContent ? t("introStations") : t("intro")}</p>
         <RegisterForm challenge={await newChallenge()} />
         <p className="form-footer">
-          Already registered? <Link href="/accounts/login/">Log in</Link>
+          {t("already")} <Link href="/accounts/login/">{t("logIn")}</Link>
         </p>
       </div>
     </div>

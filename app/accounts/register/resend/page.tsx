@@ -1,19 +1,23 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import ResendForm from "@/components/accounts/ResendForm";
 import { settings } from "@/lib/config";
 
-export const metadata: Metadata = { title: "Send the activation link again" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("resend"))("title") };
+}
 export const dynamic = "force-dynamic";
 
 /** `{site}/accounts/register/resend/` (public.md §1). */
-export default function ResendPage() {
+export default async function ResendPage() {
   if (!settings().registrationOpen) notFound();
+  const t = await getTranslations("resend");
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Send the activation link again</h1>
-        <p>Enter the e-mail address you registered with; a new link, valid for {settings().activationDays} days, will be sent to it.</p>
+        <h1>{t("title")}</h1>
+        <p>{t("intro", { days: settings().activationDays })}</p>
         <ResendForm />
       </div>
     </div>
