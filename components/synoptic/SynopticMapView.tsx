@@ -5,7 +5,8 @@ import L from "leaflet";
 import { MapContainer, TileLayer, useMap } from "react-leaflet";
 import { formatDateTime } from "@/lib/site/time";
 import { lonLat } from "@/lib/site/geom";
-import { STATUS_WORDS, valueText, type LatestStation } from "@/components/synoptic/types";
+import { valueText, type LatestStation, type LatestStatus } from "@/components/synoptic/types";
+import type { Locale } from "@/lib/i18n/locales";
 
 export interface SynopticMapViewProps {
   stations: LatestStation[];
@@ -16,6 +17,8 @@ export interface SynopticMapViewProps {
   tileAttribution: string;
   /** The view without stations: [min_lon, min_lat, max_lon, max_lat]. */
   defaultBbox: [number, number, number, number];
+  /** The markers' words in the page's language. */
+  words: { locale: Locale; hidden: string; noData: string; status: Record<LatestStatus, string> };
 }
 
 const MIN_HALF_SIZE = 0.02;
@@ -24,9 +27,10 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<":
 
 /** A marker as the reference draws it: the station's name, date and values, its frame coloured by freshness. */
 function markerHtml(s: LatestStation, props: SynopticMapViewProps): string {
-  const date = s.last_common_date ? formatDateTime(Date.parse(s.last_common_date) / 1000, props.offsetMinutes).slice(5) : "no data";
-  const values = s.values.map((v) => `<li class="status-${v.status}" title="${escape(STATUS_WORDS[v.status])}">`
-    + `<span class="synoptic-marker-title">${escape(v.title)}</span> ${escape(valueText(v, props.precisions[v.timeseries_group]))}</li>`).join("");
+  const { words } = props;
+  const date = s.last_common_date ? formatDateTime(Date.parse(s.last_common_date) / 1000, props.offsetMinutes).slice(5) : words.noData;
+  const values = s.values.map((v) => `<li class="status-${v.status}" title="${escape(words.status[v.status])}">`
+    + `<span class="synoptic-marker-title">${escape(v.title)}</span> ${escape(valueText(v, props.precisions[v.timeseries_group], words))}</li>`).join("");
   return `<div class="synoptic-marker-box freshness-${s.freshness}" data-station="${s.station}" data-freshness="${s.freshness}">`
     + `<a href="${escape(props.stationHref(s.station))}">${escape(s.name)}</a>`
     + `<span class="synoptic-marker-date">${escape(date)}</span><ul>${values}</ul></div>`;
