@@ -2,6 +2,7 @@ import { canReadData, isEditor, type Actor } from "@/lib/auth/permissions";
 import { lastSucceeded, latestJobs } from "@/lib/jobs/queue";
 import { describeProcesses, processesPage, processKey } from "@/lib/processing";
 import { db, Prisma } from "@/lib/db";
+import { DEFAULT_LOCALE, descrIn, type Locale } from "@/lib/i18n/locales";
 import {
   attachmentsPage, eventsPage, OWNER_DISPLAY_SQL, stationAccess, type StationAccess, type StationJson, stationJsonById,
 } from "@/lib/stations";
@@ -67,8 +68,11 @@ function seriesSummary(t: Prisma.TimeseriesGetPayload<object>): SeriesSummary {
   };
 }
 
-/** What the station page lists: its types, visible groups with their series, files, images and events. */
-export async function stationDetails(station: StationJson) {
+/**
+ * What the station page lists: its types, visible groups with their series, files, images and
+ * events; the lookups' descriptions in the page's language (descrIn).
+ */
+export async function stationDetails(station: StationJson, locale: Locale = DEFAULT_LOCALE) {
   const id = station.id;
   const p = db().prisma;
   const [stypes, groups, files, images, events, eventTypes] = await Promise.all([
@@ -85,11 +89,11 @@ export async function stationDetails(station: StationJson) {
     eventsPage(id, 0, 500),
     p.eventType.findMany(),
   ]);
-  const typeById = new Map(eventTypes.map((t) => [t.id, t.descr]));
+  const typeById = new Map(eventTypes.map((t) => [t.id, descrIn(locale, t)]));
   return {
-    stationTypes: stypes.map((t) => t.descr),
+    stationTypes: stypes.map((t) => descrIn(locale, t)),
     groups: groups.map((g): GroupSummary => ({
-      id: g.id, name: g.name, variable: g.variable.descr, unit: g.unit.symbol, unitDescr: g.unit.descr, remarks: g.remarks,
+      id: g.id, name: g.name, variable: descrIn(locale, g.variable), unit: g.unit.symbol, unitDescr: g.unit.descr, remarks: g.remarks,
       precision: g.precision, series: g.timeseries.map(seriesSummary),
     })),
     files: files.map((f) => ({ id: f.id, descr: f.descr, date: f.date, remarks: f.remarks, fileName: f.fileName })),
@@ -144,13 +148,14 @@ async function groupProcesses(groupId: number, unit: string, user: Actor, access
 export interface GroupHead {
   station: { id: number; name: string; display_timezone: string };
   access: StationAccess;
-  group: { id: number; name: string; remarks: string; hidden: boolean; precision: number; variable: string; unitId: number };
+  /** The variable's description, and its Greek one (public.md §3; "" for none). */
+  group: { id: number; name: string; remarks: string; hidden: boolean; precision: number; variable: string; variableEl: string; unitId: number };
 }
 
 const GROUP_HEAD_CACHE = {
   name: "group-page-head",
   maxSize: 4 * 1024 * 1024,
-  sizeOf: (head: GroupHead | null) => (head ? 300 + head.station.name.length + head.group.name.length + head.group.remarks.length + head.group.variable.length : 50),
+  sizeOf: (head: GroupHead | null) => (head ? 300 + head.station.name.length + head.group.name.length + head.group.remarks.length + head.group.variable.length + head.group.variableEl.length : 50),
 };
 
 async function readGroupHead(stationId: number, groupId: number): Promise<GroupHead | null> {
@@ -162,7 +167,7 @@ async function readGroupHead(stationId: number, groupId: number): Promise<GroupH
     access,
     group: {
       id: group.id, name: group.name, remarks: group.remarks, hidden: group.hidden, precision: group.precision,
-      variable: variable?.descr ?? "", unitId: group.unitId,
+      variable: variable?.descr ?? "", variableEl: variable?.descrEl ?? "", unitId: group.unitId,
     },
   };
 }
@@ -185,8 +190,11 @@ export async function groupHead(stationId: number, groupId: number): Promise<Gro
   return (await cachedByMetadata(GROUP_HEAD_CACHE, `${stationId}/${groupId}`, () => readGroupHead(stationId, groupId))).value;
 }
 
-/** The group page: the station, the group of it (else null), its series and which of them the user may read, its processes. */
-export async function groupDetails(stationId: number, groupId: number, user: Actor) {
+/**
+ * The group page: the station, the group of it (else null), its series and which of them the user
+ * may read, its processes; the variable in the page's language.
+ */
+export async function groupDetails(stationId: number, groupId: number, user: Actor, locale: Locale = DEFAULT_LOCALE) {
   const head = await groupHead(stationId, groupId);
   if (!head) return null;
   const { station, access, group } = head;
@@ -198,7 +206,7 @@ export async function groupDetails(stationId: number, groupId: number, user: Act
     station,
     group: {
       id: group.id, name: group.name, remarks: group.remarks, hidden: group.hidden, precision: group.precision,
-      variable: group.variable, unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
+      variable: descrIn(locale, { descr: group.variable, descrEl: group.variableEl }), unit: unit?.symbol ?? "", unitDescr: unit?.descr ?? "",
     },
     series: series.map((t): SeriesForUser => ({ ...t, canRead: canReadData(user, access, t.publiclyAvailable) })),
     /** The user may edit the group (its page shows "Edit"). */

@@ -3,6 +3,7 @@ import { chartBody, chartRequest, loadSeriesContext } from "@/lib/series";
 import { canReadData, type Actor } from "@/lib/auth/permissions";
 import type { ChartPoint } from "@/lib/formats/chart";
 import { ValidationFailed } from "@/lib/domain/errors";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n/locales";
 import { groupDetails, stationDetails, stationWithOwner as readStationWithOwner } from "@/lib/frontend/page-data";
 
 /** What the station and group pages show, read with the lib/ services (never the HTTP API). */
@@ -17,15 +18,15 @@ export function pathId(text: string): number | null {
 /** The station (§4.1) with its owner's display name, read once per request (the metadata and the page both need it). */
 export const stationWithOwner = cache(readStationWithOwner);
 
-export async function stationPageData(id: number) {
+export async function stationPageData(id: number, locale: Locale = DEFAULT_LOCALE) {
   const head = await stationWithOwner(id);
   if (!head) return null;
-  return { ...head, ...(await stationDetails(head.station)) };
+  return { ...head, ...(await stationDetails(head.station, locale)) };
 }
 
 /** The group page: the group of this station (else null), its series and what the user may read. */
-export function groupPageData(stationId: number, groupId: number, user: Actor) {
-  return groupDetails(stationId, groupId, user);
+export function groupPageData(stationId: number, groupId: number, user: Actor, locale: Locale = DEFAULT_LOCALE) {
+  return groupDetails(stationId, groupId, user, locale);
 }
 
 /** "Initial", "Aggregated (Daily mean)", … */

@@ -59,12 +59,14 @@ export const ActivitySchema = z.object({
   id, time: z.string(), user: z.string().nullable(), action: z.string(), object_type: z.string(), object_id: id, summary: z.string(),
 }).meta({ id: "ActivityEntry" });
 
-const descrLookup = (name: string) => z.object({ id, last_modified: lastModified, descr: z.string() }).meta({ id: name });
+// descr_el: the optional Greek description (public.md §3); "" when none.
+const descrEl = z.string().meta({ description: "The description in Greek (optional; pages in Greek fall back to descr)" });
+const descrLookup = (name: string) => z.object({ id, last_modified: lastModified, descr: z.string(), descr_el: descrEl }).meta({ id: name });
 export const LOOKUP_SCHEMAS = {
   stationtypes: descrLookup("StationType"),
   eventtypes: descrLookup("EventType"),
   variables: descrLookup("Variable"),
-  filetypes: z.object({ id, last_modified: lastModified, descr: z.string(), mime_type: z.string() }).meta({ id: "FileType" }),
+  filetypes: z.object({ id, last_modified: lastModified, descr: z.string(), descr_el: descrEl, mime_type: z.string() }).meta({ id: "FileType" }),
   organizations: z.object({ id, last_modified: lastModified, remarks: z.string(), name: z.string(), acronym: z.string() }).meta({ id: "Organization" }),
   persons: z.object({
     id, last_modified: lastModified, remarks: z.string(), last_name: z.string(), first_name: z.string(), middle_names: z.string(), initials: z.string(),

@@ -75,3 +75,11 @@ export function cookieValue(header: string | string[] | null | undefined, name: 
   }
   return null;
 }
+
+/**
+ * A lookup's description in a language (public.md §3): the Greek one (`descr_el`) on pages in
+ * Greek when it is not empty, else the description.
+ */
+export function descrIn(locale: Locale, lookup: { descr: string; descrEl?: string | null }): string {
+  return locale === "el" && lookup.descrEl ? lookup.descrEl : lookup.descr;
+}

@@ -21,13 +21,14 @@ function areaField(): Field<AreaGeom> {
   };
 }
 
-const descr = () => ({ descr: text({ max: 200 }) });
+// descr_el: the optional Greek description (public.md §3).
+const descr = () => ({ descr: text({ max: 200 }), descr_el: text({ max: 200 }) });
 
 export const LOOKUP_FIELDS: Record<LookupName, () => FieldSpec> = {
   stationtypes: descr,
   eventtypes: descr,
   variables: descr,
-  filetypes: () => ({ descr: text({ max: 200 }), mime_type: text({ max: 100 }) }),
+  filetypes: () => ({ descr: text({ max: 200 }), descr_el: text({ max: 200 }), mime_type: text({ max: 100 }) }),
   organizations: () => ({ remarks: text(), name: text({ max: 200 }), acronym: text({ max: 50 }) }),
   persons: () => ({ remarks: text(), last_name: text({ max: 100 }), first_name: text({ max: 100 }), middle_names: text({ max: 100 }), initials: text({ max: 20 }) }),
   units: () => ({ descr: text({ max: 200 }), symbol: text({ max: 50, required: true, blank: false }), variables: pkList(existing("variable")) }),

@@ -18,8 +18,10 @@ export interface LookupForm {
   label(json: Record<string, unknown>): string;
 }
 
+/** The optional Greek description of the translatable lookups (public.md §3). */
+const descrEl: LookupField = { name: "descr_el", label: "Description in Greek", kind: "text", max: 200, help: "Optional: the pages in Greek show it instead of the description." };
 const descrForm = (title: string, singular: string): LookupForm => ({
-  title, singular, fields: [{ name: "descr", label: "Description", kind: "text", max: 200 }], label: (j) => String(j.descr ?? ""),
+  title, singular, fields: [{ name: "descr", label: "Description", kind: "text", max: 200 }, descrEl], label: (j) => String(j.descr ?? ""),
 });
 const remarks: LookupField = { name: "remarks", label: "Remarks", kind: "textarea" };
 
@@ -29,7 +31,7 @@ export const LOOKUP_FORMS: Record<LookupName, LookupForm> = {
   variables: descrForm("Variables", "variable"),
   filetypes: {
     title: "File types", singular: "file type", label: (j) => String(j.descr ?? ""),
-    fields: [{ name: "descr", label: "Description", kind: "text", max: 200 }, { name: "mime_type", label: "MIME type", kind: "text", max: 100, help: "e.g. application/pdf" }],
+    fields: [{ name: "descr", label: "Description", kind: "text", max: 200 }, descrEl, { name: "mime_type", label: "MIME type", kind: "text", max: 100, help: "e.g. application/pdf" }],
   },
   organizations: {
     title: "Organizations", singular: "organization", label: (j) => String(j.name || j.acronym || ""),

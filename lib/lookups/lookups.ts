@@ -32,7 +32,10 @@ function reader<R extends Row>(model: {
 }
 
 type DescrRow = { id: number; lastModified: Date | null; descr: string };
+/** The legacy model dumps' shape (legacy.md): no descr_el. */
 const descrJson = (r: DescrRow) => ({ id: r.id, last_modified: isoMillis(r.lastModified), descr: r.descr });
+/** The API's (api.md §11), with the optional Greek description (public.md §3). */
+const descrElJson = (r: DescrRow & { descrEl: string }) => ({ ...descrJson(r), descr_el: r.descrEl });
 const BY_DESCR = [{ descr: "asc" }, { id: "asc" }];
 
 export type OrganizationRow = Prisma.OrganizationGetPayload<object>;
@@ -61,6 +64,7 @@ export type FileTypeRow = Prisma.FileTypeGetPayload<object>;
 export const fileTypeJson = (r: FileTypeRow) => ({
   id: r.id, last_modified: isoMillis(r.lastModified), descr: r.descr, mime_type: r.mimeType,
 });
+const fileTypeElJson = (r: FileTypeRow) => ({ ...fileTypeJson(r), descr_el: r.descrEl });
 
 export { descrJson };
 
@@ -69,10 +73,10 @@ const UNIT_INCLUDE = { variables: { select: { variableId: true } } } as const;
 export function lookupReaders(): Record<LookupName, LookupReader> {
   const p = db().prisma;
   return {
-    stationtypes: reader(p.stationType, BY_DESCR, descrJson),
-    eventtypes: reader(p.eventType, BY_DESCR, descrJson),
-    variables: reader(p.variable, BY_DESCR, descrJson),
-    filetypes: reader(p.fileType, BY_DESCR, fileTypeJson),
+    stationtypes: reader(p.stationType, BY_DESCR, descrElJson),
+    eventtypes: reader(p.eventType, BY_DESCR, descrElJson),
+    variables: reader(p.variable, BY_DESCR, descrElJson),
+    filetypes: reader(p.fileType, BY_DESCR, fileTypeElJson),
     persons: reader(p.person, [{ lastName: "asc" }, { firstName: "asc" }, { id: "asc" }], personJson),
     units: {
       count: () => p.unitOfMeasurement.count(),

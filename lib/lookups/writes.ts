@@ -41,8 +41,8 @@ function descrLookup(model: "stationType" | "eventType" | "variable", searchable
     delete(a: { where: { id: number } }): Promise<unknown>;
   };
   return {
-    create: async (tx, v) => (await delegate(tx).create({ data: { descr: v.descr, ...norm(v), lastModified: now() } })).id,
-    update: async (tx, id, v) => void (await delegate(tx).update({ where: { id }, data: defined({ descr: v.descr, ...norm(v), lastModified: now() }) })),
+    create: async (tx, v) => (await delegate(tx).create({ data: { descr: v.descr, descrEl: v.descr_el, ...norm(v), lastModified: now() } })).id,
+    update: async (tx, id, v) => void (await delegate(tx).update({ where: { id }, data: defined({ descr: v.descr, descrEl: v.descr_el, ...norm(v), lastModified: now() }) })),
     remove: async (tx, id) => void (await delegate(tx).delete({ where: { id } })),
   };
 }
@@ -52,8 +52,8 @@ const LOOKUP_WRITERS: Record<LookupName, LookupWriter> = {
   eventtypes: descrLookup("eventType", false),
   variables: descrLookup("variable", true),
   filetypes: {
-    create: async (tx, v) => (await tx.fileType.create({ data: { descr: v.descr as string, mimeType: v.mime_type as string, lastModified: now() } })).id,
-    update: async (tx, id, v) => void (await tx.fileType.update({ where: { id }, data: defined({ descr: v.descr, mimeType: v.mime_type, lastModified: now() }) })),
+    create: async (tx, v) => (await tx.fileType.create({ data: { descr: v.descr as string, descrEl: v.descr_el as string | undefined, mimeType: v.mime_type as string, lastModified: now() } })).id,
+    update: async (tx, id, v) => void (await tx.fileType.update({ where: { id }, data: defined({ descr: v.descr, descrEl: v.descr_el, mimeType: v.mime_type, lastModified: now() }) })),
     remove: async (tx, id) => void (await tx.fileType.delete({ where: { id } })),
   },
   organizations: {

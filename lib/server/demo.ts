@@ -95,8 +95,9 @@ async function lookups(tx: Tx) {
   const person = async (firstName: string, lastName: string, initials: string) => (await tx.lentity.create({
     data: { kind: "person", person: { create: { firstName, lastName, initials, lastModified: now, searchNorm: personNorm({ firstName, lastName }) } } },
   })).id;
-  const stationType = async (descr: string) => (await tx.stationType.create({ data: { descr, descrNorm: descrNorm(descr), lastModified: now } })).id;
-  const variable = async (descr: string) => (await tx.variable.create({ data: { descr, descrNorm: descrNorm(descr), lastModified: now } })).id;
+  // Each translatable lookup in English and Greek (public.md §3).
+  const stationType = async (descr: string, descrEl: string) => (await tx.stationType.create({ data: { descr, descrEl, descrNorm: descrNorm(descr), lastModified: now } })).id;
+  const variable = async (descr: string, descrEl: string) => (await tx.variable.create({ data: { descr, descrEl, descrNorm: descrNorm(descr), lastModified: now } })).id;
   const unit = async (descr: string, symbol: string, variableIds: number[]) => (await tx.unitOfMeasurement.create({
     data: { descr, symbol, lastModified: now, variables: { create: variableIds.map((variableId) => ({ variableId })) } },
   })).id;
@@ -106,26 +107,26 @@ async function lookups(tx: Tx) {
   const ppc = await org("", "PPC");
   const christofides = await person("Antonis", "Christofides", "A. C.");
 
-  const meteorological = await stationType("Meteorological");
-  const hydrometric = await stationType("Stream gauge");
-  const rainGauge = await stationType("Rain gauge");
+  const meteorological = await stationType("Meteorological", "Μετεωρολογικός");
+  const hydrometric = await stationType("Stream gauge", "Σταθμήμετρο ποταμού");
+  const rainGauge = await stationType("Rain gauge", "Βροχόμετρο");
 
-  const temp = await variable("Temperature");
-  const rh = await variable("Relative humidity");
-  const rain = await variable("Precipitation");
-  const windDir = await variable("Wind direction");
-  const level = await variable("Water level");
+  const temp = await variable("Temperature", "Θερμοκρασία");
+  const rh = await variable("Relative humidity", "Σχετική υγρασία");
+  const rain = await variable("Precipitation", "Βροχόπτωση");
+  const windDir = await variable("Wind direction", "Διεύθυνση ανέμου");
+  const level = await variable("Water level", "Στάθμη νερού");
   const celsius = await unit("Degrees Celsius", "°C", [temp]);
   const percent = await unit("Percent", "%", [rh]);
   const mm = await unit("Millimetres", "mm", [rain]);
   const degrees = await unit("Degrees", "°", [windDir]);
   const metres = await unit("Metres", "m", [level]);
 
-  for (const descr of ["Sensor replacement", "Maintenance", "Calibration"]) {
-    await tx.eventType.create({ data: { descr, lastModified: now } });
+  for (const [descr, descrEl] of [["Sensor replacement", "Αντικατάσταση αισθητήρα"], ["Maintenance", "Συντήρηση"], ["Calibration", "Βαθμονόμηση"]]) {
+    await tx.eventType.create({ data: { descr, descrEl, lastModified: now } });
   }
-  await tx.fileType.create({ data: { descr: "PDF document", mimeType: "application/pdf", lastModified: now } });
-  await tx.fileType.create({ data: { descr: "Text", mimeType: "text/plain", lastModified: now } });
+  await tx.fileType.create({ data: { descr: "PDF document", descrEl: "Έγγραφο PDF", mimeType: "application/pdf", lastModified: now } });
+  await tx.fileType.create({ data: { descr: "Text", descrEl: "Κείμενο", mimeType: "text/plain", lastModified: now } });
 
   for (const [name, code, wkt] of [
     ["Epirus", "GR-D", "POLYGON ((19.9 38.9, 21.4 38.9, 21.4 40.2, 19.9 40.2, 19.9 38.9))"],

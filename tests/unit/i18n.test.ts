@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOGUES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
-import { cookieValue } from "@/lib/i18n/locales";
+import { cookieValue, descrIn } from "@/lib/i18n/locales";
 
 describe("the language of a request (public.md §3)", () => {
   it("takes the account's setting first, then the cookie, then Accept-Language, then English", () => {
@@ -88,5 +88,14 @@ describe("numbers per language", () => {
     expect(decimalIn("en", "12.50")).toBe("12.50");
     expect(decimalIn("el", "12.50")).toBe("12,50");
     expect(decimalIn("el", -0.5)).toBe("-0,5");
+  });
+});
+
+describe("the lookups' descriptions (descr_el)", () => {
+  it("shows the Greek description on Greek pages, falling back to descr when it is empty", () => {
+    expect(descrIn("el", { descr: "Temperature", descrEl: "Θερμοκρασία" })).toBe("Θερμοκρασία");
+    expect(descrIn("el", { descr: "Temperature", descrEl: "" })).toBe("Temperature");
+    expect(descrIn("el", { descr: "Temperature" })).toBe("Temperature");
+    expect(descrIn("en", { descr: "Temperature", descrEl: "Θερμοκρασία" })).toBe("Temperature");
   });
 });

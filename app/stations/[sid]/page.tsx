@@ -72,10 +72,11 @@ function coordinate(value: number, positive: string, negative: string, decimals:
 /** `{site}/stations/{sid}/`: every detail of the station and what belongs to it (api.md §16). */
 export default async function StationPage({ params }: { params: Params }) {
   const id = pathId((await params).sid);
-  const [data, user] = await Promise.all([id ? stationPageData(id) : null, currentUser()]);
+  const locale = await getLocale();
+  const [data, user] = await Promise.all([id ? stationPageData(id, locale) : null, currentUser()]);
   if (!id || !data) notFound();
-  const [editable, offer, t, tc, locale] = await Promise.all([
-    canEditStation(user, id), accessOffer(user, id), getTranslations("station"), getTranslations("common"), getLocale(),
+  const [editable, offer, t, tc] = await Promise.all([
+    canEditStation(user, id), accessOffer(user, id), getTranslations("station"), getTranslations("common"),
   ]);
   const decimals = (text: string | number) => decimalIn(locale, text);
   const { station, ownerName } = data;

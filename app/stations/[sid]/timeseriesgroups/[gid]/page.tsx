@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
@@ -27,7 +27,8 @@ const loadIds = cache(async (sid: string, gid: string) => {
   const stationId = pathId(sid);
   const groupId = pathId(gid);
   if (!stationId || !groupId) return null;
-  return groupPageData(stationId, groupId, await currentUser());
+  const [user, locale] = await Promise.all([currentUser(), getLocale()]);
+  return groupPageData(stationId, groupId, user, locale);
 });
 
 async function load(params: Params) {
