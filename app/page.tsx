@@ -70,8 +70,8 @@ export default async function HomePage({ searchParams }: { searchParams: SearchP
             {/* A site without stations (a new instance) says so, rather than that none "match (all stations)". */}
             {result.count === 0 && !searching ? <p className="result-summary" aria-live="polite">{t("noStationsYet")}</p> : (
             <p className="result-summary" aria-live="polite">
-              {result.count === 0 ? t("noneMatch") : t("countMatch", { count: result.count })}
-              {q ? <>{t("theSearch")} <q className="query">{q}</q></> : searching ? t("theSearch") : t("allStations")}
+              {q ? t.rich("summaryQuery", { count: result.count, q, quote: (chunks) => <q className="query">{chunks}</q> })
+                : t(searching ? "summarySearch" : "summaryAll", { count: result.count })}
               {bbox && <>{t("inArea")} <code>{bbox}</code></>}.
               {bbox && <> <Link href={withoutBbox.size ? `/?${withoutBbox}` : "/"}>{t("searchEverywhere")}</Link>.</>}
               {searching && !bbox && <> <Link href="/">{t("showAll")}</Link>.</>}

@@ -1,3 +1,4 @@
+import { parse, TYPE, type MessageFormatElement } from "@formatjs/icu-messageformat-parser";
 import { describe, expect, it } from "vitest";
 import { CATALOGUES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
 import { cookieValue, descrIn } from "@/lib/i18n/locales";
@@ -62,8 +63,23 @@ describe("the catalogues", () => {
     }
   });
 
-  it("have messages that parse, with the same arguments in every language", () => {
-    const args = (text: string) => [...text.matchAll(/\{(\w+)/g)].map((m) => m[1]).sort();
+  it("have messages that parse, with the same arguments and tags in every language", () => {
+    const args = (text: string) => {
+      const found = new Set<string>();
+      const walk = (elements: MessageFormatElement[]) => {
+        for (const e of elements) {
+          if (e.type === TYPE.tag) {
+            found.add(`<${e.value}>`);
+            walk(e.children);
+          } else if (e.type === TYPE.plural || e.type === TYPE.select) {
+            found.add(e.value);
+            for (const option of Object.values(e.options)) walk(option.value);
+          } else if (e.type !== TYPE.literal && e.type !== TYPE.pound) found.add(e.value);
+        }
+      };
+      walk(parse(text));
+      return [...found].sort();
+    };
     const english = new Map(entries(CATALOGUES.en) as [string, string][]);
     for (const locale of LOCALES) {
       for (const [key, value] of entries(CATALOGUES[locale]) as [string, string][]) {
@@ -72,12 +88,23 @@ describe("the catalogues", () => {
     }
   });
 
+  it("translate every message: none of another language is left as the English one", () => {
+    // Words that are the same in every language.
+    const SAME = new Set(["chrome.api"]);
+    const english = new Map(entries(CATALOGUES.en));
+    for (const locale of LOCALES.filter((l) => l !== "en")) {
+      const untranslated = entries(CATALOGUES[locale]).filter(([key, value]) => !SAME.has(key) && value === english.get(key)).map(([key]) => key);
+      expect({ locale, untranslated }).toEqual({ locale, untranslated: [] });
+    }
+  });
+
   it("translate outside React, with plurals and arguments", () => {
     expect(translator("en", "chrome")("logIn")).toBe("Log in");
     expect(translator("el", "chrome")("logIn")).toBe("Σύνδεση");
-    expect(translator("en", "home")("countMatch", { count: 52560 })).toBe("52,560 stations match");
-    expect(translator("en", "home")("countMatch", { count: 1 })).toBe("1 station matches");
-    expect(translator("el", "home")("countMatch", { count: 52560 })).toBe("52.560 σταθμοί ταιριάζουν με");
+    expect(translator("en", "home")("summarySearch", { count: 52560 })).toBe("52,560 stations match the search");
+    expect(translator("en", "home")("summaryAll", { count: 1 })).toBe("1 station matches (all stations)");
+    expect(translator("en", "home")("summaryAll", { count: 0 })).toBe("No stations match (all stations)");
+    expect(translator("el", "home")("summarySearch", { count: 52560 })).toBe("52.560 σταθμοί ταιριάζουν με την αναζήτηση");
   });
 });
 
