@@ -12,10 +12,11 @@ function localPath(value: FormDataEntryValue | null): string {
 }
 
 /**
- * POST `{site}/language/` (the footer's switcher, public.md §3): `language` (en, el) and `next`
- * (the page to come back to). Sets the language cookie and, for a logged-in user, the account's
- * language (which wins over the cookie in every browser), then sends the browser back (303).
- * A cross-site post is refused before it gets here (server.mjs checks the origin of site forms).
+ * POST `{site}/language/` (the footer's switcher and the profile's choice, public.md §3):
+ * `language` (en, el; "" for the browser's choice) and `next` (the page to come back to). Sets
+ * the language cookie (or removes it) and, for a logged-in user, the account's language (which
+ * wins over the cookie in every browser), then sends the browser back (303). A cross-site post
+ * is refused before it gets here (server.mjs checks the origin of site forms).
  */
 export async function POST(request: Request): Promise<Response> {
   let form: FormData;
@@ -25,7 +26,7 @@ export async function POST(request: Request): Promise<Response> {
     return new Response("The form could not be read.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   const language = form.get("language");
-  if (!isLocale(language)) {
+  if (!isLocale(language) && language !== "") {
     return new Response("Unknown language.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   const user = await currentUser();
@@ -35,7 +36,7 @@ export async function POST(request: Request): Promise<Response> {
     status: 303,
     headers: {
       Location: localPath(form.get("next")),
-      "Set-Cookie": `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=${LANGUAGE_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax${secure}`,
+      "Set-Cookie": `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=${language ? LANGUAGE_COOKIE_MAX_AGE : 0}; HttpOnly; SameSite=Lax${secure}`,
       "Cache-Control": "no-store",
     },
   });

@@ -45,7 +45,7 @@ export async function updateProfile(_prev: FormState, form: FormData): Promise<F
     return refused(error, values);
   }
   refresh();
-  return { errors: {}, message: "Your profile has been saved.", values };
+  return { errors: {}, message: (await getTranslations("profile"))("saved"), values };
 }
 
 export async function updatePassword(_prev: FormState, form: FormData): Promise<FormState> {
@@ -63,5 +63,5 @@ export async function updatePassword(_prev: FormState, form: FormData): Promise<
     }
     return refused(error);
   }
-  return { errors: {}, message: "New password has been saved. You stay logged in here; other sessions and API tokens have ended." };
+  return { errors: {}, message: (await getTranslations("profile"))("passwordSaved") };
 }

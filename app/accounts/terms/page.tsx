@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import { marked } from "marked";
 import { termsMarkdown } from "@/lib/accounts";
 import { settings } from "@/lib/config";
 
-export const metadata: Metadata = { title: "Terms of use" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("activate"))("terms") };
+}
 export const dynamic = "force-dynamic";
 
 /** `{site}/accounts/terms/` (public.md §1): ENHYDRIS_TERMS_FILE's Markdown, set by the administrator (trusted). */
