@@ -1,5 +1,6 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
+import { cookieValue, DEFAULT_LOCALE, LANGUAGE_COOKIE, negotiateLocale, translator, type Locale } from "@/lib/i18n";
 import { bridge } from "@/lib/runtime/bridge";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { siteUserFromCookies } from "@/lib/site/current-user";
@@ -25,55 +26,47 @@ export type RefusalStatus = 403 | 404;
 /** The request header in which server.mjs gives the pages the request's path. */
 export const PATH_HEADER = "x-enhydris-path";
 
-const quoted = (name: string) => `“${name}”`;
+type Words = ReturnType<typeof translator<"refusal">>;
 
 /** The station of a path's id: its name as the pages show it, and whether it is a replicated copy. */
-async function pathStation(idText: string | undefined): Promise<{ name: string; replicated: boolean } | null> {
+async function pathStation(idText: string | undefined, locale: Locale): Promise<{ name: string; replicated: boolean } | null> {
   const id = pathId(idText ?? "");
   const row = id ? await db().prisma.station.findUnique({ where: { id }, select: { name: true, replicatedFrom: true } }) : null;
-  return row ? { name: row.name || `Station ${id}`, replicated: row.replicatedFrom !== null } : null;
+  return row && id ? { name: row.name || translator(locale, "common")("station", { id }), replicated: row.replicatedFrom !== null } : null;
 }
 
 /** What the user may not do at `path` (a page that answered 403), and who may. */
-async function forbiddenMessage(path: string): Promise<string> {
+async function forbiddenMessage(path: string, t: Words, locale: Locale): Promise<string> {
   const parts = path.split("/").filter(Boolean);
-  if (parts[0] !== "manage") return "Only the people who may change what this page shows can open it.";
+  if (parts[0] !== "manage") return t("onlyChangers");
   const [, area, idText, sub] = parts;
-  if (area === "stations" && idText === "new") {
-    return "You may not add stations: an administrator can give your account the right to add them.";
-  }
+  if (area === "stations" && idText === "new") return t("noAddStations");
   if (area === "stations") {
     // The page names nothing of what the user may not see (management.md §1): not even its name.
-    const station = await pathStation(idText);
-    if (sub === "detach") return "You may not detach this station: only administrators can.";
-    if (station?.replicated) {
-      return "You may not change this station: it is a copy of a station of another instance (replication) and is read-only here until an administrator detaches it.";
-    }
-    return "You may not edit this station: only its maintainers, the user who created it and the administrators can.";
+    const station = await pathStation(idText, locale);
+    if (sub === "detach") return t("noDetach");
+    if (station?.replicated) return t("replicated");
+    return t("noEditStation");
   }
-  if (area === "synoptic") {
-    return "You may not edit this synoptic group: only the user who created it and the administrators can.";
-  }
-  if (area === "lookups") return "You may not manage the lookups (station types, variables, units and the like): only administrators can.";
-  if (area === "users") return "You may not manage the users: only administrators can.";
-  if (area === "replication") return "You may not manage the replication sources: only administrators can.";
-  return "Only the people who may change what this page shows can open it.";
+  if (area === "synoptic") return t("noEditSynoptic");
+  if (area === "lookups") return t("noLookups");
+  if (area === "users") return t("noUsers");
+  if (area === "replication") return t("noReplication");
+  return t("onlyChangers");
 }
 
 /** What is not there at `path` (a page that answered 404). */
-async function notFoundMessage(path: string): Promise<string> {
+async function notFoundMessage(path: string, t: Words, locale: Locale): Promise<string> {
   const parts = path.split("/").filter(Boolean);
   const [first, second, third, fourth] = parts[0] === "manage" ? parts.slice(1) : parts;
   if (first === "stations" && second !== "new") {
-    const station = await pathStation(second);
-    if (!station) return `There is no station ${shortened(second ?? "")}: it may have been deleted, or the link may be wrong.`;
-    if (third === "timeseriesgroups" && fourth) {
-      return `The station ${quoted(station.name)} has no time series group ${shortened(fourth)} (or not what this address names in it): it may have been deleted, or the link may be wrong.`;
-    }
-    return `The station ${quoted(station.name)} has nothing at this address: it may have been deleted, or the link may be wrong.`;
+    const station = await pathStation(second, locale);
+    if (!station) return t("noStation", { id: shortened(second ?? "") });
+    if (third === "timeseriesgroups" && fourth) return t("noGroup", { station: station.name, group: shortened(fourth) });
+    return t("nothingAtStation", { station: station.name });
   }
-  if (first === "synoptic") return "There is no synoptic view at this address: it may have been deleted, or the link may be wrong.";
-  return "There is no station, time series group or page at this address. It may have been removed, or the link may be wrong.";
+  if (first === "synoptic") return t("noSynoptic");
+  return t("nothingHere");
 }
 
 /** A path segment as a message shows it: at most 40 characters of it. */
@@ -87,18 +80,20 @@ export interface RefusalText {
   message: string;
 }
 
-/** The 403 or 404 page's words for a path. */
-export async function refusalText(status: RefusalStatus, path: string): Promise<RefusalText> {
+/** The 403 or 404 page's words for a path, in the page's language. */
+export async function refusalText(status: RefusalStatus, path: string, locale: Locale = DEFAULT_LOCALE): Promise<RefusalText> {
+  const t = translator(locale, "refusal");
   return status === 403
-    ? { title: FORBIDDEN_TITLE, heading: "You do not have permission to see this page", message: await forbiddenMessage(path) }
-    : { title: NOT_FOUND_TITLE, heading: "Page not found", message: await notFoundMessage(path) };
+    ? { title: t("forbiddenTitle"), heading: t("forbiddenHeading"), message: await forbiddenMessage(path, t, locale) }
+    : { title: t("notFoundTitle"), heading: t("notFoundHeading"), message: await notFoundMessage(path, t, locale) };
 }
 
 /** The card of the 403 or 404 page (inside `.narrow`), as HTML. */
-export function refusalCardHtml(status: RefusalStatus, text: RefusalText, signedIn: boolean): string {
+export function refusalCardHtml(status: RefusalStatus, text: RefusalText, signedIn: boolean, locale: Locale = DEFAULT_LOCALE): string {
+  const t = translator(locale, "refusal");
   const links = status === 403 || signedIn
-    ? `<a href="/manage/">Your stations</a> · <a href="/">Station map</a>`
-    : `<a href="/">Back to the station map</a>`;
+    ? `<a href="/manage/">${escapeHtml(t("yourStations"))}</a> · <a href="/">${escapeHtml(t("stationMap"))}</a>`
+    : `<a href="/">${escapeHtml(t("backToMap"))}</a>`;
   return `<div class="card refusal" data-status="${status}">
 <h1>${escapeHtml(text.heading)}</h1>
 <p>${escapeHtml(text.message)}</p>
@@ -120,11 +115,14 @@ function cookieReader(header: string): (name: string) => string | undefined {
  * header (with the login state), the card and the footer, styled by the inline stylesheet, with
  * no script (it needs none).
  */
-export async function refusalDocument(status: RefusalStatus, path: string, cookieHeader: string): Promise<string> {
-  const [user, text] = await Promise.all([siteUserFromCookies(cookieReader(cookieHeader)), refusalText(status, path)]);
+export async function refusalDocument(status: RefusalStatus, path: string, cookieHeader: string, acceptLanguage = ""): Promise<string> {
+  const user = await siteUserFromCookies(cookieReader(cookieHeader));
+  // The page's language as the layout's (public.md §3): the account, the switcher's cookie, the browser.
+  const locale = negotiateLocale({ account: user?.language, cookie: cookieValue(cookieHeader, LANGUAGE_COOKIE), acceptLanguage });
+  const text = await refusalText(status, path, locale);
   const siteName = settings().siteName || "Enhydris";
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -135,11 +133,11 @@ export async function refusalDocument(status: RefusalStatus, path: string, cooki
 <style id="site-stylesheet">${siteStylesheet()}</style>
 </head>
 <body>
-<div class="chrome">${siteHeaderHtml(user ? { username: user.username } : null, "", siteName)}</div>
+<div class="chrome">${siteHeaderHtml(user ? { username: user.username } : null, "", siteName, locale)}</div>
 <main id="main" class="site-main" tabindex="-1"><div class="narrow">
-${refusalCardHtml(status, text, user !== null)}
+${refusalCardHtml(status, text, user !== null, locale)}
 </div></main>
-<div class="chrome">${siteFooterHtml()}</div>
+<div class="chrome">${siteFooterHtml(locale, path)}</div>
 </body>
 </html>
 `;

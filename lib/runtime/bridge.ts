@@ -72,7 +72,7 @@ export interface Bridge {
   /** The context of the request being handled. */
   readonly requestContext: AsyncLocalStorage<RequestContext>;
   /** The whole HTML of the 403 or 404 page at a path, for the user of a Cookie header. */
-  refusalDocument: ((status: 403 | 404, path: string, cookieHeader: string) => Promise<string>) | null;
+  refusalDocument: ((status: 403 | 404, path: string, cookieHeader: string, acceptLanguage?: string) => Promise<string>) | null;
 }
 
 const KEY = Symbol.for("enhydris.bridge");

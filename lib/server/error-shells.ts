@@ -21,7 +21,7 @@ type Encoding = BufferEncoding | ((error?: Error | null) => void) | undefined;
 type Done = ((error?: Error | null) => void) | undefined;
 
 /** Replaces the body of Next's empty 403/404 shell by the page bridge().refusalDocument draws (lib/frontend/refusals.ts). */
-export function replaceErrorShells(res: ServerResponse, request: { path: string; cookie: string; log: Pick<Logger, "error"> }): void {
+export function replaceErrorShells(res: ServerResponse, request: { path: string; cookie: string; acceptLanguage?: string; log: Pick<Logger, "error"> }): void {
   const write = res.write;
   const end = res.end;
   /** null: not decided yet; "pass": Next's body goes out; "ours": it is dropped for ours. */
@@ -75,7 +75,7 @@ export function replaceErrorShells(res: ServerResponse, request: { path: string;
     held = [];
     const status = res.statusCode;
     Promise.resolve()
-      .then(() => bridge().refusalDocument!(status as 403 | 404, request.path, request.cookie))
+      .then(() => bridge().refusalDocument!(status as 403 | 404, request.path, request.cookie, request.acceptLanguage))
       .catch((error) => {
         request.log.error(`the ${status} page could not be drawn: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
         return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${status === 403 ? "Not allowed" : "Page not found"}</title><link rel="stylesheet" href="/site.css"></head>`

@@ -494,7 +494,7 @@ export async function serveHere(options: ServeOptions): Promise<void> {
       if (page) {
         const render = () => {
           deferPageScripts(res);
-          replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
+          replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), acceptLanguage: String(req.headers["accept-language"] ?? ""), log });
           return handle(req, res);
         };
         servePage(req, res, page, { url, host, https }, render).catch((error) => failed(res, error));
@@ -506,7 +506,7 @@ export async function serveHere(options: ServeOptions): Promise<void> {
     // page is drawn on the server, not left to them (lib/server/error-shells.ts).
     if (!dev && !isApiPath(path)) {
       deferPageScripts(res);
-      replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), log });
+      replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), acceptLanguage: String(req.headers["accept-language"] ?? ""), log });
     }
     handle(req, res).catch((error) => failed(res, error));
   }
