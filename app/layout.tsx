@@ -6,6 +6,7 @@ import { Suspense, type ReactNode } from "react";
 import HydrationMark from "@/components/site/HydrationMark";
 import InlineStylesheet from "@/components/site/InlineStylesheet";
 import { settings } from "@/lib/config";
+import { clientMessages } from "@/lib/i18n";
 import { siteFooterHtml, siteHeaderHtml } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
 import { requestLocale } from "@/lib/site/locale";
@@ -59,7 +60,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       </head>
       <body>
         <div className="chrome" dangerouslySetInnerHTML={{ __html: siteHeaderHtml(user ? { username: user.username } : null, q, siteName(), locale) }} />
-        <NextIntlClientProvider>
+        {/* Only the namespaces that browser components use travel with the page. */}
+        <NextIntlClientProvider messages={clientMessages(locale)}>
           <main id="main" className="site-main" tabIndex={-1}>
             {children}
           </main>

@@ -1,6 +1,8 @@
 import { parse, TYPE, type MessageFormatElement } from "@formatjs/icu-messageformat-parser";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CATALOGUES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
+import { CATALOGUES, CLIENT_NAMESPACES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
 import { cookieValue, descrIn } from "@/lib/i18n/locales";
 
 describe("the language of a request (public.md §3)", () => {
@@ -105,6 +107,28 @@ describe("the catalogues", () => {
     expect(translator("en", "home")("summaryAll", { count: 1 })).toBe("1 station matches (all stations)");
     expect(translator("en", "home")("summaryAll", { count: 0 })).toBe("No stations match (all stations)");
     expect(translator("el", "home")("summarySearch", { count: 52560 })).toBe("52.560 σταθμοί ταιριάζουν με την αναζήτηση");
+  });
+});
+
+describe("the namespaces browser components use", () => {
+  it("are all sent to the browser (app/layout.tsx's provider)", () => {
+    const root = join(__dirname, "..", "..");
+    const used = new Set<string>();
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.tsx?$/.test(name)) {
+          const text = readFileSync(path, "utf8");
+          if (!/^["']use client["']/m.test(text)) continue;
+          for (const m of text.matchAll(/useTranslations(?:<"(\w+)">|\("(\w+)"\))/g)) used.add(m[1] ?? m[2]);
+        }
+      }
+    };
+    walk(join(root, "components"));
+    walk(join(root, "app"));
+    expect(used.size).toBeGreaterThan(5);
+    expect([...used].filter((ns) => !(CLIENT_NAMESPACES as readonly string[]).includes(ns))).toEqual([]);
   });
 });
 
