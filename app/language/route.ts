@@ -2,13 +2,14 @@ import { setLanguage } from "@/lib/accounts";
 import { isHttps } from "@/lib/auth/csrf";
 import { isLocale, LANGUAGE_COOKIE, LANGUAGE_COOKIE_MAX_AGE } from "@/lib/i18n";
 import { currentUser } from "@/lib/site/current-user";
+import { safeNextPath } from "@/lib/site/paths";
 
 export const dynamic = "force-dynamic";
 
-/** A path of this site to come back to: "/…" but not "//…" (another host) nor a backslash trick. */
-function localPath(value: FormDataEntryValue | null): string {
-  const text = typeof value === "string" ? value : "";
-  return /^\/(?![/\\])[^\s\\]*$/.test(text) ? text : "/";
+/** The page to come back to: a path of this site (safeNextPath), percent-encoded for the Location header. */
+function backTo(value: FormDataEntryValue | null): string {
+  const url = new URL(safeNextPath(typeof value === "string" ? value : null), "http://site");
+  return url.pathname + url.search + url.hash;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function POST(request: Request): Promise<Response> {
   return new Response(null, {
     status: 303,
     headers: {
-      Location: localPath(form.get("next")),
+      Location: backTo(form.get("next")),
       "Set-Cookie": `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=${language ? LANGUAGE_COOKIE_MAX_AGE : 0}; HttpOnly; SameSite=Lax${secure}`,
       "Cache-Control": "no-store",
     },
