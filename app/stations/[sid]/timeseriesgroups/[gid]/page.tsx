@@ -20,6 +20,9 @@ import { groupTitle } from "@/lib/site/names";
 registerPageCache();
 
 type Params = Promise<{ sid: string; gid: string }>;
+
+/** The catalogue keys ("common") of the series' types. */
+const TYPE_KEYS = { Initial: "typeInitial", Checked: "typeChecked", Regularized: "typeRegularized", Aggregated: "typeAggregated" } as const;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 /** The page's data, read once per request (the metadata and the page both need it). */
@@ -52,6 +55,9 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const { station, group, series, processes } = data;
   const [user, t, tc] = await Promise.all([currentUser(), getTranslations("group"), getTranslations("common")]);
   const stepLabel = (step: string) => (step ? timeStepLabel(step) : tc("irregular"));
+  // The series' types (Initial, Checked, Regularized, Aggregated) in the page's language.
+  const typeWord = (type: string) => (type in TYPE_KEYS ? tc(TYPE_KEYS[type as keyof typeof TYPE_KEYS]) : type);
+  const label = (s: (typeof series)[number]) => seriesLabel({ ...s, type: typeWord(s.type) });
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const sp = await searchParams;
   const param = (name: string) => {
@@ -100,7 +106,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
             key={here}
             stationId={station.id}
             groupId={group.id}
-            series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last, step: stepSeconds(timeStepToMinutesMonths(s.timeStep)) }))}
+            series={series.map((s) => ({ id: s.id, label: label(s), canRead: s.canRead, first: s.first, last: s.last, step: stepSeconds(timeStepToMinutesMonths(s.timeStep)) }))}
             defaultSeriesId={selected?.id ?? null}
             initialChart={chart}
             offsetMinutes={offset}
@@ -137,7 +143,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
                 <tbody>
                   {series.map((s) => (
                     <tr key={s.id}>
-                      <th scope="row">{s.type}{s.name && <span className="muted"> · {s.name}</span>}</th>
+                      <th scope="row">{typeWord(s.type)}{s.name && <span className="muted"> · {s.name}</span>}</th>
                       <td data-label={t("timeStep")}>{stepLabel(s.timeStep)}</td>
                       <td data-label={t("records")}>
                         {s.first !== null && s.last !== null
@@ -162,7 +168,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
           <DownloadForm
             stationId={station.id}
             groupId={group.id}
-            series={series.filter((s) => s.canRead).map((s) => ({ id: s.id, label: seriesLabel(s) }))}
+            series={series.filter((s) => s.canRead).map((s) => ({ id: s.id, label: label(s) }))}
             defaultSeriesId={selected?.canRead ? selected.id : null}
             displayZone={station.display_timezone}
             offsetMinutes={offset}
