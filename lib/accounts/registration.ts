@@ -11,6 +11,7 @@ import { db } from "@/lib/db";
 import { ValidationFailed } from "@/lib/domain/errors";
 import type { RequestInput } from "@/lib/http/body";
 import { boolean, text, validatedFields } from "@/lib/http/fields";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
 import { sendMail } from "@/lib/mail";
 
 /**
@@ -66,30 +67,33 @@ function mailFrom(site: string): { from: string; name: string } {
   return { from: settings().emailFrom || `noreply@${host.replace(/:\d+$/, "")}`, name: settings().siteName || host };
 }
 
-async function mailActivation(site: string, user: { id: number; username: string; email: string }, token: string): Promise<void> {
+/** The activation e-mail, in the language of the page the user registered on (public.md §3). */
+async function mailActivation(site: string, user: { id: number; username: string; email: string }, token: string, locale: Locale): Promise<void> {
   const { from, name } = mailFrom(site);
+  const t = translator(locale, "mail");
   await sendMail({
     to: user.email,
     from,
-    subject: `Activate your account on ${name}`,
-    text: `Someone (we hope you) registered the account "${user.username}" on ${name} with this address.\n`
-      + `To activate it, open this link within ${settings().activationDays} days:\n\n`
-      + `${site}/accounts/activate/${encodeUid(user.id)}/${token}/\n\n`
-      + "If you did not register, ignore this message: the account is removed when the link expires.\n",
+    subject: t("activationSubject", { site: name }),
+    text: t("activationText", {
+      username: user.username, site: name, days: String(settings().activationDays), link: `${site}/accounts/activate/${encodeUid(user.id)}/${token}/`,
+    }),
   });
 }
 
-async function mailAlreadyRegistered(site: string, email: string, usernames: string[]): Promise<void> {
+async function mailAlreadyRegistered(site: string, email: string, usernames: string[], locale: Locale): Promise<void> {
   const { from, name } = mailFrom(site);
+  const t = translator(locale, "mail");
+  const quoted = (u: string) => (locale === "el" ? `«${u}»` : `"${u}"`);
   await sendMail({
     to: email,
     from,
-    subject: `Registration on ${name}`,
-    text: `Someone (we hope you) tried to register a new account on ${name} with this address, which already belongs to `
-      + `${usernames.length === 1 ? `the account "${usernames[0]}"` : `the accounts ${usernames.map((u) => `"${u}"`).join(", ")}`}.\n`
-      + `No new account was made. To log in: ${site}/accounts/login/\n`
-      + `If you forgot your password: ${site}/accounts/password/reset/\n\n`
-      + "If you did not try to register, ignore this message.\n",
+    subject: t("registeredSubject", { site: name }),
+    text: t("registeredText", {
+      site: name,
+      accounts: usernames.length === 1 ? t("theAccount", { username: usernames[0] }) : t("theAccounts", { usernames: usernames.map(quoted).join(", ") }),
+      login: `${site}/accounts/login/`, reset: `${site}/accounts/password/reset/`,
+    }),
   });
 }
 
@@ -98,7 +102,7 @@ async function mailAlreadyRegistered(site: string, email: string, usernames: str
  * activation link, or (the address is taken) mails its owner. The caller shows the same page in
  * both cases; the e-mail is sent in the background so that both take the same time.
  */
-export async function register(given: Registration, captcha: string, address: string, site: string, now = new Date()): Promise<void> {
+export async function register(given: Registration, captcha: string, address: string, site: string, now = new Date(), locale: Locale = DEFAULT_LOCALE): Promise<void> {
   if (await registrationRateReached(address, now)) throw ValidationFailed.nonField(TOO_MANY_REGISTRATIONS);
   const captchaProblem = await spendCaptcha(captcha);
   if (captchaProblem) throw ValidationFailed.field("altcha", captchaProblem);
@@ -106,7 +110,7 @@ export async function register(given: Registration, captcha: string, address: st
   const password = await hashPassword(given.password);
   const owners = await db().prisma.$queryRaw<{ username: string }[]>`SELECT username FROM users WHERE lower(email) = lower(${given.email}) ORDER BY id`;
   if (owners.length) {
-    void mailAlreadyRegistered(site, given.email, owners.map((o) => o.username))
+    void mailAlreadyRegistered(site, given.email, owners.map((o) => o.username), locale)
       .catch((e) => console.error("registration e-mail failed:", (e as Error).message));
     return;
   }
@@ -126,7 +130,7 @@ export async function register(given: Registration, captcha: string, address: st
     if ((e as { code?: string }).code === "P2002") throw ValidationFailed.field("username", USERNAME_TAKEN);
     throw e;
   }
-  void mailActivation(site, user, token).catch((e) => console.error("activation e-mail failed:", (e as Error).message));
+  void mailActivation(site, user, token, locale).catch((e) => console.error("activation e-mail failed:", (e as Error).message));
 }
 
 export type ActivationOutcome = "activated" | "expired" | "invalid";
@@ -153,7 +157,7 @@ export async function activate(uidb64: string, token: string, now = new Date()):
  * Sends a new activation link (valid the full period again) to every account of the address that
  * awaits activation; nothing otherwise. In the background: the answer is the same either way.
  */
-export function resendActivation(email: string, site: string, now = new Date()): void {
+export function resendActivation(email: string, site: string, now = new Date(), locale: Locale = DEFAULT_LOCALE): void {
   void (async () => {
     const users = await db().prisma.$queryRaw<{ id: unknown; username: string; email: string }[]>`
       SELECT u.id, u.username, u.email FROM users u JOIN pending_activation p ON p.user_id = u.id
@@ -162,7 +166,7 @@ export function resendActivation(email: string, site: string, now = new Date()):
       const user = { id: Number(id), username, email: address };
       const token = randomBytes(32).toString("base64url");
       await db().write((tx) => tx.pendingActivation.update({ where: { userId: user.id }, data: { tokenHash: tokenHash(token), expiresAt: expiry(now) } }));
-      await mailActivation(site, user, token);
+      await mailActivation(site, user, token, locale);
     }
   })().catch((e) => console.error("activation e-mail failed:", (e as Error).message));
 }

@@ -1,6 +1,7 @@
 "use server";
 
 import { headers } from "next/headers";
+import { getLocale } from "next-intl/server";
 import { readRegistration, register, resendActivation } from "@/lib/accounts";
 import { newChallenge, type CaptchaChallenge } from "@/lib/auth/captcha";
 import { forwardedAddress } from "@/lib/auth/client-address";
@@ -37,7 +38,8 @@ export async function registerAccount(_prev: RegisterState, form: FormData): Pro
   try {
     const given = await readRegistration(RequestInput.formData(form));
     const { site, address } = await requestSite();
-    await register(given, field("altcha"), address, site);
+    // The e-mails in the language of the page the form was sent from (public.md §3).
+    await register(given, field("altcha"), address, site, new Date(), await getLocale());
   } catch (error) {
     if (error instanceof ValidationFailed) return { errors: error.fields, values, sent: false, challenge: await newChallenge() };
     throw error;
@@ -58,6 +60,6 @@ export async function resendLink(_prev: ResendState, form: FormData): Promise<Re
   if (!settings().registrationOpen) return { error: "Registration is closed.", sent: false, email };
   if (!email) return { error: "This field may not be blank.", sent: false, email };
   const { site } = await requestSite();
-  resendActivation(email, site);
+  resendActivation(email, site, new Date(), await getLocale());
   return { error: null, sent: true, email };
 }
