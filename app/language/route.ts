@@ -2,19 +2,14 @@ import { setLanguage } from "@/lib/accounts";
 import { isHttps } from "@/lib/auth/csrf";
 import { isLocale, LANGUAGE_COOKIE, LANGUAGE_COOKIE_MAX_AGE } from "@/lib/i18n";
 import { currentUser } from "@/lib/site/current-user";
-import { safeNextPath } from "@/lib/site/paths";
+import { returnPath } from "@/lib/site/paths";
 
 export const dynamic = "force-dynamic";
 
-/** The page to come back to: a path of this site (safeNextPath), percent-encoded for the Location header. */
-function backTo(value: FormDataEntryValue | null): string {
-  const url = new URL(safeNextPath(typeof value === "string" ? value : null), "http://site");
-  return url.pathname + url.search + url.hash;
-}
-
 /**
  * POST `{site}/language/` (the footer's switcher and the profile's choice, public.md §3):
- * `language` (en, el; "" for the browser's choice) and `next` (the page to come back to). Sets
+ * `language` (en, el; "" for the browser's choice) and `next` (the page to come back to, unless
+ * the Referer names the page shown: returnPath). Sets
  * the language cookie (or removes it) and, for a logged-in user, the account's language (which
  * wins over the cookie in every browser), then sends the browser back (303). A cross-site post
  * is refused before it gets here (server.mjs checks the origin of site forms).
@@ -27,6 +22,7 @@ export async function POST(request: Request): Promise<Response> {
     return new Response("The form could not be read.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   const language = form.get("language");
+  const next = form.get("next");
   if (!isLocale(language) && language !== "") {
     return new Response("Unknown language.\n", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
@@ -36,7 +32,7 @@ export async function POST(request: Request): Promise<Response> {
   return new Response(null, {
     status: 303,
     headers: {
-      Location: backTo(form.get("next")),
+      Location: returnPath(request.headers.get("referer"), request.headers.get("host"), typeof next === "string" ? next : null),
       "Set-Cookie": `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=${language ? LANGUAGE_COOKIE_MAX_AGE : 0}; HttpOnly; SameSite=Lax${secure}`,
       "Cache-Control": "no-store",
     },

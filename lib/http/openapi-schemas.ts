@@ -66,7 +66,7 @@ export const LOOKUP_SCHEMAS = {
   stationtypes: descrLookup("StationType"),
   eventtypes: descrLookup("EventType"),
   variables: descrLookup("Variable"),
-  filetypes: z.object({ id, last_modified: lastModified, descr: z.string(), descr_el: descrEl, mime_type: z.string() }).meta({ id: "FileType" }),
+  filetypes: z.object({ id, last_modified: lastModified, descr: z.string(), mime_type: z.string(), descr_el: descrEl }).meta({ id: "FileType" }),
   organizations: z.object({ id, last_modified: lastModified, remarks: z.string(), name: z.string(), acronym: z.string() }).meta({ id: "Organization" }),
   persons: z.object({
     id, last_modified: lastModified, remarks: z.string(), last_name: z.string(), first_name: z.string(), middle_names: z.string(), initials: z.string(),

@@ -64,6 +64,7 @@ export type FileTypeRow = Prisma.FileTypeGetPayload<object>;
 export const fileTypeJson = (r: FileTypeRow) => ({
   id: r.id, last_modified: isoMillis(r.lastModified), descr: r.descr, mime_type: r.mimeType,
 });
+/** descr_el last: the fields clients knew keep their order. */
 const fileTypeElJson = (r: FileTypeRow) => ({ ...fileTypeJson(r), descr_el: r.descrEl });
 
 export { descrJson };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CATALOGUES, CLIENT_NAMESPACES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
 import { cookieValue, descrIn } from "@/lib/i18n/locales";
+import { returnPath } from "@/lib/site/paths";
 
 describe("the language of a request (public.md §3)", () => {
   it("takes the account's setting first, then the cookie, then Accept-Language, then English", () => {
@@ -148,5 +149,18 @@ describe("the lookups' descriptions (descr_el)", () => {
     expect(descrIn("el", { descr: "Temperature", descrEl: "" })).toBe("Temperature");
     expect(descrIn("el", { descr: "Temperature" })).toBe("Temperature");
     expect(descrIn("en", { descr: "Temperature", descrEl: "Θερμοκρασία" })).toBe("Temperature");
+  });
+});
+
+describe("the page the language switcher goes back to", () => {
+  it("is the page shown (its Referer, of this host), else the form's next, a path of this site", () => {
+    // After the browser's router moved on, the footer's `next` still names the first page.
+    expect(returnPath("http://site.example/stations/4/timeseriesgroups/1/?start=2020", "site.example", "/")).toBe("/stations/4/timeseriesgroups/1/?start=2020");
+    expect(returnPath("https://other.example/stations/", "site.example", "/synoptic/")).toBe("/synoptic/");
+    expect(returnPath(null, "site.example", "/stations/?q=Άρτα")).toBe("/stations/?q=%CE%86%CF%81%CF%84%CE%B1");
+    expect(returnPath("not a url", "site.example", "/synoptic/")).toBe("/synoptic/");
+    for (const next of ["//evil.example/", "https://evil.example/", "/\\evil.example", "", "javascript:alert(1)", null]) {
+      expect(returnPath(null, "site.example", next), String(next)).toBe("/");
+    }
   });
 });
