@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useId, useRef, useState } from "react";
 import { type ComparedSeries, MAX_COMPARED } from "@/lib/domain/compare";
 import { chartApiUrl } from "@/lib/site/paths";
@@ -67,6 +68,7 @@ export function unitAxes(ownUnit: string, overlays: Overlay[]): Map<string, stri
 
 export default function ComparePicker({ compared, onChange, excludeSeriesId }: { compared: Compared[]; onChange: (next: Compared[]) => void; excludeSeriesId?: number }) {
   const id = useId();
+  const t = useTranslations("compare");
   const [query, setQuery] = useState("");
   const [stations, setStations] = useState<StationHit[] | null>(null);
   const [station, setStation] = useState<StationHit | null>(null);
@@ -80,7 +82,7 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
       const page = await getJson<{ results: StationHit[] }>(`/api/stations/?q=${encodeURIComponent(query)}&page_size=10`);
       setStations(page.results);
     } catch {
-      setProblem("The stations could not be searched.");
+      setProblem(t("searchFailed"));
     }
   };
   const pickStation = async (s: StationHit) => {
@@ -91,7 +93,7 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
       const list = await getJson<SeriesHit[] | { results: SeriesHit[] }>(`/api/stations/${s.id}/timeseries/`);
       setSeries(Array.isArray(list) ? list : list.results);
     } catch {
-      setProblem("The station's time series could not be read.");
+      setProblem(t("seriesFailed"));
     }
   };
   const add = async () => {
@@ -110,25 +112,25 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
   const full = compared.length >= MAX_COMPARED;
   return (
     <details className="compare" open={compared.length > 0 || undefined}>
-      <summary>Compare with…</summary>
+      <summary>{t("title")}</summary>
       {compared.length > 0 && (
         <ul className="compare-list">
           {compared.map((c, i) => (
             <li key={c.seriesId}>
-              <span className="compare-swatch" style={{ background: OVERLAY_COLOURS[i % OVERLAY_COLOURS.length] }} aria-hidden="true" /> {c.label} ({c.unit || "no unit"}){" "}
-              <button type="button" className="button secondary small" onClick={() => onChange(compared.filter((x) => x.seriesId !== c.seriesId))}>Remove</button>
+              <span className="compare-swatch" style={{ background: OVERLAY_COLOURS[i % OVERLAY_COLOURS.length] }} aria-hidden="true" /> {c.label} ({c.unit || t("noUnit")}){" "}
+              <button type="button" className="button secondary small" onClick={() => onChange(compared.filter((x) => x.seriesId !== c.seriesId))}>{t("remove")}</button>
             </li>
           ))}
         </ul>
       )}
-      {full ? <p className="muted small">At most {MAX_COMPARED} series can be compared.</p> : (
+      {full ? <p className="muted small">{t("atMost", { max: MAX_COMPARED })}</p> : (
         <div className="compare-pick">
           <form className="field inline" onSubmit={(e) => { e.preventDefault(); search(); }}>
-            <label htmlFor={`${id}-q`}>Station</label>
-            <input id={`${id}-q`} value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Name or words" />
-            <button type="submit" className="button secondary">Search</button>
+            <label htmlFor={`${id}-q`}>{t("station")}</label>
+            <input id={`${id}-q`} value={query} onChange={(e) => setQuery(e.target.value)} placeholder={t("placeholder")} />
+            <button type="submit" className="button secondary">{t("search")}</button>
           </form>
-          {stations && (stations.length === 0 ? <p className="muted small">No station found.</p> : (
+          {stations && (stations.length === 0 ? <p className="muted small">{t("noStation")}</p> : (
             <ul className="compare-stations">
               {stations.map((s) => (
                 <li key={s.id}><button type="button" className={`button secondary small${station?.id === s.id ? " active" : ""}`} onClick={() => pickStation(s)}>{s.name || `Station ${s.id}`}</button></li>
@@ -137,14 +139,14 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
           ))}
           {station && series && (
             <div className="field inline">
-              <label htmlFor={`${id}-series`}>Time series of {station.name}</label>
+              <label htmlFor={`${id}-series`}>{t("seriesOf", { station: station.name })}</label>
               <select id={`${id}-series`} value={chosen} onChange={(e) => setChosen(e.target.value)}>
                 <option value="">—</option>
                 {series.filter((t) => t.id !== excludeSeriesId && !compared.some((c) => c.seriesId === t.id)).map((t) => (
                   <option key={t.id} value={t.id}>{t.name || `Series ${t.id}`} ({t.time_step || "irregular"})</option>
                 ))}
               </select>
-              <button type="button" className="button" disabled={!chosen} onClick={add}>Add to the chart</button>
+              <button type="button" className="button" disabled={!chosen} onClick={add}>{t("add")}</button>
             </div>
           )}
         </div>
