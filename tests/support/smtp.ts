@@ -81,7 +81,8 @@ export async function startSmtp(): Promise<SmtpListener> {
   return Object.assign(listener, {
     port,
     messages,
-    async waitFor(n: number, ms = 10_000) {
+    // Patient by default: a mail job on a machine running two suites at once waits its turn for the CPU.
+    async waitFor(n: number, ms = 30_000) {
       const deadline = Date.now() + ms;
       while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       return messages;
