@@ -53,6 +53,9 @@ function webServer(port: number, dir: string, databaseUrl: string, extra: Record
       // add up the failed logins the specs make on purpose and refuse later specs' logins (429);
       // the throttle itself is tested over HTTP (tests/http/auth.test.ts).
       ENHYDRIS_LOGIN_MAX_FAILURES: "1000",
+      // The job process at the web's priority, as in the HTTP tests (tests/support/server.ts):
+      // beside Chromium on a busy machine, a niced one keeps the specs that wait for a job waiting.
+      ENHYDRIS_JOB_NICE: "0",
       ...extra,
     },
   };

@@ -107,6 +107,34 @@ async function storage(databaseUrl: string): Promise<{ bytes: number; records: n
   }
 }
 
+/**
+ * The bytes a correction's history keeps per record it removed (corrections.md §4): the latest
+ * deletion's `before` (its records in the store's encoding) over the records it deleted.
+ */
+async function historyBytesPerRecord(databaseUrl: string): Promise<{ bytes: number; records: number }> {
+  const query = "SELECT LENGTH(\"before\") AS bytes, records_before - records_after AS records FROM correction WHERE kind = 'delete' ORDER BY id DESC LIMIT 1";
+  const target = parseDatabaseUrl(databaseUrl);
+  let row: { bytes: unknown; records: unknown } | undefined;
+  if (target.dialect === "sqlite") {
+    const conn = new Database(target.path, { readonly: true, timeout: 15_000 });
+    try {
+      row = conn.prepare(query).get() as typeof row;
+    } finally {
+      conn.close();
+    }
+  } else {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      row = (await client.query(query)).rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+  if (!row) throw new Error("no deletion in the corrections' history");
+  return { bytes: Number(row.bytes), records: Number(row.records) };
+}
+
 async function run(label: string, databaseUrl: string, dir: string): Promise<Row[]> {
   const rows: Row[] = [];
   const add = (workload: string, value: number, unit: string, target: number, higherIsBetter = false, targetText?: string) =>
@@ -259,6 +287,12 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     if (wanted("corrections")) {
       console.error(`[${label}] corrections…`);
       for (const r of await correctionsBench(`${base}/`, auth)) add(r.workload, r.ms, "ms", records(r.target));
+      const kept = await historyBytesPerRecord(databaseUrl);
+      const perRecord = stored.bytes / stored.records;
+      rows.push({
+        workload: `corrections: the history of a deletion, bytes per record (${kept.records.toLocaleString("en-US")} records)`,
+        result: `${(kept.bytes / kept.records).toFixed(2)} B`, target: `≤ the store's ${perRecord.toFixed(1)} B`, ok: kept.bytes / kept.records <= perRecord,
+      });
       // The series' year 2010 with the two other big series compared, as the address names them.
       const workbench = `/manage/stations/1/timeseriesgroups/${bigGroups[2]}/timeseries/${series}/edit/`
         + `?start=2010-01-01T00:00:00Z&end=2010-12-31T23:50:00Z&compare=${bigSeries[0]},${bigSeries[1]}`;

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { approveAccess, denyAccess } from "@/app/manage/access-actions";
+import { approveAccess, denyAccess } from "@/app/manage/actions/access";
 import ManagedForm, { TextArea, TextField } from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
 import { MAX_TEXT, pendingForEditor } from "@/lib/access";

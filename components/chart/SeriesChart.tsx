@@ -8,6 +8,7 @@ import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
 import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
+import { RangeFields, useDragRange } from "@/components/chart/drag-range";
 import { drawnRows } from "@/components/chart/gaps";
 import StaticChart from "@/components/chart/StaticChart";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
@@ -112,7 +113,6 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points, step) } } : { url: "", load: { state: "idle" } });
   // The server's chart stands for the first request only; every later range is fetched anew.
   const served = useRef(initialChart?.url ?? null);
-  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
 
   /** Writes the chart state into the page's URL (a new history entry, so Back undoes a zoom). */
   const navigate = useCallback((next: { series?: number; start?: number | null; end?: number | null }) => {
@@ -183,6 +183,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
       navigate({ start: Math.round(from), end: Math.round(to) });
     }
   };
+  const { drag, handlers: dragHandlers } = useDragRange(zoomTo);
 
   const span = shownStart !== null && shownEnd !== null ? Math.max(shownEnd - shownStart, 1) : 0;
   const zoomBy = (factor: number) => {
@@ -290,13 +291,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
             <ComposedChart
               data={rows}
               margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
-              onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
-              onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
-              onMouseUp={() => {
-                if (drag && Math.abs(drag.to - drag.from) > 0) zoomTo(drag.from, drag.to);
-                setDrag(null);
-              }}
-              onMouseLeave={() => setDrag(null)}
+              {...dragHandlers}
               style={{ userSelect: "none", cursor: "crosshair" }}
               role="img"
               aria-label={chartLabel(shownStart !== null ? formatDateTime(shownStart, offsetMinutes) : "", shownEnd !== null ? formatDateTime(shownEnd, offsetMinutes) : "")}
@@ -378,14 +373,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
           </div>
           <ComparePicker compared={compared} onChange={setCompared} excludeSeriesId={current.id} />
           <form className="chart-range-form" onSubmit={applyRange}>
-            <div className="field">
-              <label htmlFor="chart-from">{t("from", { zone })}</label>
-              <input id="chart-from" type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} required />
-            </div>
-            <div className="field">
-              <label htmlFor="chart-to">{t("to", { zone })}</label>
-              <input id="chart-to" type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} required />
-            </div>
+            <RangeFields idPrefix="chart" zone={zone} from={fromText} to={toText} onFrom={setFromText} onTo={setToText} />
             <button type="submit" className="button">{t("showRange")}</button>
             {formError && <p className="field-error" role="alert">{formError}</p>}
           </form>

@@ -3,7 +3,7 @@
 import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
 import { useEffect, useId, useRef, useState } from "react";
-import { locate } from "@/app/manage/actions";
+import { locate } from "@/app/manage/actions/stations";
 import { FieldMessages, useFormState } from "@/components/manage/Form";
 import { valueText, type FormState } from "@/lib/site/form-state";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
-import { findOwners, findUsers } from "@/app/manage/actions";
+import { findOwners, findUsers } from "@/app/manage/actions/stations";
 import { FieldMessages, useFormState } from "@/components/manage/Form";
 import { valueList, valueText } from "@/lib/site/form-state";
 

@@ -5,8 +5,10 @@ import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis,
 } from "recharts";
 import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
+import { RangeFields, useDragRange } from "@/components/chart/drag-range";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
+import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
 
 /**
@@ -57,20 +59,8 @@ interface Preview {
   rows: { t: number; before: State | null; after: State | null }[];
 }
 
-interface Correction {
-  id: number;
-  user: string | null;
-  created: string;
-  kind: string;
-  detail: string;
-  start_date: string;
-  end_date: string;
-  records_before: number;
-  records_after: number;
-  comment: string;
-  reverts: number | null;
-  reverted_by: number | null;
-}
+/** A correction as the history's API gives it. */
+type Correction = CorrectionJson;
 
 const OPERATIONS = ["delete", "offset", "scale", "set", "interpolate", "flag", "unflag"] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -126,7 +116,6 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const [loadError, setLoadError] = useState("");
   const [reload, setReload] = useState(0);
   const [selection, setSelection] = useState<{ from: number; to: number } | null>(null);
-  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const [operation, setOperation] = useState<Operation>("offset");
   const [amount, setAmount] = useState("");
   const [flags, setFlags] = useState("");
@@ -196,6 +185,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     setPreview(null);
     setPage(0);
   };
+  const { drag, handlers: dragHandlers } = useDragRange(select);
 
   const body = () => {
     const b: Record<string, unknown> = { start_date: iso(selection!.from), end_date: iso(selection!.to), operation };
@@ -305,14 +295,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   return (
     <div className="workbench">
       <form className="chart-range-form" onSubmit={applyRange}>
-        <div className="field">
-          <label htmlFor="wb-from">From ({zone})</label>
-          <input id="wb-from" type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} required />
-        </div>
-        <div className="field">
-          <label htmlFor="wb-to">To ({zone})</label>
-          <input id="wb-to" type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} required />
-        </div>
+        <RangeFields idPrefix="wb" zone={zone} from={fromText} to={toText} onFrom={setFromText} onTo={setToText} />
         <button type="submit" className="button">Show this range</button>
         <span className="chart-toolbar" role="group" aria-label="Chart range">
           <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end - span / 2)}>← Earlier</button>
@@ -331,13 +314,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
           <ComposedChart
             data={drawn}
             margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
-            onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
-            onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
-            onMouseUp={() => {
-              if (drag && drag.to !== drag.from) select(drag.from, drag.to);
-              setDrag(null);
-            }}
-            onMouseLeave={() => setDrag(null)}
+            {...dragHandlers}
             style={{ userSelect: "none", cursor: "crosshair" }}
             role="img"
             aria-label={`Records of ${variable} from ${formatDateTime(range.start, offsetMinutes)} to ${formatDateTime(range.end, offsetMinutes)} (${zone}); drag to select`}

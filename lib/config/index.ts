@@ -70,7 +70,7 @@ export interface Settings {
   jobTimeoutSeconds: number;
   /** The heap a job's thread may use, in MB. */
   jobMemoryMb: number;
-  /** The job process's scheduling priority (nice value, 0–19): serving HTTP comes first. */
+  /** How many nice steps the job process runs below the server (0–19): serving HTTP comes first. */
   jobNice: number;
   /** Replication: how long a source may take to answer (or stay silent while it sends data). */
   replicationTimeoutSeconds: number;

@@ -14,7 +14,7 @@ import { settings } from "@/lib/config";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
-import { discard, DISPLAY_TIMEZONES, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
+import { discard, DISPLAY_TIMEZONES, insertStationRow, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
 import { changeStatements } from "@/lib/jobs/registry";
 import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
@@ -517,13 +517,11 @@ class Run {
         };
         let stationId = station.localId;
         if (stationId === null) {
-          stationId = (await tx.gentity.create({ data: { kind: "station" } })).id;
-          await tx.station.create({ data: { ...stationData, id: stationId, creatorId: null, replicatedFrom: this.options.sourceId, lastModified: now, searchNorm: stationNorm(stationData) } });
+          stationId = await insertStationRow(tx, { ...stationData, maintainers: [], dataViewers: [], stype: [...new Set(stypes)] },
+            { creatorId: null, replicatedFrom: this.options.sourceId, at: now });
         } else if (station.change === "update") {
           await tx.station.update({ where: { id: stationId }, data: { ...stationData, lastModified: now, searchNorm: stationNorm(stationData) } });
           await tx.stationStype.deleteMany({ where: { stationId } });
-        }
-        if (station.change !== "same") {
           if (stypes.length) await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
           await writeExactFloats(tx, "station", stationId, { lon: point.lon, lat: point.lat, altitude: stationData.altitude });
         }

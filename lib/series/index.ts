@@ -8,6 +8,7 @@ export { findGroup, groupJson, type GroupRow } from "./groups";
 export { groupPaths } from "./routes";
 export { findSeriesAt, olderShapeJson, seriesAt, seriesPage } from "./timeseries";
 export { uploadRecords } from "./upload";
+export type { CorrectionJson } from "./corrections";
 export { workbenchView, type WorkbenchView } from "./workbench";
 export { readUpload, uploadFields } from "./upload-fields";
 export { deleteFields, editFields, revertFields, transformFields } from "./correction-fields";

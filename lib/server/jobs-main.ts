@@ -1,7 +1,7 @@
 // The job process (lib/server/job-process.ts forks it; docs/decisions/0009-job-queue.md): the
 // job runner on the main thread, the handlers in worker threads that load this same module
 // (bundled as jobs.mjs beside the server's main.mjs by scripts/build-server.mjs).
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { isMainThread } from "node:worker_threads";
 import { registerCapabilities } from "@/lib/capabilities";
 import { parseSettings, SettingsError, type Settings } from "@/lib/config";
@@ -28,9 +28,10 @@ try {
 
 if (isMainThread && settings.jobNice > 0) {
   // Background work yields the CPU to the processes that serve HTTP (telemetry's bench: the API's
-  // p99 while 1,000 fetches run). Set before the handlers' threads start: they inherit it.
+  // p99 while 1,000 fetches run): so many steps nicer than the server that forked it. Set before
+  // the handlers' threads start: they inherit it.
   try {
-    setPriority(settings.jobNice);
+    setPriority(Math.min(19, getPriority() + settings.jobNice));
   } catch (e) {
     logger().warn(`job process: its priority could not be lowered: ${e instanceof Error ? e.message : String(e)}`);
   }

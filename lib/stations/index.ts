@@ -14,6 +14,6 @@ export { readStationQuery } from "./params";
 export { stationQuery, stationSearch } from "./query";
 export { unknownTypeTerms } from "./search-types";
 export { allStationsJson, editableChild, editableStation, existingStation, LAST_UPDATE_SQL, OWNER_DISPLAY_SQL, stationAccess, type StationAccess, stationAccesses, type StationJson, stationJsonById } from "./stations";
-export { createStation, deleteStation, insertStation, type StationData, updateStation } from "./writes";
+export { createStation, deleteStation, insertStation, insertStationRow, type StationData, type StationOrigin, updateStation } from "./writes";
 
 export { capability } from "./capability";

@@ -61,7 +61,7 @@ export async function createStation(actor: Actor, given: Given<StationData>): Pr
   const creator = ensureStationCreator(actor);
   const data = await valuesOf(given, undefined);
   return db().write(async (tx) => {
-    const id = await insertStationRow(tx, data, creator.id);
+    const id = await insertStationRow(tx, data, { creatorId: creator.id });
     await recordActivity(tx, actor, { action: "create", objectType: "station", objectId: id, stationId: id, summary: `Created station ${named(data.name, id)}` });
     return id;
   });
@@ -69,13 +69,28 @@ export async function createStation(actor: Actor, given: Given<StationData>): Pr
 
 /** Inserts a station without a permission check: for seeding (lib/server/demo.ts, scripts, tests). */
 export async function insertStation(data: StationData, creatorId: number | null): Promise<number> {
-  return db().write((tx) => insertStationRow(tx, data, creatorId));
+  return db().write((tx) => insertStationRow(tx, data, { creatorId }));
 }
 
-async function insertStationRow(tx: Tx, data: StationData, creatorId: number | null): Promise<number> {
+/** Who a new station row comes from: the user who created it, or the replication source it is a copy of. */
+export interface StationOrigin {
+  creatorId: number | null;
+  replicatedFrom?: number | null;
+  /** Its last_modified (a replication run writes one instant for all it writes). */
+  at?: Date;
+}
+
+/**
+ * The one way a station row is inserted (a service's create, seeding, replication's copy): its
+ * gentity, the row with its search column, its relations and its exact coordinates; its id.
+ */
+export async function insertStationRow(tx: Tx, data: StationData, origin: StationOrigin): Promise<number> {
   const gentity = await tx.gentity.create({ data: { kind: "station" } });
   await tx.station.create({
-    data: { ...(columns(data) as StationColumns), id: gentity.id, creatorId, lastModified: new Date(), searchNorm: stationNorm(data) },
+    data: {
+      ...(columns(data) as StationColumns), id: gentity.id, creatorId: origin.creatorId, replicatedFrom: origin.replicatedFrom ?? null,
+      lastModified: origin.at ?? new Date(), searchNorm: stationNorm(data),
+    },
   });
   await replaceRelations(tx, gentity.id, data);
   await writeExactFloats(tx, "station", gentity.id, { lon: data.lon, lat: data.lat, altitude: data.altitude });

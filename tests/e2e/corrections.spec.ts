@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { at, createUser, hydrated, logIn, offline, open, shot, unique } from "./helpers";
+import { createUser, hydrated, logIn, offline, open, shot, unique } from "./helpers";
 
 /**
  * The quality-control workbench and "compare with…" (corrections.md §3), with screenshots under
@@ -87,7 +87,8 @@ test("an editor selects a range on the chart, previews an offset, applies it, re
   // From the group's management page, as an editor finds it.
   await open(page, `/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/`);
   await page.getByRole("link", { name: "Quality control" }).click();
-  await expect(page).toHaveURL(at(`/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/timeseries/${gauge.tid}/edit/`));
+  // The address then carries the range shown (the workbench keeps its view there).
+  await expect(page).toHaveURL(new RegExp(`/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/timeseries/${gauge.tid}/edit/\\?start=[^&]+&end=[^&]+$`));
   await hydrated(page);
   await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
   await expect(page.getByRole("heading", { name: "Records of the range (432)" })).toBeVisible();

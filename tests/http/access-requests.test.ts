@@ -9,12 +9,12 @@ import { ALREADY_PENDING, ALREADY_READER, NOT_AFTER_TODAY, NOT_PENDING, NOTHING_
 import { db } from "@/lib/db";
 import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob } from "@/lib/jobs/queue";
-import { api } from "@/tests/support/http";
+import { api, FORBIDDEN, UNAUTHENTICATED } from "@/tests/support/http";
 import { fieldMessages, siteForms } from "@/tests/support/site-forms";
 import { siteLogin } from "@/tests/support/site-session";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
-import { startSmtp, type Received, type SmtpListener } from "@/tests/support/smtp";
+import { mailSettings, startSmtp, type Received, type SmtpListener } from "@/tests/support/smtp";
 import { until } from "@/tests/support/wait";
 
 let server: TestServer;
@@ -31,8 +31,6 @@ let privateTs: number;
 /** A station whose series are all public. */
 let openStation: number;
 
-const UNAUTHENTICATED = '{"detail":"Authentication credentials were not provided."}';
-const FORBIDDEN = '{"detail":"You do not have permission to perform this action."}';
 const DAY = 86_400_000;
 const dateIn = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
 const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
@@ -40,10 +38,7 @@ const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
 beforeAll(async () => {
   smtp = await startSmtp();
   server = await startServer({
-    env: {
-      ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_EMAIL_FROM: "noreply@example.org",
-      ENHYDRIS_SITE_URL: "https://enhydris.example.org", ENHYDRIS_SITE_NAME: "Enhydris test",
-    },
+    env: mailSettings(smtp, { from: "noreply@example.org", url: "https://enhydris.example.org", name: "Enhydris test" }),
   });
   http = api(server.url);
   superuser = await f.user({ superuser: true, email: "admin@example.org" });

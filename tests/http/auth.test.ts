@@ -7,7 +7,7 @@ import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob } from "@/lib/jobs/queue";
 import { ageSiteSessions, CookieJar, siteLogin } from "@/tests/support/site-session";
 import { actionId } from "@/tests/support/site-forms";
-import { startSmtp } from "@/tests/support/smtp";
+import { mailSettings, startSmtp } from "@/tests/support/smtp";
 import { until } from "@/tests/support/wait";
 
 let server: TestServer;
@@ -17,11 +17,7 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>;
 beforeAll(async () => {
   smtp = await startSmtp();
   server = await startServer({
-    env: {
-      ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_EMAIL_FROM: "noreply@example.org",
-      ENHYDRIS_SITE_URL: "https://enhydris.example.org", ENHYDRIS_SITE_NAME: "Enhydris test",
-      ENHYDRIS_LOGIN_MAX_FAILURES: "1000",
-    },
+    env: { ...mailSettings(smtp, { from: "noreply@example.org", url: "https://enhydris.example.org", name: "Enhydris test" }), ENHYDRIS_LOGIN_MAX_FAILURES: "1000" },
   });
   http = api(server.url);
 });

@@ -16,4 +16,5 @@ export const SQLITE_ONLY = {
   "tests/http/security.test.ts": "response headers, CORS and what the logs leave out: set before any query",
   "tests/http/manage-form-tokens.test.ts": "a management form's token is checked before the form's data is read",
   "tests/http/next-internals.test.ts": "what the server relies on in Next's behaviour, before any query",
+  "tests/http/jobs-priority.test.ts": "the job process's priority, set by the process at its start, before any query",
 };

@@ -1,4 +1,8 @@
 /** A small HTTP client for tests: no redirects followed, bodies read as text. */
+/** The API's bodies of 401 and 403 (api.md §15), as the tests compare them. */
+export const UNAUTHENTICATED = '{"detail":"Authentication credentials were not provided."}';
+export const FORBIDDEN = '{"detail":"You do not have permission to perform this action."}';
+
 export interface TestResponse {
   status: number;
   headers: Headers;

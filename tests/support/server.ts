@@ -143,6 +143,10 @@ export async function startServer(options: { env?: Record<string, string>; datab
       // files about several processes (the cluster, the caches kept in each worker, read-after on
       // replicas, the shutdown) ask for two in `env`; TEST_WORKERS=2 runs every server with two.
       ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "1",
+      // The job process at the web's priority: `npm test` runs two suites at once on a busy
+      // machine, where a niced job process waits its turn for seconds and the tests that wait for
+      // a job (an alarm's e-mail, a process run) time out. tests/http/jobs-priority.test.ts tests the setting.
+      ENHYDRIS_JOB_NICE: "0",
       ...options.env,
     };
     child = spawn(process.execPath, [options.script ?? "server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

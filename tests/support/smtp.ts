@@ -43,6 +43,14 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
+/** A test server's settings that send its mail to this listener, from `from`, for the site at `url` named `name`. */
+export function mailSettings(smtp: SmtpListener, site: { from: string; url: string; name: string }): Record<string, string> {
+  return {
+    ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_EMAIL_FROM: site.from,
+    ENHYDRIS_SITE_URL: site.url, ENHYDRIS_SITE_NAME: site.name,
+  };
+}
+
 export async function startSmtp(): Promise<SmtpListener> {
   const messages: Received[] = [];
   let toRefuse = 0;
@@ -81,7 +89,8 @@ export async function startSmtp(): Promise<SmtpListener> {
   return Object.assign(listener, {
     port,
     messages,
-    async waitFor(n: number, ms = 10_000) {
+    // Patient by default: a mail job on a machine running two suites at once waits its turn for the CPU.
+    async waitFor(n: number, ms = 30_000) {
       const deadline = Date.now() + ms;
       while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       return messages;

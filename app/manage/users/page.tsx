@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addUser } from "@/app/manage/actions";
+import { addUser } from "@/app/manage/actions/users";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
-import { requestAccess } from "@/app/manage/access-actions";
+import { requestAccess } from "@/app/manage/actions/access";
 import ManagedForm, { TextArea } from "@/components/manage/Form";
 import PointMap from "@/components/map/PointMap";
 import { accessOffer, MAX_TEXT } from "@/lib/access";

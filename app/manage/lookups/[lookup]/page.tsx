@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { addLookup } from "@/app/manage/actions";
+import { addLookup } from "@/app/manage/actions/lookups";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { Done, ManageHeader, Pager, pageNumber, Section } from "@/components/manage/parts";

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addChild, addGroup, savePeople, saveStation } from "@/app/manage/actions";
+import { addGroup } from "@/app/manage/actions/series";
+import { addChild, savePeople, saveStation } from "@/app/manage/actions/stations";
 import { AttachmentFields, EventFields, GroupFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Section, Table } from "@/components/manage/parts";

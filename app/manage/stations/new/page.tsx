@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
-import { saveStation } from "@/app/manage/actions";
+import { saveStation } from "@/app/manage/actions/stations";
 import { ManageHeader } from "@/components/manage/parts";
 import StationForm from "@/components/manage/StationForm";
 import { canCreateStation, ensureStationCreator } from "@/lib/auth/permissions";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { mailPasswordReset, saveUser } from "@/app/manage/actions";
+import { mailPasswordReset, saveUser } from "@/app/manage/actions/users";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Section } from "@/components/manage/parts";
 import UserFields from "@/components/manage/UserFields";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveLookup } from "@/app/manage/actions";
+import { saveLookup } from "@/app/manage/actions/lookups";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { ManageHeader, Section } from "@/components/manage/parts";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { removeStation } from "@/app/manage/actions";
+import { removeStation } from "@/app/manage/actions/stations";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { contentsText, editableStation, stationContents, stationJsonById } from "@/lib/stations";

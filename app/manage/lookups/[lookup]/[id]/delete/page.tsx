@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeLookup } from "@/app/manage/actions";
+import { removeLookup } from "@/app/manage/actions/lookups";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { LOOKUP_FORMS, lookupDeleteRefusal, lookupForAdmin, lookupOf } from "@/lib/lookups";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveChild } from "@/app/manage/actions";
+import { saveChild } from "@/app/manage/actions/stations";
 import { AttachmentFields, EventFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addProcess, addSeries, runProcess, saveGroup, saveSeries } from "@/app/manage/actions";
+import { addProcess, runProcess } from "@/app/manage/actions/processing";
+import { addSeries, saveGroup, saveSeries } from "@/app/manage/actions/series";
 import { GroupFields, SeriesFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Problem, RunStatus, Section } from "@/components/manage/parts";

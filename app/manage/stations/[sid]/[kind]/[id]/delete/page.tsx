@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeChild } from "@/app/manage/actions";
+import { removeChild } from "@/app/manage/actions/stations";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import type { AttachmentRow, EventRow } from "@/lib/stations";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { removeGroup } from "@/app/manage/actions";
+import { removeGroup } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { contentsText, groupContents } from "@/lib/stations";

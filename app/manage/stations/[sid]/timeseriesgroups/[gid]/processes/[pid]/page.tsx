@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { runProcess, saveProcess } from "@/app/manage/actions";
+import { runProcess, saveProcess } from "@/app/manage/actions/processing";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
 import { ProcessFields } from "@/components/manage/ProcessFields";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { removeProcess } from "@/app/manage/actions";
+import { removeProcess } from "@/app/manage/actions/processing";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { guarded, processForEditing, stationPageMetadata } from "@/lib/manage";

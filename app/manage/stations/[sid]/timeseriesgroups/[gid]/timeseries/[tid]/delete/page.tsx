@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeSeries } from "@/app/manage/actions";
+import { removeSeries } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { contentsText } from "@/lib/stations";
