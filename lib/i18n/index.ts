@@ -3,4 +3,4 @@
 // catalogues' weight.
 export * from "@/lib/i18n/locales";
 export * from "@/lib/i18n/format";
-export { CATALOGUES, CLIENT_NAMESPACES, clientMessages, messagesOf, translator, type Messages } from "@/lib/i18n/messages";
+export { CATALOGUES, CLIENT_NAMESPACES, clientMessages, MANAGE_CLIENT_NAMESPACES, messagesOf, translator, type Messages } from "@/lib/i18n/messages";

@@ -17,10 +17,17 @@ export const CATALOGUES: Record<Locale, Messages> = { en, el };
  */
 export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile"] as const satisfies readonly (keyof Messages)[];
 
-/** The part of a catalogue that browser components use. */
-export function clientMessages(locale: Locale): Pick<Messages, (typeof CLIENT_NAMESPACES)[number]> {
+/**
+ * The namespaces that the management pages' browser components translate: they travel only with
+ * the pages under /manage/ (app/manage/layout.tsx), so the public pages stay light.
+ */
+export const MANAGE_CLIENT_NAMESPACES = ["manage"] as const satisfies readonly (keyof Messages)[];
+
+/** The part of a catalogue that browser components use: the site's, and on the management pages theirs too. */
+export function clientMessages(locale: Locale, area: "site" | "manage" = "site"): Partial<Messages> {
   const all = CATALOGUES[locale];
-  return Object.fromEntries(CLIENT_NAMESPACES.map((ns) => [ns, all[ns]])) as Pick<Messages, (typeof CLIENT_NAMESPACES)[number]>;
+  const namespaces: readonly (keyof Messages)[] = area === "manage" ? [...CLIENT_NAMESPACES, ...MANAGE_CLIENT_NAMESPACES] : CLIENT_NAMESPACES;
+  return Object.fromEntries(namespaces.map((ns) => [ns, all[ns]])) as Partial<Messages>;
 }
 
 /** The catalogue of a language. */

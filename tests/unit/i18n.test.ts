@@ -2,7 +2,7 @@ import { parse, TYPE, type MessageFormatElement } from "@formatjs/icu-messagefor
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CATALOGUES, CLIENT_NAMESPACES, decimalIn, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
+import { CATALOGUES, CLIENT_NAMESPACES, decimalIn, MANAGE_CLIENT_NAMESPACES, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
 import { cookieValue, descrIn } from "@/lib/i18n/locales";
 import { returnPath } from "@/lib/site/paths";
 
@@ -112,9 +112,9 @@ describe("the catalogues", () => {
 });
 
 describe("the namespaces browser components use", () => {
-  it("are all sent to the browser (app/layout.tsx's provider)", () => {
+  it("are all sent to the browser (app/layout.tsx's provider; the management pages' in app/manage/layout.tsx)", () => {
     const root = join(__dirname, "..", "..");
-    const used = new Set<string>();
+    const used = new Map<string, Set<string>>([["site", new Set()], ["manage", new Set()]]);
     const walk = (dir: string) => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
@@ -122,14 +122,18 @@ describe("the namespaces browser components use", () => {
         else if (/\.tsx?$/.test(name)) {
           const text = readFileSync(path, "utf8");
           if (!/^["']use client["']/m.test(text)) continue;
-          for (const m of text.matchAll(/useTranslations(?:<"(\w+)">|\("(\w+)"\))/g)) used.add(m[1] ?? m[2]);
+          const area = /[\\/](app|components)[\\/]manage[\\/]/.test(path) ? "manage" : "site";
+          for (const m of text.matchAll(/useTranslations(?:<"(\w+)">|\("(\w+)"\))/g)) used.get(area)!.add(m[1] ?? m[2]);
         }
       }
     };
     walk(join(root, "components"));
     walk(join(root, "app"));
-    expect(used.size).toBeGreaterThan(5);
-    expect([...used].filter((ns) => !(CLIENT_NAMESPACES as readonly string[]).includes(ns))).toEqual([]);
+    expect(used.get("site")!.size).toBeGreaterThan(5);
+    const site: readonly string[] = CLIENT_NAMESPACES;
+    const manage: readonly string[] = [...CLIENT_NAMESPACES, ...MANAGE_CLIENT_NAMESPACES];
+    expect([...used.get("site")!].filter((ns) => !site.includes(ns))).toEqual([]);
+    expect([...used.get("manage")!].filter((ns) => !manage.includes(ns))).toEqual([]);
   });
 });
 
