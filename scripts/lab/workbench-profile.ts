@@ -41,6 +41,8 @@ async function main() {
       const at = () => (performance.now() - t0).toFixed(0);
       tab.on("request", (r) => marks.push(`${at()} start ${r.url().replace(url, "").slice(0, 70)}`));
       tab.on("requestfinished", (r) => marks.push(`${at()} done ${r.url().replace(url, "").slice(0, 70)}`));
+      const cdp = await context.newCDPSession(tab);
+      if (process.env.PROFILE) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.setSamplingInterval", { interval: 200 }); await cdp.send("Profiler.start"); }
       await tab.goto(url + page, { waitUntil: "commit" });
       marks.push(`${at()} commit`);
       await tab.waitForLoadState("domcontentloaded"); marks.push(`${at()} DOMContentLoaded`);
@@ -48,6 +50,20 @@ async function main() {
       await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 }); marks.push(`${at()} table row`);
       await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.recharts-line-curve[stroke='#c2410c'], .workbench-chart path.recharts-line-curve[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
       marks.push(`${at()} overlays`);
+      if (process.env.PROFILE) {
+        const { profile } = (await cdp.send("Profiler.stop")) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+        const self = new Map<string, number>();
+        const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+        profile.samples.forEach((id, i) => {
+          const n = byId.get(id)!;
+          const key = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(url, "").slice(-40)}:${n.callFrame.lineNumber}`;
+          self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+        });
+        const byUrl = new Map<string, number>();
+        for (const [k, v] of self) { const u = k.split(" ")[1]?.split(":")[0] ?? ""; byUrl.set(u, (byUrl.get(u) ?? 0) + v); }
+        console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v.toFixed(0).padStart(6)} ms ${k}`).join("\n"));
+        console.log([...byUrl].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, v]) => `${v.toFixed(0).padStart(6)} ms ${k}`).join("\n"));
+      }
       console.log(`--- run ${i}\n` + marks.sort((a, b) => parseFloat(a) - parseFloat(b)).join("\n"));
       await context.close();
     }
