@@ -8,6 +8,7 @@ import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/component
 import { RangeFields, useDragRange } from "@/components/chart/drag-range";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
+import { isoInstant, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
 
@@ -69,12 +70,22 @@ const OPERATION_TEXT: Record<Operation, string> = {
   interpolate: "Interpolate linearly", flag: "Add flags", unflag: "Remove flags",
 };
 const PAGE_ROWS = 100;
-/** Above this many records the chart draws min–max bands over equal intervals instead of every record. */
-const DRAWN_POINTS = 3000;
+/**
+ * Above this many records the chart draws min–max bands over half as many equal intervals instead
+ * of every record: about one per two pixels of a wide chart, and a year drawn at once (each drawn
+ * point costs the chart's SVG work).
+ */
+const DRAWN_POINTS = 1200;
 const DAY = 86400;
 
-const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
-const epoch = (text: string) => Date.parse(text.replace(" ", "T") + (/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? "" : "Z")) / 1000;
+const iso = isoInstant;
+/** Epoch seconds of a UTC time as the API writes it: "2010-01-01 00:00" (read by position: a year of records is 52,560 of them), or any ISO 8601 text. */
+function epoch(text: string): number {
+  if (text.length === 16 && text[4] === "-" && text[10] === " " && text[13] === ":") {
+    return Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), +text.slice(14, 16)) / 1000;
+  }
+  return Date.parse(text.replace(" ", "T") + (/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? "" : "Z")) / 1000;
+}
 
 /** Records of the CSV of data/ read with timezone=UTC. */
 function parseCsv(text: string): Rec[] {
@@ -108,9 +119,8 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const zone = offsetLabel(offsetMinutes);
   // The address's range, or the last 30 days of the series.
   const [range, setRange] = useState<{ start: number; end: number }>(() => {
-    if (initialRange) return initialRange;
-    const end = last ?? Math.floor(Date.now() / 1000);
-    return { start: Math.max(first ?? end - 30 * DAY, end - 30 * DAY), end };
+    const now = Math.floor(Date.now() / 1000);
+    return workbenchRange(initialRange, first, last) ?? { start: now - 30 * DAY, end: now };
   });
   const [records, setRecords] = useState<Rec[] | null>(null);
   const [loadError, setLoadError] = useState("");
@@ -135,8 +145,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
 
   useEffect(() => {
     const controller = new AbortController();
-    const query = new URLSearchParams({ start_date: iso(range.start), end_date: iso(range.end), timezone: "UTC" });
-    fetch(`${apiPath}data/?${query}`, { signal: controller.signal, credentials: "same-origin" })
+    fetch(workbenchRecordsUrl(apiPath, range), { signal: controller.signal, credentials: "same-origin" })
       .then(async (response) => {
         if (!response.ok) throw new Error(await answerText(response));
         setRecords(parseCsv(await response.text()));

@@ -64,7 +64,7 @@ export function distDir(): string {
 export const PAGE_NONCE_HEADER = "content-security-policy";
 
 // ---------------------------------------------------------------------------------------------
-// 3. Deferred scripts: the site's pages start Next's scripts after their first paint (issue 17,
+// 3. Deferred scripts: the site's pages (not /manage/) start Next's scripts after their first paint (issue 17,
 // item 3; docs/decisions/0017-page-scripts-after-first-paint.md).
 //
 // Next puts its chunks in the page's <head> as <script src async>: on a fast connection they

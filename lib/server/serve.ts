@@ -73,6 +73,11 @@ function isApiPath(path: string): boolean {
   return /^\/(api|timeseries\/data)(\/|$)/.test(path);
 }
 
+/** The management pages are worked in, not read: their scripts start at once (ADR 0017, last change). */
+function isManagePath(path: string): boolean {
+  return /^\/manage(\/|$)/.test(path);
+}
+
 /**
  * The request body as a Web stream, read only as the handler pulls. Whatever the handler leaves
  * unread (a 401 or 413 before reading, say) is discarded after the response, as Node does for
@@ -502,10 +507,10 @@ export async function serveHere(options: ServeOptions): Promise<void> {
       }
       res.setHeader(PAGE_CACHE_HEADER, "bypass");
     }
-    // The pages' scripts start after their first paint (lib/server/next-internals.ts); a 403 or 404
+    // The public pages' scripts start after their first paint (lib/server/next-internals.ts); a 403 or 404
     // page is drawn on the server, not left to them (lib/server/error-shells.ts).
     if (!dev && !isApiPath(path)) {
-      deferPageScripts(res);
+      if (!isManagePath(path)) deferPageScripts(res);
       replaceErrorShells(res, { path, cookie: String(req.headers.cookie ?? ""), acceptLanguage: String(req.headers["accept-language"] ?? ""), log });
     }
     handle(req, res).catch((error) => failed(res, error));

@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as f from "@/tests/support/fixtures";
 import { api } from "@/tests/support/http";
+import { siteLogin } from "@/tests/support/site-session";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { actionId } from "@/tests/support/site-forms";
 import { until } from "@/tests/support/wait";
@@ -83,6 +84,23 @@ describe("what the server relies on in Next", () => {
     // 8. Next's assets are served under /_next/ as they are, never redirected to a slash.
     const asset = await fetch(`${server.url}${chunks[0]}`, { redirect: "manual" });
     expect(asset.status).toBe(200);
+  });
+
+  it("3. a management page keeps Next's async scripts: it is worked in, and the workbench's records are preloaded with the page", async () => {
+    const editor = await f.user({ superuser: true });
+    const { jar, error } = await siteLogin(server.url, editor.username, editor.password);
+    expect(error).toBeNull();
+    const tid = await f.series(gid, { type: "Checked" });
+    await f.addRecords(tid, [["2024-01-01 00:00", 1], ["2024-01-01 00:10", 2]]);
+    const path = `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/edit/?start=2024-01-01T00:00:00Z&end=2024-01-02T00:00:00Z`;
+    const r = await fetch(`${server.url}${path}`, { headers: { cookie: jar.header() } });
+    expect(r.status).toBe(200);
+    const html = await r.text();
+    const head = html.slice(0, html.indexOf("</head>"));
+    expect(head).toMatch(/<script src="\/_next\/static\/[^"]+\.js"[^>]*async/);
+    expect(head).not.toContain("first-contentful-paint");
+    const records = `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/?start_date=2024-01-01T00%3A00%3A00Z&amp;end_date=2024-01-02T00%3A00%3A00Z&amp;timezone=UTC`;
+    expect(head).toContain(`<link rel="preload" as="fetch" crossorigin="anonymous" href="${records}"/>`);
   });
 
   it("4. a site form whose body Next cannot take is answered 400 (or 413), not with Next's 500", async () => {

@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
+import { workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import { findSeriesAt, workbenchView, writableSeries } from "@/lib/series";
 import { guarded, stationPageMetadata } from "@/lib/manage";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
-import { seriesApiPath } from "@/lib/site/paths";
+import { chartApiUrl, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
@@ -29,8 +30,14 @@ export default async function EditRecordsPage({ params, searchParams }: { params
   const { s, label, view } = data;
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
+  // The records and the compared series' means start loading with the page, not after its scripts
+  // (links in the HTML: react-dom's preload() would reach the browser only in the RSC payload).
+  const range = workbenchRange(view.range, s.firstTimestamp, s.lastTimestamp);
+  const early = range ? [workbenchRecordsUrl(seriesApiPath(sid, gid, tid), range),
+    ...view.compared.map((c) => chartApiUrl(c.stationId, c.groupId, c.seriesId, range.start, range.end, offset))] : [];
   return (
     <div className="page manage">
+      {early.map((href) => <link key={href} rel="preload" as="fetch" crossOrigin="anonymous" href={href} />)}
       <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Quality control" }]}
         title={`Quality control of ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
       <noscript><p className="message error">The workbench needs JavaScript. The API makes the same corrections: <code>{seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
