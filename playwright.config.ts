@@ -89,8 +89,8 @@ export default defineConfig({
   ],
   webServer: [
     // The demo site: the server migrates the database and loads the demo data at start-up.
-    // Telemetry's test reaches a fake vendor on loopback.
-    webServer(PORT, E2E_DIR, DATABASE_URL, { ENHYDRIS_DEMO_DATA: "1", ENHYDRIS_OUTBOX_DIR: OUTBOX, ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" }),
+    // Telemetry's test reaches a fake vendor on loopback; registration is open (public-greek.spec signs up).
+    webServer(PORT, E2E_DIR, DATABASE_URL, { ENHYDRIS_DEMO_DATA: "1", ENHYDRIS_REGISTRATION_OPEN: "1", ENHYDRIS_OUTBOX_DIR: OUTBOX, ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" }),
     // A site that requires a login for everything.
     webServer(AUTH_PORT, AUTH_DIR, AUTH_DATABASE_URL, {
       ENHYDRIS_DEMO_DATA: "0", ENHYDRIS_AUTHENTICATION_REQUIRED: "1", ENHYDRIS_OUTBOX_DIR: join(AUTH_DIR, "outbox"),

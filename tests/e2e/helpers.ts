@@ -42,6 +42,15 @@ export async function mailTo(address: string): Promise<string> {
   return found!;
 }
 
+/** A raw message's text with its parts' transfer encodings undone (quoted-printable and base64: Greek text is sent so). */
+export function mailText(raw: string): string {
+  const decoded = [...raw.matchAll(/Content-Transfer-Encoding: (base64|quoted-printable)\r?\n(?:[^\r\n]+\r?\n)*\r?\n([\s\S]*?)(?=\r?\n--|$)/gi)].map(([, encoding, body]) =>
+    encoding.toLowerCase() === "base64"
+      ? Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
+      : Buffer.from(body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1").toString("utf8"));
+  return [raw, ...decoded].join("\n");
+}
+
 /** Map tiles and anything else outside the test server are unreachable: fail them at once. */
 export async function offline(context: BrowserContext): Promise<void> {
   await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/]|localhost[:/])/, (route) => route.abort());

@@ -328,7 +328,7 @@ describe("the pages (public.md §2)", () => {
 
     const before = smtp.messages.length;
     const asked = await site.submit(await site.form(station, cookie, "Request access"), { message: "Asked on the site." }, cookie);
-    expect([asked.status, asked.headers.get("location")]).toEqual([303, `${station}#access`]);
+    expect([asked.status, asked.headers.get("location")]).toEqual([303, `${station}?access=requested#access`]);
     const stored = await db().prisma.accessRequest.findFirstOrThrow({ where: { userId: requester.id, stationId: sid } });
     expect([stored.status, stored.message]).toEqual(["pending", "Asked on the site."]);
     expect((await mailTo("maintainer@example.org", "Access request for station", before)).text).toContain("Asked on the site.");

@@ -23,7 +23,9 @@ export async function requestAccess(sidValue: unknown, prev: FormState, form: Fo
   const sid = boundId(sidValue);
   return submitForm(prev, form, async (user) => {
     await createAccessRequest(user, sid, () => readAccessRequest(formInput(form)), await site());
-    return `${stationPath(sid)}#access`;
+    // Another address than the form's page: to the same one (only its #access added), the browser's
+    // router would move to the anchor without asking the server for the page, which still showed the form.
+    return `${stationPath(sid)}?access=requested#access`;
   });
 }
 
