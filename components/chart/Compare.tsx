@@ -69,6 +69,8 @@ export function unitAxes(ownUnit: string, overlays: Overlay[]): Map<string, stri
 export default function ComparePicker({ compared, onChange, excludeSeriesId }: { compared: Compared[]; onChange: (next: Compared[]) => void; excludeSeriesId?: number }) {
   const id = useId();
   const t = useTranslations("compare");
+  const tc = useTranslations("common");
+  const tm = useTranslations("misc");
   const [query, setQuery] = useState("");
   const [stations, setStations] = useState<StationHit[] | null>(null);
   const [station, setStation] = useState<StationHit | null>(null);
@@ -105,7 +107,7 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
     } catch {
       unit = `unit ${hit.unit_of_measurement}`;
     }
-    onChange([...compared, { stationId: station.id, groupId: hit.timeseries_group, seriesId: hit.id, label: `${station.name} · ${hit.name || `series ${hit.id}`}`, unit }]);
+    onChange([...compared, { stationId: station.id, groupId: hit.timeseries_group, seriesId: hit.id, label: `${station.name} · ${hit.name || tm("seriesLower", { id: hit.id })}`, unit }]);
     setChosen("");
   };
 
@@ -133,7 +135,7 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
           {stations && (stations.length === 0 ? <p className="muted small">{t("noStation")}</p> : (
             <ul className="compare-stations">
               {stations.map((s) => (
-                <li key={s.id}><button type="button" className={`button secondary small${station?.id === s.id ? " active" : ""}`} onClick={() => pickStation(s)}>{s.name || `Station ${s.id}`}</button></li>
+                <li key={s.id}><button type="button" className={`button secondary small${station?.id === s.id ? " active" : ""}`} onClick={() => pickStation(s)}>{s.name || tc("station", { id: s.id })}</button></li>
               ))}
             </ul>
           ))}
@@ -143,7 +145,7 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
               <select id={`${id}-series`} value={chosen} onChange={(e) => setChosen(e.target.value)}>
                 <option value="">—</option>
                 {series.filter((t) => t.id !== excludeSeriesId && !compared.some((c) => c.seriesId === t.id)).map((t) => (
-                  <option key={t.id} value={t.id}>{t.name || `Series ${t.id}`} ({t.time_step || "irregular"})</option>
+                  <option key={t.id} value={t.id}>{t.name || tm("series", { id: t.id })} ({t.time_step || tc("irregular")})</option>
                 ))}
               </select>
               <button type="button" className="button" disabled={!chosen} onClick={add}>{t("add")}</button>

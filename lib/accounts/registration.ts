@@ -181,11 +181,8 @@ export async function deleteExpiredRegistrations(now = new Date()): Promise<numb
   });
 }
 
-const DEFAULT_TERMS = "# Terms of use\n\nUse this service fairly: do not try to disrupt it, and do not share your password. "
-  + "The administrator may remove accounts that break these terms.\n";
-
-/** The terms' Markdown (ENHYDRIS_TERMS_FILE), or a short default text. */
-export function termsMarkdown(): string {
+/** The terms' Markdown (ENHYDRIS_TERMS_FILE, in the one language the administrator wrote it), or a short default text in the page's language. */
+export function termsMarkdown(locale: Locale = DEFAULT_LOCALE): string {
   const file = settings().termsFile;
-  return file ? readFileSync(/* turbopackIgnore: true */ file, "utf8") : DEFAULT_TERMS;
+  return file ? readFileSync(/* turbopackIgnore: true */ file, "utf8") : translator(locale, "termsDefault")("markdown");
 }

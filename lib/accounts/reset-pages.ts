@@ -2,11 +2,13 @@ import { completeReset, resetLinkUser } from "@/lib/accounts/accounts";
 import { isHttps, readCookie } from "@/lib/auth/csrf";
 import { settings } from "@/lib/config";
 import { passwordField } from "@/lib/accounts/fields";
+import { findUserProfile } from "@/lib/auth/users";
 import { validatedFields } from "@/lib/http/fields";
 import type { RouteContext } from "@/lib/routing/router";
 import { standalonePage } from "@/lib/site/chrome";
 import { escapeHtml } from "@/lib/site/html";
 import { ValidationFailed, type FieldErrors } from "@/lib/domain/errors";
+import { cookieValue, LANGUAGE_COOKIE, negotiateLocale, translator, type Locale } from "@/lib/i18n";
 
 /**
  * The password-reset pages of api.md §13: the link from the e-mail, the form that sets the new
@@ -16,33 +18,49 @@ const COOKIE = "enhydris_password_reset";
 const COOKIE_PATH = "/api/auth/password/reset/";
 const BASE = "/api/auth/password/reset";
 
-function html(body: string, title: string, ctx: RouteContext, status = 200, headers: Record<string, string> = {}): Response {
+/** The page's language, as the site's pages choose it (public.md §3): the account, the switcher's cookie, the browser. */
+async function pageLocale(ctx: RouteContext): Promise<Locale> {
+  const account = ctx.auth.user ? (await findUserProfile(ctx.auth.user.id))?.language : null;
+  return negotiateLocale({ account, cookie: cookieValue(ctx.request.headers.get("cookie") ?? undefined, LANGUAGE_COOKIE), acceptLanguage: ctx.request.headers.get("accept-language") });
+}
+
+type Words = ReturnType<typeof translator<"resetLink">>;
+
+async function html(page: (t: Words) => { title: string; body: string }, ctx: RouteContext, status = 200, headers: Record<string, string> = {}): Promise<Response> {
   const user = ctx.auth.user ? { username: ctx.auth.user.username } : null;
-  return new Response(standalonePage({ title, user, body, siteName: settings().siteName || undefined }), {
+  const locale = await pageLocale(ctx);
+  const { title, body } = page(translator(locale, "resetLink"));
+  return new Response(standalonePage({ title, user, body, siteName: settings().siteName || undefined, locale }), {
     status,
     headers: { "Content-Type": "text/html; charset=utf-8", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store", ...headers },
   });
 }
 
-function invalidLink(ctx: RouteContext): Response {
-  return html(`<h1>This link is invalid or has expired</h1>
-<p>The password-reset link you followed is invalid: it has already been used, it has expired, or the password has been changed since it was sent.</p>
-<p><a href="/accounts/password/reset/">Ask for a new link</a> or <a href="/accounts/login/">log in</a>.</p>`, "Invalid password-reset link", ctx);
+function invalidLink(ctx: RouteContext): Promise<Response> {
+  return html((t) => ({
+    title: t("invalidTitle"),
+    body: `<h1>${escapeHtml(t("invalidHeading"))}</h1>
+<p>${escapeHtml(t("invalidText"))}</p>
+<p>${t.markup("invalidLinks", { ask: (chunks) => `<a href="/accounts/password/reset/">${chunks}</a>`, login: (chunks) => `<a href="/accounts/login/">${chunks}</a>` })}</p>`,
+  }), ctx);
 }
 
-function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Response {
+function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Promise<Response> {
   const messages = Object.values(errors).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
-  return html(`<h1>Choose a new password</h1>
+  return html((t) => ({
+    title: t("formTitle"),
+    body: `<h1>${escapeHtml(t("formTitle"))}</h1>
 ${messages ? `<div class="form-errors" role="alert"><ul>${messages}</ul></div>` : ""}
 <form method="post" action="${BASE}/confirm/${escapeHtml(encodeURIComponent(uid))}/set-password/" class="stacked-form">
   <input type="hidden" name="token" value="${escapeHtml(token)}">
-  <label for="new_password1">New password</label>
+  <label for="new_password1">${escapeHtml(t("password1"))}</label>
   <input id="new_password1" name="new_password1" type="password" autocomplete="new-password" required>
-  <label for="new_password2">New password again</label>
+  <label for="new_password2">${escapeHtml(t("password2"))}</label>
   <input id="new_password2" name="new_password2" type="password" autocomplete="new-password" required>
-  <p class="help">At least 8 characters, not entirely numeric, and not your username.</p>
-  <button type="submit">Set the password</button>
-</form>`, "Choose a new password", ctx);
+  <p class="help">${escapeHtml(t("passwordHelp"))}</p>
+  <button type="submit">${escapeHtml(t("submit"))}</button>
+</form>`,
+  }), ctx);
 }
 
 function cookie(ctx: RouteContext, value: string, maxAge?: number): string {
@@ -92,7 +110,10 @@ export async function submitForm(ctx: RouteContext): Promise<Response> {
 
 /** GET …/reset/complete/ */
 export async function complete(ctx: RouteContext): Promise<Response> {
-  return html(`<h1>Your password has been set</h1>
-<p>You may now log in with your new password.</p>
-<p><a class="button" href="/accounts/login/">Log in</a></p>`, "Password set", ctx);
+  return html((t) => ({
+    title: t("setTitle"),
+    body: `<h1>${escapeHtml(t("setHeading"))}</h1>
+<p>${escapeHtml(t("setText"))}</p>
+<p><a class="button" href="/accounts/login/">${escapeHtml(t("logIn"))}</a></p>`,
+  }), ctx);
 }
