@@ -1,6 +1,8 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
+import { formatCountIn } from "@/lib/i18n/format";
 
 /**
  * The station's last telemetry fetch (telemetry.md §5 "fetch now with its progress and result"):
@@ -27,30 +29,34 @@ export interface FetchRun {
 const POLL_MS = 1000;
 const MAX_POLLS = 600;
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "");
 
-export function fetchWords(run: FetchRun): string {
+type Words = ReturnType<typeof useTranslations<"manageOpsTelemetryFetch">>;
+
+export function fetchWords(run: FetchRun, t: Words): string {
   switch (run.status) {
     case "queued":
-      return run.error ? `Waiting to be tried again after an error: ${run.error}` : "Queued: it starts as soon as a slot is free.";
+      return run.error ? t("queuedRetry", { error: run.error }) : t("queued");
     case "running":
-      return `Fetching… ${run.sensors_done} of ${plural(run.sensors_total, "sensor", "sensors")} done.`;
+      return t("running", { done: run.sensors_done, total: run.sensors_total });
     case "failed":
-      return `The fetch failed: ${run.error ?? "no reason given"}`;
+      return t("failed", { reason: run.error ?? t("noReason") });
     case "succeeded": {
       const f = run.fetch;
-      if (!f) return "Done.";
-      if (f.message) return `The fetch failed: ${f.message}`;
+      if (!f) return t("done");
+      if (f.message) return t("failed", { reason: f.message });
       const failed = f.sensors.filter((s) => s.status === "error").length;
-      return `Done at ${when(run.finished_at)}: ${plural(f.records, "new record", "new records")}${failed ? `; ${plural(failed, "sensor", "sensors")} failed` : ""}.`;
+      return failed ? t("doneAtFailed", { when: when(run.finished_at), records: f.records, failed }) : t("doneAt", { when: when(run.finished_at), records: f.records });
     }
   }
 }
 
 export default function TelemetryFetch({ api, initial }: { api: string; initial: FetchRun | null }) {
+  const t = useTranslations("manageOpsTelemetryFetch");
+  const locale = useLocale();
   const [run, setRun] = useState<FetchRun | null>(initial);
-  const [problem, setProblem] = useState<string | null>(null);
+  /** Why the progress could not be read: the server's status, or the browser's error. */
+  const [problem, setProblem] = useState<{ status: number } | { message: string } | null>(null);
   const pending = run !== null && (run.status === "queued" || run.status === "running");
 
   useEffect(() => {
@@ -60,7 +66,10 @@ export default function TelemetryFetch({ api, initial }: { api: string; initial:
     const poll = async (n: number) => {
       try {
         const answer = await fetch(api, { credentials: "same-origin", headers: { Accept: "application/json" } });
-        if (!answer.ok) throw new Error(`The server answered ${answer.status}.`);
+        if (!answer.ok) {
+          if (!stopped) setProblem({ status: answer.status });
+          return;
+        }
         const next = (await answer.json()) as FetchRun | null;
         if (stopped) return;
         setProblem(null);
@@ -68,7 +77,7 @@ export default function TelemetryFetch({ api, initial }: { api: string; initial:
         if (next && (next.status === "queued" || next.status === "running") && n < MAX_POLLS) timer = setTimeout(() => void poll(n + 1), POLL_MS);
       } catch (error) {
         if (stopped) return;
-        setProblem(`The fetch's progress could not be read (${(error as Error).message}); reload the page to see it.`);
+        setProblem({ message: (error as Error).message });
       }
     };
     timer = setTimeout(() => void poll(1), POLL_MS);
@@ -78,26 +87,26 @@ export default function TelemetryFetch({ api, initial }: { api: string; initial:
     };
   }, [api, pending]);
 
-  if (!run) return <p className="muted">No fetch yet.</p>;
+  if (!run) return <p className="muted">{t("noFetch")}</p>;
   const f = run.status === "succeeded" ? run.fetch : null;
   return (
     <div className="telemetry-fetch" data-status={run.status} aria-live="polite">
       <p className={f?.status === "error" || run.status === "failed" ? "message error" : run.status === "succeeded" ? "message success" : "message"}>
-        {fetchWords(run)}
+        {fetchWords(run, t)}
       </p>
       {pending && run.sensors_total > 0 && (
-        <progress max={run.sensors_total} value={run.sensors_done} aria-label="Sensors fetched">{run.sensors_done} of {run.sensors_total}</progress>
+        <progress max={run.sensors_total} value={run.sensors_done} aria-label={t("progressLabel")}>{t("progress", { done: formatCountIn(locale, run.sensors_done), total: formatCountIn(locale, run.sensors_total) })}</progress>
       )}
       {f && f.sensors.length > 0 && (
         <ul className="item-list small">
           {f.sensors.map((s) => (
             <li key={s.sensor_id}>
-              Sensor <code>{s.sensor_id}</code>: {s.status === "ok" ? plural(s.records, "new record", "new records") : <span className="error-text">{s.message}</span>}
+              {t.rich("sensor", { id: s.sensor_id, code: (chunks) => <code>{chunks}</code> })} {s.status === "ok" ? t("newRecords", { count: s.records }) : <span className="error-text">{s.message}</span>}
             </li>
           ))}
         </ul>
       )}
-      {problem && <p className="message error" role="alert">{problem}</p>}
+      {problem && <p className="message error" role="alert">{t("unreadable", { reason: "status" in problem ? t("serverAnswered", { status: String(problem.status) }) : problem.message })}</p>}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 
 import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
+import { useTranslations } from "next-intl";
 import { useEffect, useMemo, useState } from "react";
 import type { StationFeature, StationFeatureCollection } from "@/components/map/types";
 import { normalizeSearch } from "@/lib/formats/search-normalize";
@@ -28,6 +29,7 @@ const SHOWN = 40;
  * keyboard, and for stations too close together to click), from stations/geojson/.
  */
 export default function StationPicker({ picked, adding, onPick, tileUrl, tileAttribution, defaultBbox }: StationPickerProps) {
+  const t = useTranslations("synopticForm");
   const [features, setFeatures] = useState<StationFeature[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [filter, setFilter] = useState("");
@@ -40,7 +42,7 @@ export default function StationPicker({ picked, adding, onPick, tileUrl, tileAtt
         setFeatures(((await r.json()) as StationFeatureCollection).features);
       })
       .catch((e: Error) => {
-        if (e.name !== "AbortError") setProblem(`The stations could not be loaded (${e.message}).`);
+        if (e.name !== "AbortError") setProblem(e.message);
       });
     return () => controller.abort();
   }, []);
@@ -55,29 +57,29 @@ export default function StationPicker({ picked, adding, onPick, tileUrl, tileAtt
 
   return (
     <div className="synoptic-picker">
-      <div className="map-frame" role="region" aria-label="Map of the stations: choose a station to add it" data-points={features?.length}>
+      <div className="map-frame" role="region" aria-label={t("mapLabel")} data-points={features?.length}>
         <StationPickerMap features={features ?? []} picked={picked} onPick={onPick} tileUrl={tileUrl} tileAttribution={tileAttribution} defaultBbox={defaultBbox} />
       </div>
       <div>
-        <label htmlFor="station-filter">Find a station</label>
-        <input id="station-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Name or code" autoComplete="off" />
-        {problem && <p className="error-text" role="alert">{problem}</p>}
-        {!features && !problem && <p className="muted small">Loading the stations…</p>}
-        <ul className="synoptic-picker-list" aria-label="Stations">
+        <label htmlFor="station-filter">{t("find")}</label>
+        <input id="station-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder={t("findPlaceholder")} autoComplete="off" />
+        {problem && <p className="error-text" role="alert">{t("loadFailed", { reason: problem })}</p>}
+        {!features && !problem && <p className="muted small">{t("loading")}</p>}
+        <ul className="synoptic-picker-list" aria-label={t("stations")}>
           {matches.map((f) => {
-            const name = f.properties.name || `Station ${f.id}`;
+            const name = f.properties.name || t("stationFallback", { id: String(f.id) });
             const isPicked = picked.includes(f.id);
             return (
               <li key={f.id}>
                 <span>{name}{f.properties.code && <span className="muted small"> {f.properties.code}</span>}</span>
-                <button type="button" className="secondary" disabled={isPicked || adding !== null} onClick={() => onPick(f.id)} aria-label={`Add ${name}`}>
-                  {isPicked ? "Added" : adding === f.id ? "Adding…" : "Add"}
+                <button type="button" className="secondary" disabled={isPicked || adding !== null} onClick={() => onPick(f.id)} aria-label={t("addLabel", { name })}>
+                  {isPicked ? t("added") : adding === f.id ? t("adding") : t("add")}
                 </button>
               </li>
             );
           })}
         </ul>
-        {features && matches.length === SHOWN && <p className="muted small">The first {SHOWN} matches; type more of the name to narrow them.</p>}
+        {features && matches.length === SHOWN && <p className="muted small">{t("firstMatches", { count: SHOWN })}</p>}
       </div>
     </div>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useRef } from "react";
 import L from "leaflet";
 import { MapContainer, TileLayer, useMap } from "react-leaflet";
@@ -22,6 +23,7 @@ const CANVAS_ABOVE = 2000;
 /** A circle per station; the picked ones filled red. A click adds a station. */
 function Stations({ features, picked, onPick }: Pick<StationPickerMapProps, "features" | "picked" | "onPick">) {
   const map = useMap();
+  const t = useTranslations("synopticForm");
   // The layer is drawn again only when the stations or the choice change, not on every keystroke in the form.
   const pick = useRef(onPick);
   useEffect(() => {
@@ -39,14 +41,14 @@ function Stations({ features, picked, onPick }: Pick<StationPickerMapProps, "fea
         renderer, radius: on ? 8 : 6, weight: 2, color: on ? "#7a1a14" : "#0b3954", fillColor: on ? "#b3261e" : "#5fa8d3", fillOpacity: 0.9,
         className: `station-pick station-pick-${f.id}${on ? " picked" : ""}`,
       });
-      circle.bindTooltip(escape(f.properties.name || `Station ${f.id}`));
+      circle.bindTooltip(escape(f.properties.name || t("stationFallback", { id: String(f.id) })));
       circle.on("click", () => pick.current(f.id));
       circle.addTo(layer);
     }
     return () => {
       layer.remove();
     };
-  }, [map, features, pickedKey]);
+  }, [map, features, pickedKey, t]);
   return null;
 }
 

@@ -2,6 +2,7 @@
 
 import { groupTitle } from "@/lib/site/names";
 import "./synoptic.css";
+import { useTranslations } from "next-intl";
 import { startTransition, useActionState, useState, type FormEvent, type ReactNode } from "react";
 import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
@@ -108,6 +109,7 @@ const groupLabel = (g: GroupChoice) => `${groupTitle(g)}${g.name && g.variable &
 const EMPTY: SynopticFormState = { errors: {} };
 
 export default function SynopticGroupForm({ initial, token, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
+  const t = useTranslations("synopticForm");
   const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
   const live = useHydrated();
   const [name, setName] = useState(initial?.name ?? "");
@@ -173,42 +175,42 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
       {/* After a conflict, saving again replaces the version shown (the user has seen it). */}
       {initial && <input type="hidden" name="based_on" value={state.conflict?.last_modified ?? initial.last_modified ?? ""} />}
       {errors.form && <div className="form-errors" role="alert"><p>{errors.form.join(" ")}</p></div>}
-      {!errors.form && Object.keys(errors).length > 0 && <p className="form-errors" role="alert">Please correct the errors below.</p>}
+      {!errors.form && Object.keys(errors).length > 0 && <p className="form-errors" role="alert">{t("correctErrors")}</p>}
       {state.conflict && <ConflictNote current={state.conflict} choices={choices} />}
 
       <section className="card stacked-form" aria-labelledby="about-heading">
-        <h2 id="about-heading">Synoptic group</h2>
-        {field("sg-name", "Name", "name", <input id="sg-name" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={50} required aria-invalid={!!errors.name} aria-describedby={describedBy("name")} />)}
-        {field("sg-slug", "Slug", "slug", <input id="sg-slug" name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} maxLength={50} required aria-invalid={!!errors.slug} aria-describedby={describedBy("slug", "sg-slug-help")} />,
-          "Letters, digits, - and _: the page will be /synoptic/<slug>/.")}
-        {field("sg-zone", "Display time zone", "display_timezone", (
+        <h2 id="about-heading">{t("about")}</h2>
+        {field("sg-name", t("name"), "name", <input id="sg-name" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={50} required aria-invalid={!!errors.name} aria-describedby={describedBy("name")} />)}
+        {field("sg-slug", t("slug"), "slug", <input id="sg-slug" name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} maxLength={50} required aria-invalid={!!errors.slug} aria-describedby={describedBy("slug", "sg-slug-help")} />,
+          t("slugHelp", { slug: "<slug>" }))}
+        {field("sg-zone", t("zone"), "display_timezone", (
           <select id="sg-zone" name="display_timezone" value={zone} onChange={(e) => setZone(e.target.value)} aria-invalid={!!errors.display_timezone} aria-describedby={describedBy("display_timezone")}>
             {zoneChoices().filter((z) => zones.includes(z.value)).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
           </select>
         ))}
-        {field("sg-fresh", "Fresh time limit (seconds)", "fresh_time_limit", <input id="sg-fresh" name="fresh_time_limit" inputMode="numeric" value={fresh} onChange={(e) => setFresh(e.target.value)} required aria-invalid={!!errors.fresh_time_limit} aria-describedby={describedBy("fresh_time_limit", "sg-fresh-help")} />,
-          "Data older than this are shown as old: 3600 is an hour, 86400 a day.")}
-        {field("sg-emails", "Early warning e-mails", "early_warning_emails", <textarea id="sg-emails" name="early_warning_emails" rows={3} value={emails} onChange={(e) => setEmails(e.target.value)} aria-invalid={!!errors.early_warning_emails} aria-describedby={describedBy("early_warning_emails", "sg-emails-help")} />,
-          "One address per line. Each is sent an e-mail when a value crosses a limit or changes too fast.")}
+        {field("sg-fresh", t("fresh"), "fresh_time_limit", <input id="sg-fresh" name="fresh_time_limit" inputMode="numeric" value={fresh} onChange={(e) => setFresh(e.target.value)} required aria-invalid={!!errors.fresh_time_limit} aria-describedby={describedBy("fresh_time_limit", "sg-fresh-help")} />,
+          t("freshHelp"))}
+        {field("sg-emails", t("emails"), "early_warning_emails", <textarea id="sg-emails" name="early_warning_emails" rows={3} value={emails} onChange={(e) => setEmails(e.target.value)} aria-invalid={!!errors.early_warning_emails} aria-describedby={describedBy("early_warning_emails", "sg-emails-help")} />,
+          t("emailsHelp"))}
       </section>
 
       <section className="card" aria-labelledby="stations-heading">
-        <h2 id="stations-heading">Stations</h2>
+        <h2 id="stations-heading">{t("stations")}</h2>
         <StationPicker picked={picked} adding={adding} onPick={addStation} tileUrl={tileUrl} tileAttribution={tileAttribution} defaultBbox={defaultBbox} />
         <FieldErrors id="stations-errors" errors={messages.general} />
-        {drafts.length === 0 ? <p className="muted">No stations yet: pick them on the map or in the list.</p> : drafts.map((d, i) => (
+        {drafts.length === 0 ? <p className="muted">{t("noStations")}</p> : drafts.map((d, i) => (
           <fieldset key={d.station.id} className="synoptic-station" data-station={d.station.id}>
-            <legend>{i + 1}. {d.station.name || `Station ${d.station.id}`}</legend>
+            <legend>{i + 1}. {d.station.name || t("stationFallback", { id: String(d.station.id) })}</legend>
             <div className="synoptic-station-head">
-              <span className="muted small">Choose what to show, with its limits.</span>
+              <span className="muted small">{t("chooseWhat")}</span>
               <span>
-                <button type="button" className="secondary" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${d.station.name} up`}>↑</button>{" "}
-                <button type="button" className="secondary" onClick={() => move(i, 1)} disabled={i === drafts.length - 1} aria-label={`Move ${d.station.name} down`}>↓</button>{" "}
-                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))} aria-label={`Remove ${d.station.name}`}>Remove</button>
+                <button type="button" className="secondary" onClick={() => move(i, -1)} disabled={i === 0} aria-label={t("moveUp", { name: d.station.name })}>↑</button>{" "}
+                <button type="button" className="secondary" onClick={() => move(i, 1)} disabled={i === drafts.length - 1} aria-label={t("moveDown", { name: d.station.name })}>↓</button>{" "}
+                <button type="button" className="secondary" onClick={() => setDrafts((ds) => ds.filter((_, k) => k !== i))} aria-label={t("removeLabel", { name: d.station.name })}>{t("remove")}</button>
               </span>
             </div>
             <FieldErrors id={`st-${i}-errors`} errors={messages.byStation.get(i)} />
-            {d.station.groups.length === 0 && <p className="muted small">This station has no time series groups.</p>}
+            {d.station.groups.length === 0 && <p className="muted small">{t("noGroups")}</p>}
             {d.station.groups.map((g) => {
               const j = d.series.findIndex((s) => s.group === g.id);
               const s = j < 0 ? null : d.series[j];
@@ -217,13 +219,13 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                 <div key={g.id} className="synoptic-series" data-group={g.id}>
                   <label className="synoptic-group-toggle">
                     <input type="checkbox" checked={!!s} onChange={(e) => toggleGroup(i, g.id, e.target.checked)} />
-                    {groupLabel(g)}{g.private && <span className="muted small"> (private data)</span>}
+                    {groupLabel(g)}{g.private && <span className="muted small"> {t("privateData")}</span>}
                   </label>
                   <FieldErrors id={`${id}-errors`} errors={j < 0 ? undefined : messages.bySeries.get(`${i}:${j}`)} />
                   {s && (
                     <div className="synoptic-series-fields">
-                      {([["title", "Title", "text"], ["subtitle", "Subtitle", "text"], ["low", "Low limit", "num"], ["high", "High limit", "num"],
-                        ["chartMin", "Default chart min", "num"], ["chartMax", "Default chart max", "num"]] as const).map(([key, label, kind]) => (
+                      {([["title", t("seriesTitle"), "text"], ["subtitle", t("seriesSubtitle"), "text"], ["low", t("lowLimit"), "num"], ["high", t("highLimit"), "num"],
+                        ["chartMin", t("chartMin"), "num"], ["chartMax", t("chartMax"), "num"]] as const).map(([key, label, kind]) => (
                         <div key={key}>
                           <label htmlFor={`${id}-${key}`}>{label}</label>
                           <input id={`${id}-${key}`} value={s[key]} inputMode={kind === "num" ? "decimal" : undefined} maxLength={kind === "text" ? 50 : undefined}
@@ -233,20 +235,20 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                       <div className="wide">
                         <label className="synoptic-group-toggle">
                           <input type="checkbox" checked={s.rateOfChange} onChange={(e) => setSeries(i, g.id, { rateOfChange: e.target.checked })} />
-                          Rate-of-change check
+                          {t("rateOfChange")}
                         </label>
                       </div>
                       {s.rateOfChange && (
                         <>
                           <div className="wide">
-                            <label htmlFor={`${id}-thresholds`}>Thresholds</label>
+                            <label htmlFor={`${id}-thresholds`}>{t("thresholds")}</label>
                             <textarea id={`${id}-thresholds`} rows={3} value={s.thresholds} onChange={(e) => setSeries(i, g.id, { thresholds: e.target.value })} aria-describedby={`${id}-thresholds-help`} />
-                            <p className="help" id={`${id}-thresholds-help`}>One per line: a time and the largest change allowed in it, e.g. <code>10min 7.3</code>, <code>1h 15</code>.</p>
+                            <p className="help" id={`${id}-thresholds-help`}>{t.rich("thresholdsHelp", { code: (chunks) => <code>{chunks}</code> })}</p>
                           </div>
                           <div className="wide">
                             <label className="synoptic-group-toggle">
                               <input type="checkbox" checked={s.symmetric} onChange={(e) => setSeries(i, g.id, { symmetric: e.target.checked })} />
-                              Symmetric (falls count as rises)
+                              {t("symmetric")}
                             </label>
                           </div>
                         </>
@@ -260,7 +262,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
         ))}
       </section>
       <div className="form-footer">
-        <button type="submit" disabled={pending}>{pending ? "Saving…" : initial ? "Save changes" : "Create synoptic group"}</button>
+        <button type="submit" disabled={pending}>{pending ? t("saving") : initial ? t("saveChanges") : t("create")}</button>
       </div>
     </form>
   );
@@ -268,19 +270,20 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
 
 /** The version saved by someone else, beside the user's (management.md: no lost updates). */
 function ConflictNote({ current, choices }: { current: SynopticGroupJson; choices: StationChoice[] }) {
-  const stationName = (id: number) => choices.find((c) => c.id === id)?.name ?? `Station ${id}`;
+  const t = useTranslations("synopticForm");
+  const stationName = (id: number) => choices.find((c) => c.id === id)?.name ?? t("stationFallback", { id: String(id) });
   return (
     <section className="synoptic-conflict" aria-labelledby="conflict-heading">
-      <h2 id="conflict-heading">Saved now by someone else</h2>
+      <h2 id="conflict-heading">{t("conflictHeading")}</h2>
       <dl className="details">
-        <div><dt>Name</dt><dd>{current.name}</dd></div>
-        <div><dt>Slug</dt><dd>{current.slug}</dd></div>
-        <div><dt>Display time zone</dt><dd>{zoneChoiceLabel(current.display_timezone)}</dd></div>
-        <div><dt>Fresh time limit</dt><dd>{current.fresh_time_limit} s</dd></div>
-        <div><dt>Early warning e-mails</dt><dd>{current.early_warning_emails.join(", ") || "—"}</dd></div>
-        <div><dt>Stations</dt><dd>{current.stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>
+        <div><dt>{t("name")}</dt><dd>{current.name}</dd></div>
+        <div><dt>{t("slug")}</dt><dd>{current.slug}</dd></div>
+        <div><dt>{t("zone")}</dt><dd>{zoneChoiceLabel(current.display_timezone)}</dd></div>
+        <div><dt>{t("freshShort")}</dt><dd>{t("freshValue", { seconds: String(current.fresh_time_limit) })}</dd></div>
+        <div><dt>{t("emails")}</dt><dd>{current.early_warning_emails.join(", ") || "—"}</dd></div>
+        <div><dt>{t("stations")}</dt><dd>{current.stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>
       </dl>
-      <p>Your changes are still in the form below: saving again replaces the version above with them, or <a href={`/manage/synoptic/${current.id}/`}>open the saved version</a> to start again from it.</p>
+      <p>{t.rich("conflictNote", { link: (chunks) => <a href={`/manage/synoptic/${current.id}/`}>{chunks}</a> })}</p>
     </section>
   );
 }

@@ -1,6 +1,7 @@
 "use server";
 
 import { forbidden, notFound, redirect } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import {
   createSynopticGroup, deleteSynopticGroup, findSynopticGroup, readSynopticGroup, resendWarning, type StationChoice, stationChoices, synopticGroupJson, type SynopticGroupJson, updateSynopticGroup,
 } from "@/lib/synoptic";
@@ -78,7 +79,7 @@ export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData
     }
   } catch (error) {
     if (error instanceof Conflict) return { errors: { form: [error.detail] }, conflict: await synopticGroupJson(existing!) };
-    if (error instanceof NotFound) return { errors: { form: ["This synoptic group has been deleted."] } };
+    if (error instanceof NotFound) return { errors: { form: [(await getTranslations("manageOpsSynoptic"))("gone")] } };
     const errors = formErrors(error);
     if (!errors) throw error;
     return { errors: emailMessages(errors, form) };

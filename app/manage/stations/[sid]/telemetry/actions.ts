@@ -1,5 +1,6 @@
 "use server";
 
+import { getTranslations } from "next-intl/server";
 import { NotFound, ValidationFailed } from "@/lib/domain/errors";
 import type { FormState } from "@/lib/site/form-state";
 import { queueing } from "@/lib/site/forms";
@@ -19,14 +20,12 @@ import { forgetWizard, keepWizard, wizardFromCookie } from "./wizard-cookie";
  */
 const base = (sid: number) => `${managePaths.station(sid)}telemetry/`;
 
-const WIZARD_EXPIRED = "The telemetry setup has expired (or was started in another window): start again from the first step.";
-
 /** The wizard's state so far: the cookie's, or (first step) the saved telemetry's. */
 async function stateOf(sid: number, first: boolean): Promise<WizardState> {
   const state = await wizardFromCookie(sid);
   if (state) return state;
   if (first) return startWizard(sid, await loadTelemetry(sid));
-  throw ValidationFailed.nonField(WIZARD_EXPIRED);
+  throw ValidationFailed.nonField((await getTranslations("manageOpsTelemetry"))("wizardExpired"));
 }
 
 /** Step 1: the type, the zone of its timestamps and the schedule. */

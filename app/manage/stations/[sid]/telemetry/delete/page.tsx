@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { pathId } from "@/lib/frontend";
@@ -11,8 +12,8 @@ import { removeTelemetry } from "../actions";
 
 type Params = Promise<{ sid: string }>;
 
-export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return stationPageMetadata("Delete telemetry", params);
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageOpsTelemetry"))("deleteTitle"), params);
 }
 
 /** The confirmation of a telemetry's delete (the station's editors): its schedule, mappings and log go; the fetched records stay. */
@@ -23,12 +24,13 @@ export default async function DeleteTelemetryPage({ params }: { params: Params }
     await readableTelemetry(u, sid);
     return (await stationJsonById(sid))!;
   });
-  const name = data.name || `Station ${sid}`;
+  const t = await getTranslations("manageOpsTelemetry");
+  const name = data.name || t("stationFallback", { id: String(sid) });
   const base = `${managePaths.station(sid)}telemetry/`;
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: name, href: managePaths.station(sid) }, { label: "Telemetry", href: base }, { label: "Delete" }]} title={`Delete the telemetry of ${name}`} />
-      <ConfirmDelete what="the telemetry" takes="its schedule, its sensors' mapping and its log" note="The records it fetched stay in their time series."
+      <ManageHeader crumbs={[{ label: name, href: managePaths.station(sid) }, { label: t("title"), href: base }, { label: t("deleteCrumb") }]} title={t("deleteHeading", { name })} />
+      <ConfirmDelete what={t("deleteWhat")} takes={t("deleteTakes")} note={t("deleteNote")}
         action={removeTelemetry.bind(null, sid)} token={formToken(user.sessionId)} back={base} />
     </div>
   );
