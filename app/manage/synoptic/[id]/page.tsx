@@ -2,7 +2,7 @@ import "@/components/synoptic/synoptic.css";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { getTranslations } from "next-intl/server";
-import SynopticGroupForm from "@/components/synoptic/SynopticGroupForm";
+import SynopticGroupForm from "@/components/manage/synoptic/SynopticGroupForm";
 import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
 import { stationChoices, synopticGroupJson, synopticWarnings } from "@/lib/synoptic";

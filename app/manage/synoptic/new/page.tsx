@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
-import SynopticGroupForm from "@/components/synoptic/SynopticGroupForm";
+import SynopticGroupForm from "@/components/manage/synoptic/SynopticGroupForm";
 import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
 import { loggedIn } from "@/app/manage/synoptic/guard";

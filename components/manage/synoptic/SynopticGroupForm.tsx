@@ -6,7 +6,7 @@ import { useTranslations } from "next-intl";
 import { startTransition, useActionState, useState, type FormEvent, type ReactNode } from "react";
 import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
-import StationPicker from "@/components/synoptic/StationPicker";
+import StationPicker from "@/components/manage/synoptic/StationPicker";
 import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from "@/app/manage/synoptic/actions";
 import type { GroupChoice, StationChoice, SynopticGroupJson, SynopticSeriesDefinition } from "@/lib/synoptic";
 import { withTypedTimeStep } from "@/lib/site/form-words";

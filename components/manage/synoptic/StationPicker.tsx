@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from "react";
 import type { StationFeature, StationFeatureCollection } from "@/components/map/types";
 import { normalizeSearch } from "@/lib/formats/search-normalize";
 
-const StationPickerMap = dynamic(() => import("@/components/synoptic/StationPickerMap"), {
+const StationPickerMap = dynamic(() => import("@/components/manage/synoptic/StationPickerMap"), {
   ssr: false,
   loading: () => <div className="leaflet-map map-placeholder" aria-hidden="true" />,
 });
