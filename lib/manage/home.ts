@@ -16,6 +16,8 @@ import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { containsSql } from "@/lib/db/dialect-sql";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
+import { descrIn } from "@/lib/i18n";
+import { requestLocale } from "@/lib/site/locale";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the
@@ -96,16 +98,20 @@ export interface Choice {
   label: string;
 }
 
-/** The choices of the forms' selects: station types, variables, units (with their variables) and event types. */
+/**
+ * The choices of the forms' selects: station types, variables, units (with their variables) and
+ * event types, described in the page's language (descr_el on pages in Greek, public.md §3).
+ */
 export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { symbol: string; variables: number[] })[]; eventTypes: Choice[] }> {
   const p = db().prisma;
   const [stationTypes, variables, units, eventTypes] = await Promise.all([
-    p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
-    p.variable.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
+    p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
+    p.variable.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
     p.unitOfMeasurement.findMany({ orderBy: [{ symbol: "asc" }, { id: "asc" }], select: { id: true, symbol: true, descr: true, variables: { select: { variableId: true } } } }),
-    p.eventType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
+    p.eventType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
   ]);
-  const descr = (r: { id: number; descr: string }) => ({ id: r.id, label: r.descr || `#${r.id}` });
+  const locale = await requestLocale();
+  const descr = (r: { id: number; descr: string; descrEl: string }) => ({ id: r.id, label: descrIn(locale, r) || `#${r.id}` });
   return {
     stationTypes: stationTypes.map(descr),
     variables: variables.map(descr),
