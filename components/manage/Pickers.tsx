@@ -95,7 +95,6 @@ function Combobox({ label, required, search, onChoose, placeholder, invalid, des
   );
 }
 
-
 /**
  * The owner of a station: an organization or a person. The chosen owner's name travels with the
  * form (`owner_label`) so that it is shown again after a refusal. Without JavaScript the page's
