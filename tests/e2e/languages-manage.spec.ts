@@ -7,6 +7,9 @@ import { alertBox, createUser, hydrated, logIn, noHorizontalScroll, offline, ope
  * file's delete confirmation, the lookups and the users pages, at a desktop's and a phone's
  * width; none of them keeps an English label.
  */
+// Many pages in one walk, on a shared machine.
+test.describe.configure({ timeout: 300_000 });
+
 test.beforeEach(async ({ context }) => {
   await offline(context);
 });
