@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { approveAccess, denyAccess } from "@/app/manage/actions/access";
 import ManagedForm, { TextArea, TextField } from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Pager, pageNumber, Section, Table } from "@/components/manage/parts";
@@ -10,12 +11,13 @@ import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
 import { recentActivity } from "@/lib/activity";
 import { type EditableStation, editableStations, failedProcesses, manageUser, queryProblem } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { countText } from "@/lib/site/numbers";
 import { stationPath } from "@/lib/site/paths";
 import { feedProblems } from "@/lib/telemetry";
 import { formatDateTime, zoneOffsetMinutes } from "@/lib/site/time";
 
-export const metadata: Metadata = { title: "Manage" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("manage"))("title") };
+}
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
@@ -33,7 +35,9 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
   const q = typeof params.q === "string" ? params.q : "";
   const page = pageNumber(params.page);
   const user = await manageUser(`/manage/${q || page > 1 ? `?${new URLSearchParams({ q, page: String(page) })}` : ""}`);
-  const [activity, failed, feeds, access, found] = await Promise.all([
+  const [t, tm, activity, failed, feeds, access, found] = await Promise.all([
+    getTranslations("manageHome"),
+    getTranslations("manage"),
     recentActivity(user, 15),
     failedProcesses(user, FAILED_SHOWN),
     feedProblems(user, FAILED_SHOWN),
@@ -44,81 +48,80 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
   const superuser = isSuperuser(user);
   return (
     <div className="page manage">
-      <ManageHeader crumbs={[]} title="Manage" lead={`Logged in as ${user.username}${superuser ? " (administrator)" : ""}`}
-        actions={canCreateStation(user) ? <Link className="button" href={managePaths.newStation}>New station</Link> : undefined} />
+      <ManageHeader crumbs={[]} title={tm("title")} lead={t(superuser ? "loggedInAsAdmin" : "loggedInAs", { username: user.username })}
+        actions={canCreateStation(user) ? <Link className="button" href={managePaths.newStation}>{t("newStation")}</Link> : undefined} />
       <Done code={params.done} />
       {/* The other management pages are reached from here: synoptic groups by anyone logged in, the rest by superusers. */}
-      <nav className="card admin-links" aria-label="Administration">
+      <nav className="card admin-links" aria-label={t("administration")}>
         {superuser && (
           <>
-            <Link href={managePaths.lookups}>Lookups</Link>
-            <span className="muted small">station types, variables, units, owners…</span>
-            <Link href={managePaths.users}>Users</Link>
-            <span className="muted small">accounts and their rights</span>
+            <Link href={managePaths.lookups}>{t("lookups")}</Link>
+            <span className="muted small">{t("lookupsHint")}</span>
+            <Link href={managePaths.users}>{t("users")}</Link>
+            <span className="muted small">{t("usersHint")}</span>
           </>
         )}
-        <Link href={managePaths.synoptic}>Synoptic groups</Link>
-        <span className="muted small">latest values of chosen stations, and alarm e-mails</span>
+        <Link href={managePaths.synoptic}>{t("synoptic")}</Link>
+        <span className="muted small">{t("synopticHint")}</span>
         {superuser && (
           <>
-            <Link href={managePaths.replication}>Replication</Link>
-            <span className="muted small">stations copied from other instances</span>
+            <Link href={managePaths.replication}>{t("replication")}</Link>
+            <span className="muted small">{t("replicationHint")}</span>
           </>
         )}
       </nav>
       <div className="manage-columns">
-        <Section id="stations" title={superuser ? "Stations" : "Your stations"}>
+        <Section id="stations" title={superuser ? t("stations") : t("yourStations")}>
           <form className="inline-search" role="search" method="get" action="/manage/">
-            <label htmlFor="manage-q">{superuser ? "Search all stations" : "Search your stations"}</label>
+            <label htmlFor="manage-q">{superuser ? t("searchAll") : t("searchYours")}</label>
             <div className="inline-search-row">
-              <input id="manage-q" type="search" name="q" defaultValue={q} placeholder="e.g. arta owner:ntua" aria-describedby={problem ? "manage-q-error" : undefined} />
-              <button type="submit" className="secondary">Search</button>
+              <input id="manage-q" type="search" name="q" defaultValue={q} placeholder={t("searchPlaceholder")} aria-describedby={problem ? "manage-q-error" : undefined} />
+              <button type="submit" className="secondary">{t("search")}</button>
             </div>
             {problem && <p className="field-errors" id="manage-q-error" role="alert">{problem}</p>}
           </form>
           {result.stations.length ? (
-            <Table columns={["Station", "Owner", "Last update", ""]}>
+            <Table columns={[t("station"), t("owner"), t("lastUpdate"), ""]}>
               {result.stations.map((s) => (
                 <tr key={s.id}>
                   <th scope="row">
                     {/* A replicated station is read-only here: no link to its edit page (replication.md §2), but superusers' to its page with Detach. */}
-                    {s.replicated && !superuser ? s.name || `Station ${s.id}` : <Link href={managePaths.station(s.id)}>{s.name || `Station ${s.id}`}</Link>} {s.code && <span className="code">{s.code}</span>}
-                    {s.replicated && <span className="badge" title="Copied from another instance: read-only here until an administrator detaches it">replicated, read-only</span>}
+                    {s.replicated && !superuser ? s.name || t("stationN", { id: s.id }) : <Link href={managePaths.station(s.id)}>{s.name || t("stationN", { id: s.id })}</Link>} {s.code && <span className="code">{s.code}</span>}
+                    {s.replicated && <span className="badge" title={t("replicatedTitle")}>{t("replicated")}</span>}
                   </th>
-                  <td data-label="Owner">{s.ownerName}</td>
-                  <td data-label="Last update" className="nowrap">
-                    {s.lastUpdate !== null ? <ZonedTime at={s.lastUpdate} offset={zoneOffsetMinutes(s.displayTimezone) ?? 0} /> : <span className="muted">no records</span>}
+                  <td data-label={t("owner")}>{s.ownerName}</td>
+                  <td data-label={t("lastUpdate")} className="nowrap">
+                    {s.lastUpdate !== null ? <ZonedTime at={s.lastUpdate} offset={zoneOffsetMinutes(s.displayTimezone) ?? 0} /> : <span className="muted">{t("noRecords")}</span>}
                   </td>
-                  <td data-label="" className="nowrap"><Link href={stationPath(s.id)} className="small">public page</Link></td>
+                  <td data-label="" className="nowrap"><Link href={stationPath(s.id)} className="small">{t("publicPage")}</Link></td>
                 </tr>
               ))}
             </Table>
           ) : (
-            <p className="muted">{superuser ? (q ? "No station matches this search." : "There are no stations yet.") : q ? "No station of yours matches this search." : "You do not edit any station yet."}
-              {canCreateStation(user) && !q && <> <Link href={managePaths.newStation}>Add one.</Link></>}</p>
+            <p className="muted">{superuser ? (q ? t("noMatch") : t("noStations")) : q ? t("noMatchYours") : t("noneYours")}
+              {canCreateStation(user) && !q && <> <Link href={managePaths.newStation}>{t("addOne")}</Link></>}</p>
           )}
-          <p className="muted small">{countText(result.count, "station", "stations")}</p>
+          <p className="muted small">{t("count", { count: result.count })}</p>
           <Pager page={page} pages={Math.ceil(result.count / PAGE_SIZE)} params={q ? { q } : {}} path="/manage/" />
         </Section>
         {access.length > 0 && (
-          <Section id="access-requests" title="Access requests waiting for you">
+          <Section id="access-requests" title={t("accessRequests")}>
             <ul className="item-list access-requests">
               {access.map((r) => (
                 <li key={r.id}>
                   <p>
-                    <strong>{r.username}</strong>{r.email && <span className="muted small"> ({r.email})</span>} asks to read the protected data of{" "}
-                    <Link href={stationPath(r.station)}>{r.station_name || `Station ${r.station}`}</Link>
+                    <strong>{r.username}</strong>{r.email && <span className="muted small"> ({r.email})</span>}{" "}
+                    {t.rich("asksToRead", { station: r.station_name || t("stationN", { id: r.station }), link: (chunks) => <Link href={stationPath(r.station)}>{chunks}</Link> })}
                     <span className="muted small"> · {formatDateTime(Date.parse(r.created) / 1000, 0)} UTC</span>
                   </p>
-                  {r.message ? <blockquote className="pre-line">{r.message}</blockquote> : <p className="muted small">No message.</p>}
-                  <ManagedForm action={approveAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit="Approve"
-                    label={`Approve the request of ${r.username}`}>
-                    <TextField name="valid_until" type="date" label="Access until"
-                      help="The first day without access (it ends when that day begins, UTC); leave empty for no end. The user is reminded a week before." />
+                  {r.message ? <blockquote className="pre-line">{r.message}</blockquote> : <p className="muted small">{t("noMessage")}</p>}
+                  <ManagedForm action={approveAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit={t("approve")}
+                    label={t("approveLabel", { username: r.username })}>
+                    <TextField name="valid_until" type="date" label={t("accessUntil")} help={t("accessUntilHelp")} />
                   </ManagedForm>
-                  <ManagedForm action={denyAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit="Deny" danger
-                    label={`Deny the request of ${r.username}`}>
-                    <TextArea name="reason" label="Reason" required rows={2} help={`Sent to the user (at most ${MAX_TEXT} characters).`} />
+                  <ManagedForm action={denyAccess.bind(null, r.station, r.id)} initial={{}} token={formToken(user.sessionId)} submit={t("deny")} danger
+                    label={t("denyLabel", { username: r.username })}>
+                    <TextArea name="reason" label={t("reason")} required rows={2} help={t("reasonHelp", { max: String(MAX_TEXT) })} />
                   </ManagedForm>
                 </li>
               ))}
@@ -126,11 +129,11 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
           </Section>
         )}
         {failed.length > 0 && (
-          <Section id="failed-processes" title="Processes whose last run failed">
+          <Section id="failed-processes" title={t("failedProcesses")}>
             <ul className="item-list failed-processes">
               {failed.map((p) => (
                 <li key={p.id}>
-                  <Link href={`${managePaths.group(p.stationId, p.groupId)}#processes`}>{p.stationName || `Station ${p.stationId}`} · {p.groupName}</Link>
+                  <Link href={`${managePaths.group(p.stationId, p.groupId)}#processes`}>{p.stationName || t("stationN", { id: p.stationId })} · {p.groupName}</Link>
                   : <Link href={managePaths.process(p.stationId, p.groupId, p.id)}>{p.description}</Link>
                   {p.failedAt && <span className="muted small"> · {formatDateTime(p.failedAt.getTime() / 1000, 0)} UTC</span>}
                   <p className="message error small">{p.error}</p>
@@ -140,22 +143,22 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
           </Section>
         )}
         {feeds.length > 0 && (
-          <Section id="feeds" title="Telemetry feeds that need attention">
+          <Section id="feeds" title={t("feeds")}>
             <ul className="item-list feed-problems">
               {feeds.map((p) => (
                 <li key={p.stationId}>
-                  <Link href={managePaths.telemetry(p.stationId)}>{p.stationName || `Station ${p.stationId}`}</Link>
-                  {p.failing && <span className="badge telemetry-error">last fetch failed</span>}
-                  {p.stale.length > 0 && <span className="badge feed-stale">stale: {p.stale.join(", ")}</span>}
-                  {p.stuck.length > 0 && <span className="badge feed-stuck">stuck: {p.stuck.join(", ")}</span>}
-                  {p.lastFetch && <span className="muted small"> · last fetch {formatDateTime(p.lastFetch.getTime() / 1000, 0)} UTC</span>}
+                  <Link href={managePaths.telemetry(p.stationId)}>{p.stationName || t("stationN", { id: p.stationId })}</Link>
+                  {p.failing && <span className="badge telemetry-error">{t("lastFetchFailed")}</span>}
+                  {p.stale.length > 0 && <span className="badge feed-stale">{t("stale", { feeds: p.stale.join(", ") })}</span>}
+                  {p.stuck.length > 0 && <span className="badge feed-stuck">{t("stuck", { feeds: p.stuck.join(", ") })}</span>}
+                  {p.lastFetch && <span className="muted small"> · {t("lastFetch", { time: formatDateTime(p.lastFetch.getTime() / 1000, 0) })}</span>}
                 </li>
               ))}
             </ul>
           </Section>
         )}
-        <Section id="activity" title="Latest changes">
-          <ActivityList items={activity} empty="No changes yet." stationLinks />
+        <Section id="activity" title={t("latestChanges")}>
+          <ActivityList items={activity} empty={t("noChanges")} stationLinks />
         </Section>
       </div>
     </div>

@@ -15,13 +15,15 @@ export const CATALOGUES: Record<Locale, Messages> = { en, el };
  * The namespaces that browser components ("use client") translate: only these travel to the
  * browser with each page (app/layout.tsx); server components read the whole catalogue.
  */
-export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile", "misc"] as const satisfies readonly (keyof Messages)[];
+export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile", "misc",
+  // The management forms' own words (components/manage/Form.tsx): the station page's access request is one of them.
+  "manageForm"] as const satisfies readonly (keyof Messages)[];
 
 /**
  * The namespaces that the management pages' browser components translate: they travel only with
  * the pages under /manage/ (app/manage/layout.tsx), so the public pages stay light.
  */
-export const MANAGE_CLIENT_NAMESPACES = ["manage", "manageOpsTelemetryFetch", "synopticForm"] as const satisfies readonly (keyof Messages)[];
+export const MANAGE_CLIENT_NAMESPACES = ["manage", "manageOpsTelemetryFetch", "synopticForm", "managePickers", "manageZones"] as const satisfies readonly (keyof Messages)[];
 
 /** The part of a catalogue that browser components use: the site's, and on the management pages theirs too. */
 export function clientMessages(locale: Locale, area: "site" | "manage" = "site"): Partial<Messages> {

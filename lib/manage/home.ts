@@ -16,6 +16,8 @@ import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { containsSql } from "@/lib/db/dialect-sql";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
+import { descrIn } from "@/lib/i18n";
+import { requestLocale } from "@/lib/site/locale";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the
@@ -96,16 +98,20 @@ export interface Choice {
   label: string;
 }
 
-/** The choices of the forms' selects: station types, variables, units (with their variables) and event types. */
+/**
+ * The choices of the forms' selects: station types, variables, units (with their variables) and
+ * event types, described in the page's language (descr_el on pages in Greek, public.md §3).
+ */
 export async function lookupChoices(): Promise<{ stationTypes: Choice[]; variables: Choice[]; units: (Choice & { symbol: string; variables: number[] })[]; eventTypes: Choice[] }> {
   const p = db().prisma;
   const [stationTypes, variables, units, eventTypes] = await Promise.all([
-    p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
-    p.variable.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
+    p.stationType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
+    p.variable.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
     p.unitOfMeasurement.findMany({ orderBy: [{ symbol: "asc" }, { id: "asc" }], select: { id: true, symbol: true, descr: true, variables: { select: { variableId: true } } } }),
-    p.eventType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true } }),
+    p.eventType.findMany({ orderBy: [{ descr: "asc" }, { id: "asc" }], select: { id: true, descr: true, descrEl: true } }),
   ]);
-  const descr = (r: { id: number; descr: string }) => ({ id: r.id, label: r.descr || `#${r.id}` });
+  const locale = await requestLocale();
+  const descr = (r: { id: number; descr: string; descrEl: string }) => ({ id: r.id, label: descrIn(locale, r) || `#${r.id}` });
   return {
     stationTypes: stationTypes.map(descr),
     variables: variables.map(descr),
@@ -146,7 +152,7 @@ export async function stationForEditing(actor: Actor, id: number) {
     db().query<{ name: string | null }>(Prisma.sql`
       SELECT ${OWNER_DISPLAY_SQL} AS name FROM station s LEFT JOIN organization o ON o.id = s.owner_id LEFT JOIN person p ON p.id = s.owner_id WHERE s.id = ${id}`),
     db().query<Record<string, unknown>>(Prisma.sql`
-      SELECT g.id, g.name, g.hidden, v.descr AS variable, u.symbol AS unit,
+      SELECT g.id, g.name, g.hidden, v.descr AS variable, v.descr_el AS variable_el, u.symbol AS unit,
         (SELECT COUNT(*) FROM timeseries t WHERE t.timeseries_group_id = g.id) AS series,
         (SELECT COALESCE(SUM(t.record_count), 0) FROM timeseries t WHERE t.timeseries_group_id = g.id) AS records
       FROM timeseries_group g JOIN variable v ON v.id = g.variable_id JOIN unit_of_measurement u ON u.id = g.unit_id
@@ -157,18 +163,21 @@ export async function stationForEditing(actor: Actor, id: number) {
     stationActivityPage(id, 0, 20),
   ]);
   const s = orNotFound(station);
-  const [people, eventTypes] = await Promise.all([
+  const [people, eventTypes, locale] = await Promise.all([
     usernames([...s.maintainers, ...s.data_viewers]),
-    p.eventType.findMany({ where: { id: { in: [...new Set(events.map((e) => e.typeId))] } }, select: { id: true, descr: true } }),
+    p.eventType.findMany({ where: { id: { in: [...new Set(events.map((e) => e.typeId))] } }, select: { id: true, descr: true, descrEl: true } }),
+    requestLocale(),
   ]);
-  const eventType = new Map(eventTypes.map((t) => [t.id, t.descr]));
+  // Lookups in the page's language (descr_el on pages in Greek).
+  const eventType = new Map(eventTypes.map((t) => [t.id, descrIn(locale, t)]));
   return {
     access,
     station: s,
     ownerName: ownerName[0]?.name ?? "",
     people: Object.fromEntries(people) as Record<number, string>,
     groups: groups.map((g): ManagedGroup => ({
-      id: toNumber(g.id)!, name: String(g.name), hidden: g.hidden === true || g.hidden === 1, variable: String(g.variable), unit: String(g.unit),
+      id: toNumber(g.id)!, name: String(g.name), hidden: g.hidden === true || g.hidden === 1,
+      variable: descrIn(locale, { descr: String(g.variable), descrEl: g.variable_el === null || g.variable_el === undefined ? "" : String(g.variable_el) }), unit: String(g.unit),
       series: toNumber(g.series)!, records: toNumber(g.records)!,
     })),
     files, images,

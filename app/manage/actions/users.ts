@@ -1,6 +1,7 @@
 "use server";
 
 import { headers } from "next/headers";
+import { getTranslations } from "next-intl/server";
 import { createUserBy, readUserAdminInput, sendPasswordReset, updateUserBy, type UserAdminData } from "@/lib/accounts";
 import { siteRoot } from "@/lib/http/urls";
 import type { FormState } from "@/lib/site/form-state";
@@ -38,6 +39,6 @@ export async function mailPasswordReset(idValue: unknown, prev: FormState, form:
     const h = await headers();
     // {site} for the link: ENHYDRIS_SITE_URL, else this request's origin (api.md §13).
     await sendPasswordReset(user, uid, siteRoot(new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) })));
-    return { message: "A password-reset e-mail has been sent to the user's address." };
+    return { message: (await getTranslations("manageUsers"))("resetSent") };
   });
 }
