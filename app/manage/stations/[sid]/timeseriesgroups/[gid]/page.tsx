@@ -19,7 +19,7 @@ import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
 import { processAddForms } from "@/lib/processing";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
-import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;

@@ -4,7 +4,7 @@ import { removeGroup } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import { groupContents } from "@/lib/stations";
-import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 import { groupForEditing, guarded, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";

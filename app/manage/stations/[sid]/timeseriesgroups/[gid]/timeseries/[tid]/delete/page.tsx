@@ -4,12 +4,12 @@ import { getTranslations } from "next-intl/server";
 import { removeSeries } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 import { groupForEditing, guarded, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
-import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
   return stationPageMetadata((await getTranslations("manageSeriesGroup"))("deleteSeriesTitle"), params);

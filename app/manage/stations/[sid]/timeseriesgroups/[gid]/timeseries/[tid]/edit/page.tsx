@@ -10,7 +10,7 @@ import { seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
-import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 

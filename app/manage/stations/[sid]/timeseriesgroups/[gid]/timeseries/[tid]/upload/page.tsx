@@ -13,7 +13,7 @@ import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
-import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/contents";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 

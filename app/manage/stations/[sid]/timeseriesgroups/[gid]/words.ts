@@ -1,5 +1,7 @@
 import type { getTranslations } from "next-intl/server";
 
+// The words the pages of a group and its series share, in the page's language.
+
 type GroupTranslator = Awaited<ReturnType<typeof getTranslations<"manageSeriesGroup">>>;
 type CommonTranslator = Awaited<ReturnType<typeof getTranslations<"common">>>;
 
