@@ -1,8 +1,9 @@
 "use client";
 
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
 import { csrfToken } from "@/components/manage/csrf";
@@ -36,10 +37,14 @@ type Outcome =
 
 const FIRST_LINES = 8;
 
+const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
+
+type UploadTranslator = ReturnType<typeof useTranslations<"manageSeriesUpload">>;
+
 /** "2026-01-01 00:00 to 2026-01-01 00:20 (UTC+02:00)": the API's UTC range as the page shows the stored one. */
-function rangeText(start: string, end: string, offset: number): string {
+function rangeText(t: UploadTranslator, start: string, end: string, offset: number): string {
   const at = (iso: string) => formatDateTime(Date.parse(iso) / 1000, offset);
-  return `${at(start)} to ${at(end)} (${offsetLabel(offset)})`;
+  return t("range", { start: at(start), end: at(end), zone: offsetLabel(offset) });
 }
 
 /** An instant of the API's messages ("2025-01-01T00:10:00+02:00"), written as the page writes times. */
@@ -53,26 +58,22 @@ function pageTimes(message: string, offset: number): string {
  * What the list of problems is: the API sends the first 10; the storage checks say how many lines
  * they refused in all (REFUSED_LINES_HEADER), the line checks stop at the tenth problem.
  */
-function problemsIntro(shown: number, refused: number | null): string {
-  const n = (k: number) => k.toLocaleString("en-US");
-  if (refused !== null && refused > shown) return `The first ${n(shown)} of ${n(refused)} problems`;
-  if (refused === null && shown >= 10) return `The first ${n(shown)} problems (the check stops at the tenth; there may be more)`;
-  return shown === 1 ? "The problem" : `The ${n(shown)} problems`;
+function problemsIntro(t: UploadTranslator, shown: number, refused: number | null): string {
+  if (refused !== null && refused > shown) return t("problemsFirstOf", { shown, refused });
+  if (refused === null && shown >= 10) return t("problemsFirst", { shown });
+  return shown === 1 ? t("problemOne") : t("problemsAll", { shown });
 }
 
 /** Which mode the refused lines call for, when the API's messages tell. */
-function modeHint(mode: "append" | "insert" | "replace" | undefined, messages: string[]): string | null {
-  if (mode === "append" && messages.some((m) => m.includes("is not later than the last stored record"))) {
-    return "Append adds only records later than the last stored one. To add records before it or between stored records, choose “insert” (a record at a time that is already stored is refused either way).";
-  }
-  if (mode === "insert" && messages.some((m) => m.includes("already exists"))) {
-    return "Insert adds records only at times that are not stored yet: stored records are never overwritten. Leave these lines out (they are stored already) and upload the rest, or choose “replace” to replace the stored records of the upload’s period.";
-  }
+function modeHint(t: UploadTranslator, mode: "append" | "insert" | "replace" | undefined, messages: string[]): string | null {
+  // The API's messages are in English whatever the page's language.
+  if (mode === "append" && messages.some((m) => m.includes("is not later than the last stored record"))) return t("hintAppend");
+  if (mode === "insert" && messages.some((m) => m.includes("already exists"))) return t("hintInsert");
   return null;
 }
 
 /** Sends the upload with XMLHttpRequest (fetch reports no upload progress). */
-function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown; date: number; refused: number | null }> {
+function send(url: string, body: FormData, onProgress: (fraction: number) => void, failed: string): Promise<{ status: number; json: unknown; date: number; refused: number | null }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -89,7 +90,7 @@ function send(url: string, body: FormData, onProgress: (fraction: number) => voi
       const refused = Number(xhr.getResponseHeader("X-Enhydris-Refused-Lines") ?? "");
       resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now(), refused: refused > 0 ? refused : null });
     };
-    xhr.onerror = () => reject(new Error("The connection failed."));
+    xhr.onerror = () => reject(new Error(failed));
     xhr.send(body);
   });
 }
@@ -100,6 +101,7 @@ async function firstLines(source: File | string): Promise<string[]> {
 }
 
 export default function UploadForm({ apiPath, defaultZone, displayOffset, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
+  const t = useTranslations("manageSeriesUpload");
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -126,7 +128,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   const upload = async (dryRun: boolean) => {
     const content = source === "file" ? file : text;
     if (source === "file" && file && file.size > maxBytes) {
-      setOutcome({ kind: "refused", errors: { form: [`Request body too large; the limit is ${maxBytes} bytes.`] } });
+      setOutcome({ kind: "refused", errors: { form: [t("tooLarge", { max: maxBytes })] } });
       return;
     }
     const body = new FormData();
@@ -138,7 +140,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
     setBusy(dryRun ? "check" : "store");
     setProgress(0);
     try {
-      const answer = await send(apiPath, body, setProgress);
+      const answer = await send(apiPath, body, setProgress, t("connectionFailed"));
       const json = answer.json as Record<string, unknown> | null;
       if (answer.status === 200 && dryRun) {
         const r = json as { count: number; start_date: string | null; end_date: string | null; replaced?: number };
@@ -152,8 +154,8 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
       } else if (answer.status === 400 && json) {
         setOutcome({ kind: "refused", errors: json as Record<string, string[]>, refused: answer.refused, mode });
       } else {
-        const detail = typeof json?.detail === "string" ? json.detail : `The server answered ${answer.status}.`;
-        setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? "Your session has ended. Log in again." : detail] } });
+        const detail = typeof json?.detail === "string" ? json.detail : t("serverAnswered", { status: answer.status });
+        setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? t("sessionEnded") : detail] } });
       }
     } catch (error) {
       setOutcome({ kind: "refused", errors: { form: [(error as Error).message] } });
@@ -170,59 +172,59 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   return (
     <form className="manage-form upload-form" onSubmit={(e) => { e.preventDefault(); upload(true); }} data-client="" data-hydrated={live || undefined} noValidate>
       <fieldset className="field">
-        <legend>Records from</legend>
-        <label className="checkbox-option"><input type="radio" name="source" value="file" checked={source === "file"} onChange={() => changed(setSource)("file")} /> a file</label>
-        <label className="checkbox-option"><input type="radio" name="source" value="text" checked={source === "text"} onChange={() => changed(setSource)("text")} /> pasted text</label>
+        <legend>{t("recordsFrom")}</legend>
+        <label className="checkbox-option"><input type="radio" name="source" value="file" checked={source === "file"} onChange={() => changed(setSource)("file")} /> {t("fromFile")}</label>
+        <label className="checkbox-option"><input type="radio" name="source" value="text" checked={source === "text"} onChange={() => changed(setSource)("text")} /> {t("fromText")}</label>
       </fieldset>
       {source === "file" ? (
         <div className="field">
-          <label htmlFor={`${id}-file`}>File</label>
+          <label htmlFor={`${id}-file`}>{t("file")}</label>
           <input id={`${id}-file`} type="file" accept=".csv,.txt,.hts,.dat,text/csv,text/plain" onChange={(e) => changed(setFile)(e.target.files?.[0] ?? null)}
             aria-describedby={`${id}-file-help`} aria-invalid={records ? true : undefined} />
-          <p className="help" id={`${id}-file-help`}>CSV record lines (<code>2025-01-01 00:10,12.3,</code>) or an HTS file, up to {Math.floor(maxBytes / 1048576)} MB.</p>
+          <p className="help" id={`${id}-file-help`}>{t.rich("fileHelp", { mb: Math.floor(maxBytes / 1048576), code: (chunks) => <code>{chunks}</code> })}</p>
         </div>
       ) : (
         <div className="field">
-          <label htmlFor={`${id}-text`}>Records</label>
+          <label htmlFor={`${id}-text`}>{t("records")}</label>
           <textarea id={`${id}-text`} rows={8} value={text} onChange={(e) => changed(setText)(e.target.value)} spellCheck={false} className="mono"
             placeholder="2025-01-01 00:10,12.3," aria-invalid={records ? true : undefined} />
         </div>
       )}
       <div className="form-grid">
         <div className="field">
-          <label htmlFor={`${id}-zone`}>Time zone of the timestamps</label>
+          <label htmlFor={`${id}-zone`}>{t("zone")}</label>
           <select id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)}
             aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined}>
             {zoneChoices({ station: defaultZone, summerTime: true }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
           </select>
-          <p className="help" id={`${id}-zone-help`}>Of timestamps without an offset (an HTS file&apos;s own Timezone line takes precedence).</p>
+          <p className="help" id={`${id}-zone-help`}>{t("zoneHelp")}</p>
           <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />
         </div>
         <fieldset className="field">
-          <legend>Mode</legend>
-          <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> append (after the last stored record)</label>
-          <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> insert (between stored records)</label>
-          <label className="checkbox-option"><input type="radio" name="mode" value="replace" checked={mode === "replace"} onChange={() => changed(setMode)("replace")} /> replace (the stored records from its first to its last timestamp)</label>
+          <legend>{t("mode")}</legend>
+          <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> {t("modeAppend")}</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> {t("modeInsert")}</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="replace" checked={mode === "replace"} onChange={() => changed(setMode)("replace")} /> {t("modeReplace")}</label>
           <FieldMessages id={`${id}-mode-errors`} errors={errors.mode} />
         </fieldset>
         <div className="field">
-          <label htmlFor={`${id}-comment`}>Comment (optional)</label>
+          <label htmlFor={`${id}-comment`}>{t("comment")}</label>
           <input id={`${id}-comment`} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} aria-describedby={`${id}-comment-help`} />
-          <p className="help" id={`${id}-comment-help`}>Kept in the history of corrections.</p>
+          <p className="help" id={`${id}-comment-help`}>{t("commentHelp")}</p>
           <FieldMessages id={`${id}-comment-errors`} errors={errors.comment} />
         </div>
       </div>
 
       <div className="form-actions">
-        <button type="submit" disabled={busy !== null || !ready}>{busy === "check" ? "Checking…" : "Check (nothing is stored)"}</button>
+        <button type="submit" disabled={busy !== null || !ready}>{busy === "check" ? t("checking") : t("check")}</button>
         {outcome?.kind === "checked" && outcome.count > 0 && (
-          <button type="button" onClick={() => upload(false)} disabled={busy !== null}>{busy === "store" ? "Storing…" : `Store ${outcome.count.toLocaleString("en-US")} records`}</button>
+          <button type="button" onClick={() => upload(false)} disabled={busy !== null}>{busy === "store" ? t("storing") : t("store", { count: outcome.count })}</button>
         )}
       </div>
       {busy && (
         <div className="upload-progress">
-          <progress max={1} value={progress} aria-label="Upload progress" />
-          <span className="small muted">{progress < 1 ? `Sending… ${Math.round(progress * 100)}%` : busy === "check" ? "Checking the records…" : "Storing the records…"}</span>
+          <progress max={1} value={progress} aria-label={t("progress")} />
+          <span className="small muted">{progress < 1 ? t("sending", { percent: Math.round(progress * 100) }) : busy === "check" ? t("checkingRecords") : t("storingRecords")}</span>
         </div>
       )}
 
@@ -233,23 +235,25 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
             {records && outcome?.kind === "refused" && (
               <>
                 <p>
-                  Nothing has been stored. {problemsIntro(records.length, outcome.refused ?? null)}
-                  {records.some((m) => m.search(INSTANT) >= 0) ? ` (times in ${offsetLabel(displayOffset)})` : ""}:
+                  {t("nothingStored")} {problemsIntro(t, records.length, outcome.refused ?? null)}
+                  {records.some((m) => m.search(INSTANT) >= 0) ? ` ${t("timesIn", { zone: offsetLabel(displayOffset) })}` : ""}:
                 </p>
                 {/* Focusable, as the first lines below: a long list scrolls in its box, and keyboard users scroll it too. */}
-                <ul className="line-errors" tabIndex={0} aria-label="The problems, by line">{records.map((m, i) => <li key={i}>{pageTimes(m, displayOffset)}</li>)}</ul>
-                {modeHint(outcome.mode, records) && <p className="mode-hint">{modeHint(outcome.mode, records)}</p>}
+                <ul className="line-errors" tabIndex={0} aria-label={t("problemsByLine")}>{records.map((m, i) => <li key={i}>{pageTimes(m, displayOffset)}</li>)}</ul>
+                {modeHint(t, outcome.mode, records) && <p className="mode-hint">{modeHint(t, outcome.mode, records)}</p>}
               </>
             )}
-            {!general.length && !records && <p>Please correct the fields marked above; nothing has been stored.</p>}
+            {!general.length && !records && <p>{t("correctFields")}</p>}
           </div>
         )}
         {outcome?.kind === "checked" && (
           <div className="message" role="status">
-            {outcome.count === 0 ? <p>There are no records in it: nothing to store.</p> : (
+            {outcome.count === 0 ? <p>{t("noRecordsInIt")}</p> : (
               <>
-                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. {outcome.replaced !== null && <> It replaces {outcome.replaced.toLocaleString("en-US")} stored records.</>} Nothing has been stored yet.</p>
-                <p className="small">The first lines:</p>
+                <p>{outcome.start && outcome.end
+                  ? t.rich("checkedRange", { count: outcome.count, range: rangeText(t, outcome.start, outcome.end, displayOffset), strong })
+                  : t.rich("checked", { count: outcome.count, strong })}. {outcome.replaced !== null && <> {t("replaces", { count: outcome.replaced })}</>} {t("notStoredYet")}</p>
+                <p className="small">{t("firstLines")}</p>
                 <pre className="first-lines" tabIndex={0}>{outcome.lines.join("\n")}</pre>
               </>
             )}
@@ -257,8 +261,10 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         )}
         {outcome?.kind === "stored" && (
           <div className="message success" role="status">
-            <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}.</p>
-            <p><Link href={chartHref}>See the chart</Link></p>
+            <p>{outcome.start && outcome.end
+              ? t.rich("storedRange", { count: outcome.count, range: rangeText(t, outcome.start, outcome.end, displayOffset), strong })
+              : t.rich("stored", { count: outcome.count, strong })}</p>
+            <p><Link href={chartHref}>{t("seeChart")}</Link></p>
             {Object.keys(processes).length > 0 && <UploadRuns processesApi={processesApi} descriptions={processes} storedAt={outcome.at} />}
           </div>
         )}

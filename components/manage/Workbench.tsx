@@ -1,5 +1,6 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis,
@@ -9,6 +10,7 @@ import { RangeFields, useDragRange } from "@/components/chart/drag-range";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
 import { isoInstant, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
+import { decimalIn, decimalSeparator } from "@/lib/i18n/format";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
 
@@ -65,10 +67,8 @@ type Correction = CorrectionJson;
 
 const OPERATIONS = ["delete", "offset", "scale", "set", "interpolate", "flag", "unflag"] as const;
 type Operation = (typeof OPERATIONS)[number];
-const OPERATION_TEXT: Record<Operation, string> = {
-  delete: "Delete the records", offset: "Add an amount", scale: "Multiply by an amount", set: "Set the value",
-  interpolate: "Interpolate linearly", flag: "Add flags", unflag: "Remove flags",
-};
+/** The kinds of corrections the history lists (the API's codes), each with its words in the catalogue. */
+const KINDS = new Set(["upload", "replace", "delete", "edit", "transform", "revert"]);
 const PAGE_ROWS = 100;
 /**
  * Above this many records the chart draws min–max bands over half as many equal intervals instead
@@ -98,12 +98,12 @@ function parseCsv(text: string): Rec[] {
   return out;
 }
 
-async function answerText(response: Response): Promise<string> {
+async function answerText(response: Response, serverAnswered: (status: number) => string): Promise<string> {
   try {
     const json = (await response.json()) as Record<string, unknown>;
     return Object.entries(json).map(([k, v]) => (k === "detail" || k === "non_field_errors" ? "" : `${k}: `) + [v].flat().join(" ")).join(" ");
   } catch {
-    return `The server answered ${response.status}.`;
+    return serverAnswered(response.status);
   }
 }
 
@@ -116,6 +116,12 @@ function send(url: string, method: string, body?: unknown): Promise<Response> {
 }
 
 export default function Workbench({ apiPath, offsetMinutes, unit, variable, seriesId, first, last, initialRange, initialCompared }: WorkbenchProps) {
+  const t = useTranslations("manageSeriesWorkbench");
+  const locale = useLocale();
+  // Values as the page's language writes them ("12,5" in Greek); what is typed back may use either separator.
+  const shownValue = (value: string | number) => decimalIn(locale, value);
+  const typed = (text: string) => (decimalSeparator(locale) === "," ? text.replace(",", ".") : text);
+  const serverAnswered = useCallback((status: number) => t("serverAnswered", { status }), [t]);
   const zone = offsetLabel(offsetMinutes);
   // The address's range, or the last 30 days of the series.
   const [range, setRange] = useState<{ start: number; end: number }>(() => {
@@ -147,13 +153,13 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     const controller = new AbortController();
     fetch(workbenchRecordsUrl(apiPath, range), { signal: controller.signal, credentials: "same-origin" })
       .then(async (response) => {
-        if (!response.ok) throw new Error(await answerText(response));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
         setRecords(parseCsv(await response.text()));
         setLoadError("");
       })
-      .catch((e: Error) => e.name !== "AbortError" && setLoadError(`The records could not be loaded: ${e.message}`));
+      .catch((e: Error) => e.name !== "AbortError" && setLoadError(t("loadFailed", { error: e.message })));
     return () => controller.abort();
-  }, [apiPath, range, reload]);
+  }, [apiPath, range, reload, serverAnswered, t]);
 
   const loadHistory = useCallback(() => {
     fetch(`${apiPath}corrections/?page_size=20`, { credentials: "same-origin", headers: { Accept: "application/json" } })
@@ -198,7 +204,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
 
   const body = () => {
     const b: Record<string, unknown> = { start_date: iso(selection!.from), end_date: iso(selection!.to), operation };
-    if (["offset", "scale", "set"].includes(operation)) b.amount = operation === "set" && amount.trim() === "" ? null : Number(amount);
+    if (["offset", "scale", "set"].includes(operation)) b.amount = operation === "set" && amount.trim() === "" ? null : Number(typed(amount));
     if (operation === "flag" || operation === "unflag") b.flags = flags;
     if (comment.trim()) b.comment = comment.trim();
     return b;
@@ -213,17 +219,17 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
         const query = new URLSearchParams({ start_date: iso(selection.from), end_date: iso(selection.to), dry_run: String(dryRun) });
         if (comment.trim()) query.set("comment", comment.trim());
         const response = await send(`${apiPath}data/?${query}`, "DELETE");
-        if (!response.ok) throw new Error(await answerText(response));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
         const answer = (await response.json()) as { deleted: number };
         if (dryRun) {
           setPreview({ operation, changed: answer.deleted, rows: selected.map((r) => ({ t: r.t, before: { value: r.v, flags: r.flags }, after: null })) });
-        } else applied(`Deleted ${answer.deleted.toLocaleString("en-US")} records.`);
+        } else applied(t("deleted", { count: answer.deleted }));
       } else {
         const response = await send(`${apiPath}data/transform/`, "POST", { ...body(), dry_run: dryRun });
-        if (!response.ok) throw new Error(await answerText(response));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
         const answer = (await response.json()) as { changed: number; records?: { timestamp: string; before: State | null; after: State | null }[] };
         if (dryRun) setPreview({ operation, changed: answer.changed, rows: (answer.records ?? []).map((r) => ({ t: epoch(r.timestamp), before: r.before, after: r.after })) });
-        else applied(`Changed ${answer.changed.toLocaleString("en-US")} records.`);
+        else applied(t("changed", { count: answer.changed }));
       }
     } catch (e) {
       setMessage({ kind: "error", text: (e as Error).message });
@@ -244,15 +250,16 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     if (!editing) return;
     const record = recs.find((r) => r.t === editing.t);
     const item: Record<string, unknown> = { timestamp: iso(editing.t) };
-    if (editing.value !== (record?.text ?? "")) item.value = editing.value.trim() === "" ? null : Number(editing.value);
+    const value = typed(editing.value);
+    if (value !== (record?.text ?? "")) item.value = value.trim() === "" ? null : Number(value);
     if (editing.flags !== (record?.flags ?? "")) item.flags = editing.flags;
     if (Object.keys(item).length === 1) return setEditing(null);
     setBusy(true);
     try {
       const response = await send(`${apiPath}data/`, "PATCH", { records: [item], ...(comment.trim() ? { comment: comment.trim() } : {}) });
-      if (!response.ok) throw new Error(await answerText(response));
+      if (!response.ok) throw new Error(await answerText(response, serverAnswered));
       setEditing(null);
-      applied(`Changed the record of ${formatDateTime(editing.t, offsetMinutes)}.`);
+      applied(t("changedRecord", { time: formatDateTime(editing.t, offsetMinutes) }));
     } catch (err) {
       setMessage({ kind: "error", text: (err as Error).message });
     } finally {
@@ -264,9 +271,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     setBusy(true);
     setMessage(null);
     try {
-      const response = await send(`${apiPath}corrections/${c.id}/revert/`, "POST", { comment: `Revert of correction ${c.id}` });
-      if (!response.ok) throw new Error(await answerText(response));
-      applied(`Reverted correction ${c.id}.`);
+      const response = await send(`${apiPath}corrections/${c.id}/revert/`, "POST", { comment: t("revertComment", { id: c.id }) });
+      if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+      applied(t("reverted", { id: c.id }));
     } catch (e) {
       setMessage({ kind: "error", text: (e as Error).message });
     } finally {
@@ -289,9 +296,10 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     const a = parseInstant(fromText, offsetMinutes);
     const b = parseInstant(toText, offsetMinutes);
     if (a !== null && b !== null && a < b) showRange(a, b);
-    else setMessage({ kind: "error", text: "Enter a start before the end, as date and time." });
+    else setMessage({ kind: "error", text: t("badRange") });
   };
   const span = range.end - range.start;
+  const stateText = (s: State | null) => (s === null ? t("none") : `${s.value === null ? t("empty") : shownValue(s.value)}${s.flags ? ` [${s.flags}]` : ""}`);
 
   const tableRows = selection ? selected : recs;
   const pages = Math.max(1, Math.ceil(tableRows.length / PAGE_ROWS));
@@ -299,19 +307,19 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const [anchor, setAnchor] = useState<number | null>(null);
   const needsAmount = operation === "offset" || operation === "scale" || operation === "set";
   const needsFlags = operation === "flag" || operation === "unflag";
-  const ready = selection !== null && (!needsAmount || operation === "set" || (amount.trim() !== "" && Number.isFinite(Number(amount)))) && (!needsFlags || flags.trim() !== "");
+  const ready = selection !== null && (!needsAmount || operation === "set" || (amount.trim() !== "" && Number.isFinite(Number(typed(amount))))) && (!needsFlags || flags.trim() !== "");
 
   return (
     <div className="workbench">
       <form className="chart-range-form" onSubmit={applyRange}>
         <RangeFields idPrefix="wb" zone={zone} from={fromText} to={toText} onFrom={setFromText} onTo={setToText} />
-        <button type="submit" className="button">Show this range</button>
-        <span className="chart-toolbar" role="group" aria-label="Chart range">
-          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end - span / 2)}>← Earlier</button>
-          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 4, range.end - span / 4)}>Zoom in</button>
-          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end + span / 2)}>Zoom out</button>
-          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 2, range.end + span / 2)}>Later →</button>
-          <button type="button" className="button secondary" disabled={!selection} onClick={() => selection && showRange(selection.from - 1, selection.to + 1)}>Zoom to the selection</button>
+        <button type="submit" className="button">{t("showRange")}</button>
+        <span className="chart-toolbar" role="group" aria-label={t("chartRange")}>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end - span / 2)}>{t("earlier")}</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 4, range.end - span / 4)}>{t("zoomIn")}</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start - span / 2, range.end + span / 2)}>{t("zoomOut")}</button>
+          <button type="button" className="button secondary" onClick={() => showRange(range.start + span / 2, range.end + span / 2)}>{t("later")}</button>
+          <button type="button" className="button secondary" disabled={!selection} onClick={() => selection && showRange(selection.from - 1, selection.to + 1)}>{t("zoomSelection")}</button>
         </span>
       </form>
 
@@ -326,14 +334,14 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
             {...dragHandlers}
             style={{ userSelect: "none", cursor: "crosshair" }}
             role="img"
-            aria-label={`Records of ${variable} from ${formatDateTime(range.start, offsetMinutes)} to ${formatDateTime(range.end, offsetMinutes)} (${zone}); drag to select`}
+            aria-label={t("chartLabel", { variable, start: formatDateTime(range.start, offsetMinutes), end: formatDateTime(range.end, offsetMinutes), zone })}
           >
             <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
             <XAxis dataKey="t" type="number" scale="time" domain={[range.start, range.end]} allowDataOverflow ticks={axis.ticks}
               tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)} tick={{ fill: "#3d4b57", fontSize: 12 }}
-              label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }} />
+              label={{ value: t("timeAxis", { zone }), position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }} />
             {[...axes.entries()].map(([u, axisId], i) => (
-              <YAxis key={axisId} yAxisId={axisId} orientation={i === 0 ? "left" : "right"} domain={["auto", "auto"]} width={64} tick={{ fill: "#3d4b57", fontSize: 12 }}
+              <YAxis key={axisId} yAxisId={axisId} orientation={i === 0 ? "left" : "right"} domain={["auto", "auto"]} width={64} tick={{ fill: "#3d4b57", fontSize: 12 }} tickFormatter={(v: number) => shownValue(v)}
                 label={{ value: i === 0 ? (unit ? `${variable} (${unit})` : variable) : u, angle: -90, position: i === 0 ? "insideLeft" : "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
             ))}
             <Tooltip labelFormatter={(t) => `${formatDateTime(Number(t), offsetMinutes)} (${zone})`}
@@ -341,14 +349,15 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
                 // A flagged point's entries are its time and value (Scatter's x and y): the time as the
                 // page writes times, not seconds since 1970; the value named with its flags.
                 const entry = item as { dataKey?: unknown; payload?: { flags?: string } };
-                if (entry.dataKey === "t") return [`${formatDateTime(Number(value), offsetMinutes)} (${zone})`, "Time"];
-                if (entry.payload?.flags) return [value, `Flagged (${entry.payload.flags})`];
-                return [value, name];
+                if (entry.dataKey === "t") return [`${formatDateTime(Number(value), offsetMinutes)} (${zone})`, t("time")];
+                const shown = typeof value === "number" ? shownValue(value) : value;
+                if (entry.payload?.flags) return [shown, t("flaggedWith", { flags: entry.payload.flags })];
+                return [shown, name];
               }} />
-            <Area yAxisId="left" type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} activeDot={false} />
-            <Line yAxisId="left" type="linear" dataKey="mean" name={recs.length > DRAWN_POINTS ? "Mean" : "Value"} stroke="#0b4f85" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
-            <Scatter yAxisId="left" data={flagged} dataKey="v" name="Flagged" fill="#d97706" shape="diamond" isAnimationActive={false} />
-            {after.length > 0 && <Line yAxisId="left" data={after} dataKey="v" name="After" stroke="#dc2626" strokeDasharray="4 3" strokeWidth={1.8} dot={after.length < 200} isAnimationActive={false} />}
+            <Area yAxisId="left" type="linear" dataKey="band" name={t("minMax")} stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} activeDot={false} />
+            <Line yAxisId="left" type="linear" dataKey="mean" name={recs.length > DRAWN_POINTS ? t("mean") : t("value")} stroke="#0b4f85" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
+            <Scatter yAxisId="left" data={flagged} dataKey="v" name={t("flagged")} fill="#d97706" shape="diamond" isAnimationActive={false} />
+            {after.length > 0 && <Line yAxisId="left" data={after} dataKey="v" name={t("after")} stroke="#dc2626" strokeDasharray="4 3" strokeWidth={1.8} dot={after.length < 200} isAnimationActive={false} />}
             {overlays.map((o) => (
               <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
             ))}
@@ -356,57 +365,57 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
             {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
           </ComposedChart>
         </ResponsiveContainer>
-        {records === null && <div className="chart-loading">Loading the records…</div>}
+        {records === null && <div className="chart-loading">{t("loadingRecords")}</div>}
       </div>
       <div className="chart-legend" aria-hidden="true">
-        <span className="legend-mean">{recs.length > DRAWN_POINTS ? "Mean (min–max band)" : "Value"}</span>
-        <span className="legend-flagged">◆ flagged</span>
-        {preview && <span className="legend-after">- - after the operation</span>}
-        <span className="muted">Drag across the chart to select records; click a row, shift-click another to select in the table.</span>
+        <span className="legend-mean">{recs.length > DRAWN_POINTS ? t("legendMean") : t("value")}</span>
+        <span className="legend-flagged">{t("legendFlagged")}</span>
+        {preview && <span className="legend-after">{t("legendAfter")}</span>}
+        <span className="muted">{t("dragHelp")}</span>
       </div>
 
       <section className="card workbench-ops" aria-labelledby="wb-ops">
-        <h2 id="wb-ops">Operation on the selection</h2>
+        <h2 id="wb-ops">{t("opsHeading")}</h2>
         <p className="muted" data-testid="selection" aria-live="polite">
           {selection
-            ? <>Selected: {formatDateTime(selection.from, offsetMinutes)} – {formatDateTime(selection.to, offsetMinutes)} ({zone}), {selected.length.toLocaleString("en-US")} records.{" "}
-              <button type="button" className="button secondary small" onClick={() => { setSelection(null); setPreview(null); }}>Clear</button></>
-            : "Nothing selected: drag across the chart or click rows of the table."}
+            ? <>{t("selected", { from: formatDateTime(selection.from, offsetMinutes), to: formatDateTime(selection.to, offsetMinutes), zone, count: selected.length })}{" "}
+              <button type="button" className="button secondary small" onClick={() => { setSelection(null); setPreview(null); }}>{t("clear")}</button></>
+            : t("nothingSelected")}
         </p>
         <form className="form-grid" onSubmit={(e) => { e.preventDefault(); run(true); }}>
           <div className="field">
-            <label htmlFor="wb-op">Operation</label>
+            <label htmlFor="wb-op">{t("operation")}</label>
             <select id="wb-op" value={operation} onChange={(e) => { setOperation(e.target.value as Operation); setPreview(null); }}>
-              {OPERATIONS.map((o) => <option key={o} value={o}>{OPERATION_TEXT[o]}</option>)}
+              {OPERATIONS.map((o) => <option key={o} value={o}>{t(`operations.${o}`)}</option>)}
             </select>
           </div>
           {needsAmount && (
             <div className="field">
-              <label htmlFor="wb-amount">Amount{operation === "set" ? " (empty: no value)" : ""}</label>
+              <label htmlFor="wb-amount">{operation === "set" ? t("amountSet") : t("amount")}</label>
               <input id="wb-amount" inputMode="decimal" value={amount} onChange={(e) => { setAmount(e.target.value); setPreview(null); }} />
             </div>
           )}
           {needsFlags && (
             <div className="field">
-              <label htmlFor="wb-flags">Flags</label>
+              <label htmlFor="wb-flags">{t("flags")}</label>
               <input id="wb-flags" value={flags} onChange={(e) => { setFlags(e.target.value); setPreview(null); }} placeholder="SUSPECT" />
             </div>
           )}
           <div className="field">
-            <label htmlFor="wb-comment">Comment</label>
-            <input id="wb-comment" value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} placeholder="Why (kept in the history)" />
+            <label htmlFor="wb-comment">{t("comment")}</label>
+            <input id="wb-comment" value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} placeholder={t("commentPlaceholder")} />
           </div>
           <div className="form-actions">
-            <button type="submit" className="button secondary" disabled={busy || !ready}>Preview</button>
-            {preview && preview.changed > 0 && <button type="button" className="button" disabled={busy} onClick={() => run(false)}>Apply to {preview.changed.toLocaleString("en-US")} records</button>}
+            <button type="submit" className="button secondary" disabled={busy || !ready}>{t("preview")}</button>
+            {preview && preview.changed > 0 && <button type="button" className="button" disabled={busy} onClick={() => run(false)}>{t("apply", { count: preview.changed })}</button>}
           </div>
         </form>
         {preview && (
           <div className="message" role="status" data-testid="preview">
-            <p><strong>{preview.changed === 0 ? "No record would change." : `${preview.changed.toLocaleString("en-US")} records would change.`}</strong> Nothing is changed until you apply it.</p>
+            <p><strong>{preview.changed === 0 ? t("noChange") : t("wouldChange", { count: preview.changed })}</strong> {t("untilApply")}</p>
             {preview.rows.length > 0 && (
               <table className="data-table small">
-                <thead><tr><th>Time ({zone})</th><th>Before</th><th>After</th></tr></thead>
+                <thead><tr><th>{t("timeAxis", { zone })}</th><th>{t("before")}</th><th>{t("after")}</th></tr></thead>
                 <tbody>
                   {preview.rows.slice(0, 10).map((r) => (
                     <tr key={r.t}><td>{formatDateTime(r.t, offsetMinutes)}</td><td>{stateText(r.before)}</td><td>{stateText(r.after)}</td></tr>
@@ -414,17 +423,17 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
                 </tbody>
               </table>
             )}
-            {preview.rows.length > 10 && <p className="small muted">and {(preview.rows.length - 10).toLocaleString("en-US")} more.</p>}
+            {preview.rows.length > 10 && <p className="small muted">{t("more", { count: preview.rows.length - 10 })}</p>}
           </div>
         )}
         {message && <p className={`message ${message.kind}`} role={message.kind === "error" ? "alert" : "status"}>{message.text}</p>}
       </section>
 
       <section className="card" aria-labelledby="wb-records">
-        <h2 id="wb-records">Records {selection ? "of the selection" : "of the range"} ({tableRows.length.toLocaleString("en-US")})</h2>
+        <h2 id="wb-records">{selection ? t("recordsOfSelection", { count: tableRows.length }) : t("recordsOfRange", { count: tableRows.length })}</h2>
         <form onSubmit={saveEdit}>
           <table className="data-table workbench-table">
-            <thead><tr><th>Time ({zone})</th><th>Value ({unit})</th><th>Flags</th><th><span className="visually-hidden">Edit</span></th></tr></thead>
+            <thead><tr><th>{t("timeAxis", { zone })}</th><th>{t("valueUnit", { unit })}</th><th>{t("flags")}</th><th><span className="visually-hidden">{t("edit")}</span></th></tr></thead>
             <tbody>
               {shown.map((r) => {
                 const inSelection = selection !== null && r.t >= selection.from && r.t <= selection.to;
@@ -433,9 +442,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
                   // click that opened the row would go on to submit it, as a submit button's click.
                   <tr key={`editing-${r.t}`} className="editing">
                     <td>{formatDateTime(r.t, offsetMinutes)}</td>
-                    <td><input aria-label="Value" inputMode="decimal" value={editing.value} onChange={(e) => setEditing({ ...editing, value: e.target.value })} size={8} /></td>
-                    <td><input aria-label="Flags" value={editing.flags} onChange={(e) => setEditing({ ...editing, flags: e.target.value })} size={14} /></td>
-                    <td><button type="submit" className="button small" disabled={busy}>Save</button> <button type="button" className="button secondary small" onClick={() => setEditing(null)}>Cancel</button></td>
+                    <td><input aria-label={t("value")} inputMode="decimal" value={editing.value} onChange={(e) => setEditing({ ...editing, value: e.target.value })} size={8} /></td>
+                    <td><input aria-label={t("flags")} value={editing.flags} onChange={(e) => setEditing({ ...editing, flags: e.target.value })} size={14} /></td>
+                    <td><button type="submit" className="button small" disabled={busy}>{t("save")}</button> <button type="button" className="button secondary small" onClick={() => setEditing(null)}>{t("cancel")}</button></td>
                   </tr>
                 ) : (
                   <tr key={r.t} className={inSelection ? "selected" : undefined} aria-selected={inSelection}
@@ -447,42 +456,42 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
                       }
                     }}>
                     <td>{formatDateTime(r.t, offsetMinutes)}</td>
-                    <td className="number">{r.text}</td>
+                    <td className="number">{shownValue(r.text)}</td>
                     <td>{r.flags}</td>
-                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); e.preventDefault(); setEditing({ t: r.t, value: r.text, flags: r.flags }); }}>Edit</button></td>
+                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); e.preventDefault(); setEditing({ t: r.t, value: shownValue(r.text), flags: r.flags }); }}>{t("edit")}</button></td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
         </form>
-        {tableRows.length === 0 && <p className="muted">{records === null ? "Loading…" : "No records here."}</p>}
+        {tableRows.length === 0 && <p className="muted">{records === null ? t("loading") : t("noRecordsHere")}</p>}
         {pages > 1 && (
           <p className="pager">
-            <button type="button" className="button secondary small" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous</button>
-            {" "}Page {page + 1} of {pages}{" "}
-            <button type="button" className="button secondary small" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next</button>
+            <button type="button" className="button secondary small" disabled={page === 0} onClick={() => setPage(page - 1)}>{t("previous")}</button>
+            {" "}{t("pageOf", { page: page + 1, pages })}{" "}
+            <button type="button" className="button secondary small" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>{t("next")}</button>
           </p>
         )}
       </section>
 
       <section className="card" aria-labelledby="wb-history">
-        <h2 id="wb-history">History of corrections</h2>
-        {history === null ? <p className="muted">Loading…</p> : history.length === 0 ? <p className="muted">No corrections yet.</p> : (
+        <h2 id="wb-history">{t("historyHeading")}</h2>
+        {history === null ? <p className="muted">{t("loading")}</p> : history.length === 0 ? <p className="muted">{t("noCorrections")}</p> : (
           <table className="data-table workbench-history">
-            <thead><tr><th>#</th><th>When (UTC)</th><th>Who</th><th>What</th><th>Records</th><th>Range ({zone})</th><th>Comment</th><th /></tr></thead>
+            <thead><tr><th>#</th><th>{t("when")}</th><th>{t("who")}</th><th>{t("what")}</th><th>{t("records")}</th><th>{t("rangeZone", { zone })}</th><th>{t("comment")}</th><th /></tr></thead>
             <tbody>
               {history.map((c) => (
                 <tr key={c.id} data-correction={c.id}>
                   <td>{c.id}</td>
                   <td>{c.created.slice(0, 16).replace("T", " ")}</td>
                   <td>{c.user ?? "—"}</td>
-                  <td>{c.kind}{c.detail ? ` (${c.detail})` : ""}{c.reverts !== null ? ` of #${c.reverts}` : ""}</td>
+                  <td>{KINDS.has(c.kind) ? t(`kinds.${c.kind as CorrectionJson["kind"]}`) : c.kind}{c.detail ? ` (${c.detail})` : ""}{c.reverts !== null ? ` ${t("ofCorrection", { id: c.reverts })}` : ""}</td>
                   <td>{c.records_before} → {c.records_after}</td>
                   <td>{formatDateTime(epoch(c.start_date), offsetMinutes)} – {formatDateTime(epoch(c.end_date), offsetMinutes)}</td>
                   <td>{c.comment}</td>
-                  <td>{c.reverted_by !== null ? <span className="muted small">reverted by #{c.reverted_by}</span>
-                    : <button type="button" className="button secondary small" disabled={busy} onClick={() => revert(c)}>Revert</button>}</td>
+                  <td>{c.reverted_by !== null ? <span className="muted small">{t("revertedBy", { id: c.reverted_by })}</span>
+                    : <button type="button" className="button secondary small" disabled={busy} onClick={() => revert(c)}>{t("revert")}</button>}</td>
                 </tr>
               ))}
             </tbody>
@@ -491,9 +500,4 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
       </section>
     </div>
   );
-}
-
-function stateText(s: State | null): string {
-  if (s === null) return "(none)";
-  return `${s.value ?? "empty"}${s.flags ? ` [${s.flags}]` : ""}`;
 }

@@ -23,7 +23,7 @@ export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download
  * The namespaces that the management pages' browser components translate: they travel only with
  * the pages under /manage/ (app/manage/layout.tsx), so the public pages stay light.
  */
-export const MANAGE_CLIENT_NAMESPACES = ["manage", "manageOpsTelemetryFetch", "synopticForm", "managePickers", "manageZones"] as const satisfies readonly (keyof Messages)[];
+export const MANAGE_CLIENT_NAMESPACES = ["manage", "manageOpsTelemetryFetch", "synopticForm", "managePickers", "manageZones", "manageSeriesUpload", "manageSeriesWorkbench"] as const satisfies readonly (keyof Messages)[];
 
 /** The part of a catalogue that browser components use: the site's, and on the management pages theirs too. */
 export function clientMessages(locale: Locale, area: "site" | "manage" = "site"): Partial<Messages> {

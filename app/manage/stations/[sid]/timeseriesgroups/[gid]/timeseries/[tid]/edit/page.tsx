@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
 import { workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
@@ -10,11 +11,12 @@ import { chartApiUrl, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitle } from "@/lib/site/names";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Quality control", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageSeriesWorkbench"))("title"), params);
 }
 
 /** `{site}/manage/stations/{sid}/timeseriesgroups/{gid}/timeseries/{tid}/edit/`: the quality-control workbench (corrections.md §3). */
@@ -25,9 +27,11 @@ export default async function EditRecordsPage({ params, searchParams }: { params
   const { data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/edit/`, async (u) => {
     const s = await writableSeries(u, { stationId: sid, groupId: gid, seriesId: tid });
     const row = (await findSeriesAt({ stationId: sid, groupId: gid, seriesId: tid }))!;
-    return { s, label: seriesLabel({ type: typeName(row.type), name: row.name, timeStep: row.timeStep }), view: await workbenchView(u, tid, query) };
+    return { s, row, view: await workbenchView(u, tid, query) };
   });
-  const { s, label, view } = data;
+  const { s, row, view } = data;
+  const [t, tc] = await Promise.all([getTranslations("manageSeriesWorkbench"), getTranslations("common")]);
+  const label = seriesLabel({ type: typeWord(tc, typeName(row.type)), name: row.name, timeStep: row.timeStep });
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
   // The records and the compared series' means start loading with the page, not after its scripts
@@ -38,9 +42,9 @@ export default async function EditRecordsPage({ params, searchParams }: { params
   return (
     <div className="page manage">
       {early.map((href) => <link key={href} rel="preload" as="fetch" crossOrigin="anonymous" href={href} />)}
-      <ManageHeader crumbs={[{ label: s.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Quality control" }]}
-        title={`Quality control of ${label}`} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
-      <noscript><p className="message error">The workbench needs JavaScript. The API makes the same corrections: <code>{seriesApiPath(sid, gid, tid)}data/</code>.</p></noscript>
+      <ManageHeader crumbs={[{ label: s.station.name || tc("station", { id: sid }), href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: t("title") }]}
+        title={t("heading", { label })} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
+      <noscript><p className="message error">{t.rich("noscript", { path: `${seriesApiPath(sid, gid, tid)}data/`, code: (chunks) => <code>{chunks}</code> })}</p></noscript>
       <Workbench apiPath={seriesApiPath(sid, gid, tid)} offsetMinutes={offset} unit={s.unit.symbol} variable={s.variable.descr} seriesId={tid}
         first={s.firstTimestamp} last={s.lastTimestamp} initialRange={view.range} initialCompared={view.compared} />
     </div>
