@@ -4,6 +4,7 @@ import { headers } from "next/headers";
 import { readResetEmail, requestPasswordReset } from "@/lib/accounts";
 import { RequestInput } from "@/lib/http/body";
 import { siteRoot } from "@/lib/http/urls";
+import { requestLocale } from "@/lib/site/locale";
 import { ValidationFailed } from "@/lib/domain/errors";
 
 /** The request form of `{site}/accounts/password/reset/` (api.md §12.5, §16). */
@@ -26,6 +27,6 @@ export async function requestReset(_prev: ResetState, form: FormData): Promise<R
   const h = await headers();
   // {site} for the link: ENHYDRIS_SITE_URL, else this request's origin (api.md §13).
   const request = new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) });
-  requestPasswordReset(email, siteRoot(request));
+  requestPasswordReset(email, siteRoot(request), await requestLocale());
   return { error: null, sent: true, email };
 }
