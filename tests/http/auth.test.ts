@@ -360,6 +360,26 @@ describe("password reset (api.md §12.5, §12.6, §13)", () => {
     expect(last.from).toBe("noreply@example.org");
   });
 
+  it("mails it in the account's language, else in the request's (public.md §3)", async () => {
+    const u = await f.user({ email: "reset-greek@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: u.id }, data: { language: "el" } }));
+    const mail = await requestLink("reset-greek@example.org");
+    expect(mail.subject).toBe("Επαναφορά κωδικού πρόσβασης στο Enhydris test");
+    expect(mail.text).toContain(`Κάποιος ζήτησε την επαναφορά του κωδικού πρόσβασης του λογαριασμού «${u.username}» στο Enhydris test.\n`);
+    expect(mail.text).toContain("ανοίξτε αυτόν τον σύνδεσμο μέσα σε 72 ώρες:\n\nhttps://enhydris.example.org/api/auth/password/reset/confirm/");
+    // No language chosen: the request's Accept-Language; an English account stays English whatever the request.
+    const browser = await f.user({ email: "reset-browser@example.org" });
+    const english = await f.user({ email: "reset-english@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: english.id }, data: { language: "en" } }));
+    for (const [email, subject] of [["reset-browser@example.org", "Επαναφορά κωδικού πρόσβασης στο Enhydris test"], ["reset-english@example.org", "Password reset on Enhydris test"]]) {
+      const before = smtp.messages.length;
+      expect((await http.post("/api/auth/password/reset/", { form: { email }, headers: { "Accept-Language": "el-GR,el;q=0.9" } })).status).toBe(200);
+      const messages = await smtp.waitFor(before + 1);
+      expect(messages[messages.length - 1].subject, email).toBe(subject);
+    }
+    void browser;
+  });
+
   it("confirms through the API once, and ends every token", async () => {
     const u = await f.user({ email: "api-confirm@example.org" });
     const { uid, token } = await requestLink("api-confirm@example.org");
