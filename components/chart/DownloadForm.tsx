@@ -45,7 +45,8 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
     return <p className="muted">{t("nothing")}</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
-  const zones = zoneChoices({ station: displayZone });
+  const dates = useTranslations("dates");
+  const zones = zoneChoices({ station: displayZone, words: { withSummerTime: (zone) => dates("withSummerTime", { zone }), stations: (label) => dates("stationsZone", { label }) } });
 
   const query = new URLSearchParams({ fmt });
   // Dates without a time are read in the station's time zone; the end date includes its whole day.

@@ -15,7 +15,7 @@ export const CATALOGUES: Record<Locale, Messages> = { en, el };
  * The namespaces that browser components ("use client") translate: only these travel to the
  * browser with each page (app/layout.tsx); server components read the whole catalogue.
  */
-export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile"] as const satisfies readonly (keyof Messages)[];
+export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile", "dates"] as const satisfies readonly (keyof Messages)[];
 
 /**
  * The namespaces that the management pages' browser components translate: they travel only with

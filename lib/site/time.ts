@@ -45,19 +45,30 @@ export interface ZoneChoice {
   label: string;
 }
 
+/** The words of the zone choices' labels, in a page's language (the catalogue's `dates`). */
+export interface ZoneWords {
+  /** "Europe/Athens (with summer time)" */
+  withSummerTime(zone: string): string;
+  /** "UTC+02:00 (Etc/GMT-2), the station's" */
+  stations(label: string): string;
+}
+
+const ENGLISH_ZONE_WORDS: ZoneWords = { withSummerTime: (zone) => `${zone} (with summer time)`, stations: (label) => `${label}, the station's` };
+
 /**
  * The time zones the site's forms offer, one list for every form (station, synoptic group,
  * download, upload), each label distinct: the station's zone first when given ("…, the
  * station's"), then UTC and the fixed offsets from west to east (the display zones of api.md
  * §4.1), then, for uploads, a few zones with summer time.
  */
-export function zoneChoices(options: { station?: string; summerTime?: boolean } = {}): ZoneChoice[] {
+export function zoneChoices(options: { station?: string; summerTime?: boolean; words?: ZoneWords } = {}): ZoneChoice[] {
+  const words = options.words ?? ENGLISH_ZONE_WORDS;
   const fixed = ["UTC", "Etc/GMT", ...Array.from({ length: 12 }, (_, i) => `Etc/GMT+${12 - i}`), ...Array.from({ length: 14 }, (_, i) => `Etc/GMT-${i + 1}`)]
     .sort((a, b) => (zoneOffsetMinutes(a) ?? 0) - (zoneOffsetMinutes(b) ?? 0));
   const rest = [...fixed, ...(options.summerTime ? SUMMER_TIME_ZONES : [])].filter((z) => z !== options.station);
-  const label = (z: string) => (SUMMER_TIME_ZONES.includes(z) ? `${z} (with summer time)` : zoneChoiceLabel(z));
+  const label = (z: string) => (SUMMER_TIME_ZONES.includes(z) ? words.withSummerTime(z) : zoneChoiceLabel(z));
   return [
-    ...(options.station ? [{ value: options.station, label: `${label(options.station)}, the station's` }] : []),
+    ...(options.station ? [{ value: options.station, label: words.stations(label(options.station)) }] : []),
     ...rest.map((z) => ({ value: z, label: label(z) })),
   ];
 }
