@@ -41,11 +41,11 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
   const [timezone, setTimezone] = useState(displayZone);
   const live = useHydrated();
   const t = useTranslations("download");
+  const dates = useTranslations("dates");
   if (!series.length || seriesId === undefined) {
     return <p className="muted">{t("nothing")}</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
-  const dates = useTranslations("dates");
   const zones = zoneChoices({ station: displayZone, words: { withSummerTime: (zone) => dates("withSummerTime", { zone }), stations: (label) => dates("stationsZone", { label }) } });
 
   const query = new URLSearchParams({ fmt });
