@@ -1,11 +1,14 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { currentUser } from "@/lib/site/current-user";
+import { translator } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
-import { FORBIDDEN_TITLE, PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
+import { PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
 
-// The title stays English (static, as before); the card below is in the page's language.
-export const metadata: Metadata = { title: FORBIDDEN_TITLE };
+// The title in the page's language, as the card below.
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await requestLocale(), "refusal")("forbiddenTitle") };
+}
 
 /** 403 (management.md §1): a page the user may not use, and what they may not do there (lib/frontend/refusals.ts). */
 export default async function Forbidden() {

@@ -1,11 +1,14 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { currentUser } from "@/lib/site/current-user";
+import { translator } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
-import { NOT_FOUND_TITLE, PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
+import { PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
 
-// The title stays English (static, as before); the card below is in the page's language.
-export const metadata: Metadata = { title: NOT_FOUND_TITLE };
+// The title in the page's language, as the card below.
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await requestLocale(), "refusal")("notFoundTitle") };
+}
 
 /** 404 (api.md §16): what is not at this address (lib/frontend/refusals.ts). */
 export default async function NotFound() {

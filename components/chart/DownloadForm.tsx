@@ -41,11 +41,12 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
   const [timezone, setTimezone] = useState(displayZone);
   const live = useHydrated();
   const t = useTranslations("download");
+  const dates = useTranslations("dates");
   if (!series.length || seriesId === undefined) {
     return <p className="muted">{t("nothing")}</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
-  const zones = zoneChoices({ station: displayZone });
+  const zones = zoneChoices({ station: displayZone, words: { summerTime: (zone) => dates("withSummerTime", { zone }), station: (label) => dates("stationsZone", { label }) } });
 
   const query = new URLSearchParams({ fmt });
   // Dates without a time are read in the station's time zone; the end date includes its whole day.

@@ -5,6 +5,7 @@ import {
 import { listResponse } from "@/lib/http/handlers";
 import { json, noContent } from "@/lib/http/respond";
 import { siteRoot } from "@/lib/http/urls";
+import { localeOfRequest } from "@/lib/i18n";
 import type { Route, RouteContext } from "@/lib/routing/router";
 
 /** `stations/{sid}/accessrequests/…` (public.md §2). */
@@ -17,7 +18,7 @@ async function list(ctx: RouteContext): Promise<Response> {
 }
 
 async function create(ctx: RouteContext): Promise<Response> {
-  const made = await createAccessRequest(ctx.auth.user, ctx.params.sid, async () => readAccessRequest(await ctx.input()), siteRoot(ctx.request));
+  const made = await createAccessRequest(ctx.auth.user, ctx.params.sid, async () => readAccessRequest(await ctx.input()), siteRoot(ctx.request), localeOfRequest(ctx.request));
   return json(made, 201);
 }
 
@@ -26,11 +27,11 @@ async function detail(ctx: RouteContext): Promise<Response> {
 }
 
 async function approve(ctx: RouteContext): Promise<Response> {
-  return json(await approveAccessRequest(ctx.auth.user, ctx.params.sid, ctx.params.id, async () => readApproval(await ctx.input()), siteRoot(ctx.request)));
+  return json(await approveAccessRequest(ctx.auth.user, ctx.params.sid, ctx.params.id, async () => readApproval(await ctx.input()), siteRoot(ctx.request), localeOfRequest(ctx.request)));
 }
 
 async function deny(ctx: RouteContext): Promise<Response> {
-  return json(await denyAccessRequest(ctx.auth.user, ctx.params.sid, ctx.params.id, async () => readDenial(await ctx.input()), siteRoot(ctx.request)));
+  return json(await denyAccessRequest(ctx.auth.user, ctx.params.sid, ctx.params.id, async () => readDenial(await ctx.input()), siteRoot(ctx.request), localeOfRequest(ctx.request)));
 }
 
 async function withdraw(ctx: RouteContext): Promise<Response> {

@@ -1,7 +1,8 @@
 import { settings } from "@/lib/config";
 import { Prisma, type Tx } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
-import { sendMail, serviceSender } from "@/lib/mail";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { recipientLocales, sendMail, serviceSender } from "@/lib/mail";
 
 /**
  * The e-mails of access requests (public.md §2): to the station's maintainers on a new request,
@@ -33,8 +34,6 @@ export interface MailFacts {
   reason: string;
 }
 
-const quoted = (name: string, id: number) => (name ? `"${name}"` : `#${id}`);
-
 function siteName(site: string): string {
   if (settings().siteName) return settings().siteName;
   try {
@@ -44,56 +43,61 @@ function siteName(site: string): string {
   }
 }
 
-const until = (date: string | null) => (date ? `until ${date} (the access ends when that day begins, UTC)` : "with no end date");
-
-/** The text of one e-mail; `site` is the site's root for links ("" for none). */
-export function accessMailText(event: MailEvent, facts: MailFacts, site: string): Omit<AccessMail, "to"> {
-  const station = quoted(facts.stationName, facts.stationId);
+/** The text of one e-mail in a language (public.md §3); `site` is the site's root for links ("" for none). */
+export function accessMailText(event: MailEvent, facts: MailFacts, site: string, locale: Locale = DEFAULT_LOCALE): Omit<AccessMail, "to"> {
+  const t = translator(locale, "mailAccessRequest");
+  const station = facts.stationName ? t("stationNamed", { name: facts.stationName }) : `#${facts.stationId}`;
   const name = siteName(site);
-  const stationLink = site ? `\n\nThe station: ${site}/stations/${facts.stationId}/\n` : "\n";
+  const stationLink = site ? t("stationLink", { link: `${site}/stations/${facts.stationId}/` }) : "\n";
+  const date = facts.validUntil ?? "";
   switch (event) {
     case "requested":
       return {
-        subject: `Access request for station ${station}`,
-        text: `The user "${facts.username}"${facts.email ? ` <${facts.email}>` : ""} asks on ${name} to read the protected data of station ${station}.\n`
-          + (facts.message ? `\nTheir message:\n\n${facts.message}\n` : "\nThey left no message.\n")
-          + (site ? `\nApprove or deny it on ${site}/manage/` : "\nApprove or deny it on the management page")
-          + ` (or through the API: POST /api/stations/${facts.stationId}/accessrequests/${facts.requestId}/approve/ or deny/).\n`
-          + "You receive this because you maintain the station, or created it and it has no maintainers.\n",
+        subject: t("requestedSubject", { station }),
+        text: t("requestedText", { user: t("user", { username: facts.username }), email: facts.email ? ` <${facts.email}>` : "", site: name, station })
+          + (facts.message ? t("requestedMessage", { message: facts.message }) : t("requestedNoMessage"))
+          + (site ? t("approveOn", { link: `${site}/manage/` }) : t("approveOnManagement"))
+          + t("approveApi", { stationId: String(facts.stationId), requestId: String(facts.requestId) })
+          + t("requestedWhy"),
       };
     case "approved":
       return {
-        subject: `Your access to station ${station} was approved`,
-        text: `Your request on ${name} to read the protected data of station ${station} was approved, ${until(facts.validUntil)}.`
-          + (facts.validUntil ? " You will be reminded a week before it ends." : "") + stationLink,
+        subject: t("approvedSubject", { station }),
+        text: t("approvedText", { site: name, station, until: facts.validUntil ? t("untilDate", { date }) : t("noEnd") })
+          + (facts.validUntil ? t("approvedReminder") : "") + stationLink,
       };
     case "denied":
       return {
-        subject: `Your access request for station ${station} was denied`,
-        text: `Your request on ${name} to read the protected data of station ${station} was denied.\n\nThe reason given:\n\n${facts.reason}\n`,
+        subject: t("deniedSubject", { station }),
+        text: t("deniedText", { site: name, station, reason: facts.reason }),
       };
     case "reminder":
       return {
-        subject: `Your access to station ${station} ends on ${facts.validUntil}`,
-        text: `Your access on ${name} to the protected data of station ${station} ends on ${facts.validUntil} (when that day begins, UTC). `
-          + "To keep it, ask the station's maintainers for a new request to be approved." + stationLink,
+        subject: t("reminderSubject", { station, date }),
+        text: t("reminderText", { site: name, station, date }) + stationLink,
       };
     case "expired":
       return {
-        subject: `Your access to station ${station} has ended`,
-        text: `Your access on ${name} to the protected data of station ${station} ended on ${facts.validUntil}. `
-          + "You may request access again from the station's page." + stationLink,
+        subject: t("expiredSubject", { station }),
+        text: t("expiredText", { site: name, station, date }) + stationLink,
       };
   }
 }
 
-/** Queues one e-mail per recipient, in the caller's transaction. */
-export async function queueAccessMails(tx: Tx, event: MailEvent, facts: MailFacts, recipients: readonly string[], site: string): Promise<void> {
-  const { subject, text } = accessMailText(event, facts, site);
+/**
+ * Queues one e-mail per recipient, in the caller's transaction, each in its recipient's language:
+ * the account's, else `locale` (the language of the request that caused it), else English.
+ */
+export async function queueAccessMails(tx: Tx, event: MailEvent, facts: MailFacts, recipients: readonly string[], site: string, locale: Locale = DEFAULT_LOCALE): Promise<void> {
   const addresses = [...new Set(recipients.filter((r) => r !== ""))];
+  const locales = await recipientLocales(addresses, locale, tx);
+  const texts = new Map<Locale, Omit<AccessMail, "to">>();
   // One key per request, event and recipient (and the instant: a request can be approved twice, after an expiry).
   const stamp = Date.now();
   for (const [i, to] of addresses.entries()) {
+    const language = locales.get(to) ?? locale;
+    if (!texts.has(language)) texts.set(language, accessMailText(event, facts, site, language));
+    const { subject, text } = texts.get(language)!;
     await tx.$queryRaw(enqueueSql({ kind: MAIL_KIND, key: `access-mail:${facts.requestId}:${event}:${stamp}:${i}`, payload: { to, subject, text }, maxAttempts: MAIL_ATTEMPTS }));
   }
 }

@@ -13,6 +13,7 @@ import { valuesOf, type Given } from "@/lib/domain/given";
 import { isoMillis } from "@/lib/domain/serialize";
 import { existingStation, stationAccess } from "@/lib/stations";
 import { queueAccessMails, requestRecipients, type MailFacts } from "@/lib/access/mail";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n";
 
 export const ACCESS_STATUSES = ["pending", "approved", "denied", "expired"] as const;
 export type AccessStatus = (typeof ACCESS_STATUSES)[number];
@@ -123,7 +124,7 @@ export interface NewAccessRequest {
 }
 
 /** A new request of the actor (any logged-in user who cannot read the station's protected data yet). */
-export async function createAccessRequest(actor: Actor, stationId: number, given: Given<NewAccessRequest, StationAccess>, site: string): Promise<AccessRequestJson> {
+export async function createAccessRequest(actor: Actor, stationId: number, given: Given<NewAccessRequest, StationAccess>, site: string, locale: Locale = DEFAULT_LOCALE): Promise<AccessRequestJson> {
   const station = await existingStation(stationId);
   const user = ensureUser(actor);
   const values = await valuesOf(given, station);
@@ -139,7 +140,7 @@ export async function createAccessRequest(actor: Actor, stationId: number, given
         action: "create", objectType: "access_request", objectId: created.id, stationId,
         summary: `Requested access to the data of ${stationNamed(created)}`,
       });
-      await queueAccessMails(tx, "requested", facts(created), await requestRecipients(tx, stationId), site);
+      await queueAccessMails(tx, "requested", facts(created), await requestRecipients(tx, stationId), site, locale);
       return accessRequestJson(created);
     });
   } catch (e) {
@@ -179,7 +180,7 @@ function accessEnd(date: string | null, now: Date): Date | null {
 }
 
 /** Approves a pending request: the requester reads the station's protected data until valid_until. */
-export async function approveAccessRequest(actor: Actor, stationId: number, id: number, given: Given<Approval, void>, site: string): Promise<AccessRequestJson> {
+export async function approveAccessRequest(actor: Actor, stationId: number, id: number, given: Given<Approval, void>, site: string, locale: Locale = DEFAULT_LOCALE): Promise<AccessRequestJson> {
   const pending = await decidable(actor, stationId, id);
   const values = await valuesOf(given, undefined);
   const now = new Date();
@@ -196,7 +197,7 @@ export async function approveAccessRequest(actor: Actor, stationId: number, id: 
       action: "approve", objectType: "access_request", objectId: id, stationId,
       summary: `Approved access of ${who(request)} to the data of ${stationNamed(request)} ${values.validUntil ? `until ${values.validUntil}` : "with no end date"}`,
     });
-    await queueAccessMails(tx, "approved", facts(request), [request.user.email], site);
+    await queueAccessMails(tx, "approved", facts(request), [request.user.email], site, locale);
     return accessRequestJson(request);
   });
 }
@@ -206,7 +207,7 @@ export interface Denial {
 }
 
 /** Denies a pending request, keeping the reason (which the requester is told). */
-export async function denyAccessRequest(actor: Actor, stationId: number, id: number, given: Given<Denial, void>, site: string): Promise<AccessRequestJson> {
+export async function denyAccessRequest(actor: Actor, stationId: number, id: number, given: Given<Denial, void>, site: string, locale: Locale = DEFAULT_LOCALE): Promise<AccessRequestJson> {
   await decidable(actor, stationId, id);
   const values = await valuesOf(given, undefined);
   return db().write(async (tx) => {
@@ -215,7 +216,7 @@ export async function denyAccessRequest(actor: Actor, stationId: number, id: num
       action: "deny", objectType: "access_request", objectId: id, stationId,
       summary: `Denied access of ${who(request)} to the data of ${stationNamed(request)}: ${values.reason}`,
     });
-    await queueAccessMails(tx, "denied", facts(request), [request.user.email], site);
+    await queueAccessMails(tx, "denied", facts(request), [request.user.email], site, locale);
     return accessRequestJson(request);
   });
 }

@@ -5,6 +5,7 @@ import { endSiteSessions } from "@/lib/auth/session";
 import { clearNameAndAccountFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
 import { checkCredentials, findLoginUser, type AuthUser } from "@/lib/auth/users";
 import { settings } from "@/lib/config";
+import { DEFAULT_LOCALE, isLocale, translator, type Locale } from "@/lib/i18n";
 import { sendMail } from "@/lib/mail";
 import { Throttled, ValidationFailed } from "@/lib/domain/errors";
 
@@ -113,29 +114,32 @@ export function isValidEmail(email: string): boolean {
 /**
  * Sends a reset link to every active user with the address (api.md §12.5, §13). Sending happens
  * in the background, so that the answer takes the same time whether the address exists or not.
+ * `locale` is the request's language: the e-mail's when the account chose none (public.md §3).
  */
-export function requestPasswordReset(email: string, site: string): void {
+export function requestPasswordReset(email: string, site: string, locale: Locale = DEFAULT_LOCALE): void {
   void (async () => {
     const users = await db().prisma.$queryRaw<{ id: unknown }[]>`SELECT id FROM users WHERE lower(email) = lower(${email}) AND is_active = ${true}`;
-    for (const { id } of users) await mailResetLink(Number(id), site);
+    for (const { id } of users) await mailResetLink(Number(id), site, locale);
   })().catch((e) => console.error("password reset e-mail failed:", (e as Error).message));
 }
 
-/** Mails the reset e-mail of api.md §13 to one user (at the user's own address); false when the user has none. */
-export async function mailResetLink(userId: number, site: string): Promise<boolean> {
-  const user = await db().prisma.user.findUnique({ where: { id: userId }, select: { id: true, username: true, email: true, password: true } });
+/**
+ * Mails the reset e-mail of api.md §13 to one user (at the user's own address), in the account's
+ * language, else `locale`; false when the user has none.
+ */
+export async function mailResetLink(userId: number, site: string, locale: Locale = DEFAULT_LOCALE): Promise<boolean> {
+  const user = await db().prisma.user.findUnique({ where: { id: userId }, select: { id: true, username: true, email: true, password: true, language: true } });
   if (!user?.email) return false;
   const { siteName, emailFrom, passwordResetTimeout } = settings();
   const host = new URL(site).host;
   const name = siteName || host;
   const link = `${site}/api/auth/password/reset/confirm/${encodeUid(user.id)}/${makeResetToken(user.id, user.password)}/`;
+  const t = translator(isLocale(user.language) ? user.language : locale, "mailPasswordReset");
   await sendMail({
     to: user.email,
     from: emailFrom || `noreply@${host.replace(/:\d+$/, "")}`,
-    subject: `Password reset on ${name}`,
-    text: `Someone asked to reset the password of the account "${user.username}" on ${name}.\n`
-      + `To choose a new password, open this link within ${Math.floor(passwordResetTimeout / 3600)} hours:\n\n${link}\n\n`
-      + "If you did not ask for this, ignore this message: your password stays the same.\n",
+    subject: t("subject", { site: name }),
+    text: t("text", { username: user.username, site: name, hours: String(Math.floor(passwordResetTimeout / 3600)), link }),
   });
   return true;
 }

@@ -8,6 +8,7 @@ import { text, validatedFields, validateFields } from "@/lib/http/fields";
 import { json } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/routing/router";
 import { siteRoot } from "@/lib/http/urls";
+import { localeOfRequest } from "@/lib/i18n";
 import { writeMode } from "@/lib/http/handlers";
 import { passwordField as password, readPasswordChange, readProfile, readResetEmail } from "@/lib/accounts/fields";
 import { ValidationFailed } from "@/lib/domain/errors";
@@ -68,7 +69,7 @@ export async function passwordChange(ctx: RouteContext): Promise<Response> {
 
 /** POST auth/password/reset/: the same answer whether the address is registered or not. */
 export async function passwordReset(ctx: RouteContext): Promise<Response> {
-  requestPasswordReset(await readResetEmail(await ctx.input()), siteRoot(ctx.request));
+  requestPasswordReset(await readResetEmail(await ctx.input()), siteRoot(ctx.request), localeOfRequest(ctx.request));
   return json({ detail: "Password reset e-mail has been sent." });
 }
 

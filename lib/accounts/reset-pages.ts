@@ -8,7 +8,8 @@ import type { RouteContext } from "@/lib/routing/router";
 import { standalonePage } from "@/lib/site/chrome";
 import { escapeHtml } from "@/lib/site/html";
 import { ValidationFailed, type FieldErrors } from "@/lib/domain/errors";
-import { cookieValue, LANGUAGE_COOKIE, negotiateLocale, translator, type Locale } from "@/lib/i18n";
+import { localeOfRequest, translator, type Locale } from "@/lib/i18n";
+import { fieldErrorsIn } from "@/lib/site/field-errors";
 
 /**
  * The password-reset pages of api.md §13: the link from the e-mail, the form that sets the new
@@ -18,49 +19,47 @@ const COOKIE = "enhydris_password_reset";
 const COOKIE_PATH = "/api/auth/password/reset/";
 const BASE = "/api/auth/password/reset";
 
-/** The page's language, as the site's pages choose it (public.md §3): the account, the switcher's cookie, the browser. */
+/**
+ * The page's language (public.md §3), as the site's: the logged-in account's (a session cookie
+ * reaches these pages), else the switcher's cookie, else Accept-Language.
+ */
 async function pageLocale(ctx: RouteContext): Promise<Locale> {
   const account = ctx.auth.user ? (await findUserProfile(ctx.auth.user.id))?.language : null;
-  return negotiateLocale({ account, cookie: cookieValue(ctx.request.headers.get("cookie") ?? undefined, LANGUAGE_COOKIE), acceptLanguage: ctx.request.headers.get("accept-language") });
+  return localeOfRequest(ctx.request, account);
 }
 
-type Words = ReturnType<typeof translator<"resetLink">>;
-
-async function html(page: (t: Words) => { title: string; body: string }, ctx: RouteContext, status = 200, headers: Record<string, string> = {}): Promise<Response> {
+async function html(body: string, title: string, ctx: RouteContext, locale: Locale): Promise<Response> {
   const user = ctx.auth.user ? { username: ctx.auth.user.username } : null;
-  const locale = await pageLocale(ctx);
-  const { title, body } = page(translator(locale, "resetLink"));
   return new Response(standalonePage({ title, user, body, siteName: settings().siteName || undefined, locale }), {
-    status,
-    headers: { "Content-Type": "text/html; charset=utf-8", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store", ...headers },
+    status: 200,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store", "Content-Language": locale, Vary: "Accept-Language, Cookie" },
   });
 }
 
-function invalidLink(ctx: RouteContext): Promise<Response> {
-  return html((t) => ({
-    title: t("invalidTitle"),
-    body: `<h1>${escapeHtml(t("invalidHeading"))}</h1>
+async function invalidLink(ctx: RouteContext): Promise<Response> {
+  const locale = await pageLocale(ctx);
+  const t = translator(locale, "apiPages");
+  return html(`<h1>${escapeHtml(t("invalidHeading"))}</h1>
 <p>${escapeHtml(t("invalidText"))}</p>
-<p>${t.markup("invalidLinks", { ask: (chunks) => `<a href="/accounts/password/reset/">${chunks}</a>`, login: (chunks) => `<a href="/accounts/login/">${chunks}</a>` })}</p>`,
-  }), ctx);
+<p>${t.markup("invalidNext", { new: (text) => `<a href="/accounts/password/reset/">${text}</a>`, login: (text) => `<a href="/accounts/login/">${text}</a>` })}</p>`, t("invalidTitle"), ctx, locale);
 }
 
-function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Promise<Response> {
-  const messages = Object.values(errors).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
-  return html((t) => ({
-    title: t("formTitle"),
-    body: `<h1>${escapeHtml(t("formTitle"))}</h1>
+async function form(ctx: RouteContext, uid: string, token: string, errors: FieldErrors = {}): Promise<Response> {
+  const locale = await pageLocale(ctx);
+  const t = translator(locale, "apiPages");
+  // The checks' messages in the page's language (lib/site/field-errors.ts); the API's answers keep English.
+  const messages = Object.values(fieldErrorsIn(locale, errors)).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join("");
+  return html(`<h1>${escapeHtml(t("formTitle"))}</h1>
 ${messages ? `<div class="form-errors" role="alert"><ul>${messages}</ul></div>` : ""}
 <form method="post" action="${BASE}/confirm/${escapeHtml(encodeURIComponent(uid))}/set-password/" class="stacked-form">
   <input type="hidden" name="token" value="${escapeHtml(token)}">
-  <label for="new_password1">${escapeHtml(t("password1"))}</label>
+  <label for="new_password1">${escapeHtml(t("newPassword1"))}</label>
   <input id="new_password1" name="new_password1" type="password" autocomplete="new-password" required>
-  <label for="new_password2">${escapeHtml(t("password2"))}</label>
+  <label for="new_password2">${escapeHtml(t("newPassword2"))}</label>
   <input id="new_password2" name="new_password2" type="password" autocomplete="new-password" required>
   <p class="help">${escapeHtml(t("passwordHelp"))}</p>
-  <button type="submit">${escapeHtml(t("submit"))}</button>
-</form>`,
-  }), ctx);
+  <button type="submit">${escapeHtml(t("setPassword"))}</button>
+</form>`, t("formTitle"), ctx, locale);
 }
 
 function cookie(ctx: RouteContext, value: string, maxAge?: number): string {
@@ -110,10 +109,9 @@ export async function submitForm(ctx: RouteContext): Promise<Response> {
 
 /** GET …/reset/complete/ */
 export async function complete(ctx: RouteContext): Promise<Response> {
-  return html((t) => ({
-    title: t("setTitle"),
-    body: `<h1>${escapeHtml(t("setHeading"))}</h1>
-<p>${escapeHtml(t("setText"))}</p>
-<p><a class="button" href="/accounts/login/">${escapeHtml(t("logIn"))}</a></p>`,
-  }), ctx);
+  const locale = await pageLocale(ctx);
+  const t = translator(locale, "apiPages");
+  return html(`<h1>${escapeHtml(t("completeHeading"))}</h1>
+<p>${escapeHtml(t("completeText"))}</p>
+<p><a class="button" href="/accounts/login/">${escapeHtml(t("logIn"))}</a></p>`, t("completeTitle"), ctx, locale);
 }

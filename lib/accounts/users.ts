@@ -214,11 +214,14 @@ export async function updateUserBy(actor: Actor, id: number, given: Given<UserAd
   await changeUser(actor, id, data);
 }
 
-/** Mails the user a password-reset link (api.md §13), so that they choose their password themselves. */
-export async function sendPasswordReset(actor: Actor, id: number, site: string): Promise<void> {
+/**
+ * Mails the user a password-reset link (api.md §13), so that they choose their password themselves:
+ * in the account's language, else `locale` (the administrator's page's).
+ */
+export async function sendPasswordReset(actor: Actor, id: number, site: string, locale?: Locale): Promise<void> {
   const user = await userForAdmin(actor, id);
   if (!user.isActive) throw ValidationFailed.nonField("This user is not active: activate the account first.");
-  if (!(await mailResetLink(id, site))) throw ValidationFailed.nonField("This user has no e-mail address.");
+  if (!(await mailResetLink(id, site, locale))) throw ValidationFailed.nonField("This user has no e-mail address.");
   await db().write((tx: Tx) => recordActivity(tx, actor, {
     action: "reset", objectType: "user", objectId: id, stationId: null, summary: `Sent a password-reset e-mail to user ${named(user.username, id)}`,
   }));

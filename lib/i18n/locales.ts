@@ -83,3 +83,12 @@ export function cookieValue(header: string | string[] | null | undefined, name: 
 export function descrIn(locale: Locale, lookup: { descr: string; descrEl?: string | null }): string {
   return locale === "el" && lookup.descrEl ? lookup.descrEl : lookup.descr;
 }
+
+/**
+ * The language of an HTTP request (the API's password-reset pages, the e-mails a request causes):
+ * as a page's, from `account` (the logged-in account's setting, when known), the cookie and
+ * Accept-Language.
+ */
+export function localeOfRequest(request: { headers: Headers }, account?: string | null): Locale {
+  return negotiateLocale({ account, cookie: cookieValue(request.headers.get("cookie"), LANGUAGE_COOKIE), acceptLanguage: request.headers.get("accept-language") });
+}

@@ -15,7 +15,7 @@ export const CATALOGUES: Record<Locale, Messages> = { en, el };
  * The namespaces that browser components ("use client") translate: only these travel to the
  * browser with each page (app/layout.tsx); server components read the whole catalogue.
  */
-export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile", "misc",
+export const CLIENT_NAMESPACES = ["common", "map", "chart", "compare", "download", "synoptic", "login", "logout", "register", "resend", "reset", "profile", "misc", "dates",
   // The management forms' own words (components/manage/Form.tsx): the station page's access request is one of them.
   "manageForm"] as const satisfies readonly (keyof Messages)[];
 

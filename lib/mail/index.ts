@@ -57,3 +57,5 @@ export async function sendMail(given: Mail): Promise<void> {
   writeNewPrivateFileSync(file, message + "\n");
   logger().info({ file, subject: mail.subject }, "e-mail written to the development outbox (ENHYDRIS_EMAIL_HOST is empty)");
 }
+
+export { recipientLocales, recipientsByLocale } from "@/lib/mail/locales";

@@ -6,7 +6,9 @@ import { getSource } from "@/lib/replication";
 import { lookupForAdmin, lookupOf } from "@/lib/lookups";
 import { editableStation } from "@/lib/stations";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { FORBIDDEN_TITLE, NOT_FOUND_TITLE, pathId } from "@/lib/frontend";
+import { pathId } from "@/lib/frontend";
+import { translator } from "@/lib/i18n";
+import { requestLocale } from "@/lib/site/locale";
 
 /**
  * Rights on the management pages (management.md §1): anonymous users go to the login page, which
@@ -36,10 +38,15 @@ export async function manageMetadata(title: string, check: (user: SiteUser) => u
     await check(user);
     return { title };
   } catch (error) {
-    if (error instanceof NotFound) return { title: NOT_FOUND_TITLE };
-    if (error instanceof PermissionDenied) return { title: FORBIDDEN_TITLE };
+    if (error instanceof NotFound) return { title: await refusalTitle(404) };
+    if (error instanceof PermissionDenied) return { title: await refusalTitle(403) };
     throw error;
   }
+}
+
+/** The 403 or 404 page's title in the page's language (public.md §3). */
+async function refusalTitle(status: 403 | 404): Promise<string> {
+  return translator(await requestLocale(), "refusal")(status === 403 ? "forbiddenTitle" : "notFoundTitle");
 }
 
 /** The metadata of a page of a station's (its editors'), by the path's `sid`. */
@@ -57,7 +64,7 @@ export function superuserPageMetadata(title: string): Promise<Metadata> {
 export async function lookupObjectPageMetadata(title: string, params: Promise<{ lookup: string; id: string }>): Promise<Metadata> {
   const { lookup, id } = await params;
   const name = lookupOf(lookup);
-  return name ? manageMetadata(title, (user) => lookupForAdmin(user, name, pathId(id) ?? 0)) : { title: NOT_FOUND_TITLE };
+  return name ? manageMetadata(title, (user) => lookupForAdmin(user, name, pathId(id) ?? 0)) : { title: await refusalTitle(404) };
 }
 
 /** The metadata of a replication source's page (superusers), by the path's `id`. */

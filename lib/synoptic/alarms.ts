@@ -4,7 +4,8 @@ import type { Actor } from "@/lib/auth/permissions";
 import { settings } from "@/lib/config";
 import { db, fromPrimary, Prisma } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
-import { sendMail, serviceSender } from "@/lib/mail";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n";
+import { recipientsByLocale, sendMail, serviceSender } from "@/lib/mail";
 import { reserveAlarmEmails } from "@/lib/synoptic/alarm-email-cap";
 import { records } from "@/lib/records";
 import { NotFound } from "@/lib/domain/errors";
@@ -12,7 +13,7 @@ import { editableSynopticGroup, type SynopticGroupRow } from "@/lib/synoptic/gro
 import { readableStations, synopticEvaluationState, synopticStations, type SynopticEntry, type SynopticStation } from "@/lib/synoptic/latest";
 import { rateOfChangeReach, stepSeconds } from "@/lib/processing";
 import { rateOfChangeFailureAt } from "@/lib/synoptic/status";
-import { durationText, warningMail, type AlarmKind, type WarningItem } from "@/lib/synoptic/warnings";
+import { durationText, warningMail, type AlarmKind, type WarningItem, type WarningMail } from "@/lib/synoptic/warnings";
 
 /**
  * Early warnings (synoptic.md §3). A write of records into a series queues the evaluation of
@@ -202,7 +203,18 @@ async function recordWarning(tx: Prisma.TransactionClient, group: SynopticGroupR
 }
 
 /**
- * Sends a warning's e-mail; a failure is recorded on the warning and retried by the queue. The
+ * A recorded warning's e-mail in another language (public.md §3), for the recipients whose
+ * account chose it: drawn again from its items. The warning keeps the English one.
+ */
+async function translatedWarning(warning: { synopticGroupId: number; items: string }, locale: Locale): Promise<WarningMail> {
+  const group = await db().prisma.synopticGroup.findUniqueOrThrow({ where: { id: warning.synopticGroupId }, select: { name: true, slug: true, displayTimezone: true } });
+  return warningMail({
+    siteName: settings().siteName, groupName: group.name, zone: group.displayTimezone, pageUrl: pageUrl(group.slug), items: JSON.parse(warning.items) as WarningItem[], locale,
+  });
+}
+
+/**
+ * Sends a warning's e-mail, one per language of its recipients (their accounts', else English); a failure is recorded on the warning and retried by the queue. The
  * recipients that have had their hourly cap of warnings (lib/synoptic/alarm-email-cap.ts) are
  * left out and listed as `withheld`; when that is all of them, nothing is sent and the warning's
  * status says `withheld` (recorded, not sent; not retried).
@@ -218,7 +230,10 @@ export async function sendWarning(job: Job): Promise<unknown> {
     return { sent: false, withheld: reservation.withheld.length };
   }
   try {
-    await sendMail({ to: reservation.allowed.join(", "), from: serviceSender(), subject: warning.subject, text: warning.body });
+    for (const [locale, to] of await recipientsByLocale(reservation.allowed)) {
+      const mail = locale === DEFAULT_LOCALE ? warning : await translatedWarning(warning, locale);
+      await sendMail({ to: to.join(", "), from: serviceSender(), subject: mail.subject, text: mail.body });
+    }
   } catch (error) {
     await reservation.release();
     const last = job.attempts >= job.maxAttempts;

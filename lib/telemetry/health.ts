@@ -14,7 +14,8 @@
 import { settings } from "@/lib/config";
 import { db, Prisma } from "@/lib/db";
 import { enqueueSql, type Job } from "@/lib/jobs/queue";
-import { sendMail, serviceSender } from "@/lib/mail";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { recipientsByLocale, sendMail, serviceSender } from "@/lib/mail";
 import { records } from "@/lib/records";
 import { formatDateTime } from "@/lib/site/time";
 import { ALERT_KIND } from "@/lib/telemetry/keys";
@@ -98,27 +99,26 @@ function siteName(): string {
   return siteName || (siteUrl ? new URL(siteUrl).host : "Enhydris");
 }
 
-/** The e-mail of a feed that became stale or stuck, or recovered. */
-export function alertMail(sensor: WatchedSensor, kind: AlertKind, recovered: boolean, nowMs: number): { subject: string; body: string } {
-  const what = `the feed of "${sensor.groupName}" (sensor "${sensor.sensorId}") at station "${sensor.stationName}"`;
-  const last = sensor.lastTimestamp === null ? "no records yet" : `${formatDateTime(sensor.lastTimestamp, 0)} UTC`;
-  const state = kind === "stale" ? "stale" : "stuck";
+/** The e-mail of a feed that became stale or stuck, or recovered, in a language (public.md §3). */
+export function alertMail(sensor: WatchedSensor, kind: AlertKind, recovered: boolean, nowMs: number, locale: Locale = DEFAULT_LOCALE): { subject: string; body: string } {
+  const t = translator(locale, "mailTelemetry");
+  const names = { group: sensor.groupName, sensor: sensor.sensorId, station: sensor.stationName };
+  const last = sensor.lastTimestamp === null ? t("noRecords") : `${formatDateTime(sensor.lastTimestamp, 0)} UTC`;
+  const stale = kind === "stale";
   const subject = recovered
-    ? `[${siteName()}] ${sensor.stationName}: ${sensor.groupName} has recovered`
-    : `[${siteName()}] ${sensor.stationName}: ${sensor.groupName} is ${state}`;
-  const reason = kind === "stale"
-    ? `It has had no new record for more than ${sensor.staleAfter} minutes (its last record: ${last}).`
-    : `Its last ${sensor.stuckAfter} values are identical (its last record: ${last}).`;
+    ? t("recoveredSubject", { site: siteName(), station: sensor.stationName, group: sensor.groupName })
+    : t(stale ? "staleSubject" : "stuckSubject", { site: siteName(), station: sensor.stationName, group: sensor.groupName });
+  const reason = stale
+    ? t("staleReason", { minutes: String(sensor.staleAfter), last })
+    : t("stuckReason", { count: String(sensor.stuckAfter), last });
   const lines = recovered
-    ? [`${capital(what)} has recovered: it was ${state}, and ${kind === "stale" ? `new records have arrived (the last: ${last})` : "its values change again"}.`]
-    : [`${capital(what)} is ${state}.`, reason, "You will get one more e-mail when it recovers."];
+    ? [stale ? t("recoveredStale", { ...names, last }) : t("recoveredStuck", names)]
+    : [t(stale ? "isStale" : "isStuck", names), reason, t("oneMore")];
   const url = settings().siteUrl;
-  if (url) lines.push("", `The station's telemetry: ${url}/manage/stations/${sensor.stationId}/telemetry/`);
-  lines.push("", `Checked at ${formatDateTime(Math.floor(nowMs / 1000), 0)} UTC.`);
+  if (url) lines.push("", t("telemetryLink", { link: `${url}/manage/stations/${sensor.stationId}/telemetry/` }));
+  lines.push("", t("checkedAt", { time: `${formatDateTime(Math.floor(nowMs / 1000), 0)} UTC` }));
   return { subject, body: lines.join("\n") };
 }
-
-const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * Changes a sensor's state (stale_since or stuck_since) if it still is the other one, and in
@@ -126,17 +126,17 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  */
 async function transition(sensor: WatchedSensor, kind: AlertKind, entering: boolean, nowMs: number): Promise<boolean> {
   const column = Prisma.raw(kind === "stale" ? "stale_since" : "stuck_since");
-  const to = await recipients(sensor);
-  const mail = alertMail(sensor, kind, !entering, nowMs);
+  // One e-mail per language of the recipients (their accounts', else English).
+  const mails = [...(await recipientsByLocale(await recipients(sensor)))].map(([locale, to]) => ({ locale, to, ...alertMail(sensor, kind, !entering, nowMs, locale) }));
   return db().write(async (tx) => {
     const changed = await tx.$queryRaw<{ id: unknown }[]>(entering
       ? Prisma.sql`UPDATE telemetry_sensor SET ${column} = ${new Date(nowMs)} WHERE id = ${sensor.id} AND ${column} IS NULL RETURNING id`
       : Prisma.sql`UPDATE telemetry_sensor SET ${column} = NULL WHERE id = ${sensor.id} AND ${column} IS NOT NULL RETURNING id`);
     if (changed.length === 0) return false;
-    if (to.length) {
+    for (const mail of mails) {
       await tx.$queryRaw(enqueueSql({
-        kind: ALERT_KIND, key: `telemetry-alert:${sensor.id}:${kind}:${entering ? "on" : "off"}:${nowMs}`,
-        payload: { to, subject: mail.subject, body: mail.body }, maxAttempts: ALERT_ATTEMPTS,
+        kind: ALERT_KIND, key: `telemetry-alert:${sensor.id}:${kind}:${entering ? "on" : "off"}:${nowMs}${mail.locale === DEFAULT_LOCALE ? "" : `:${mail.locale}`}`,
+        payload: { to: mail.to, subject: mail.subject, body: mail.body }, maxAttempts: ALERT_ATTEMPTS,
       }));
     }
     return true;

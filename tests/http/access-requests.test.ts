@@ -219,6 +219,53 @@ describe("an access request's life (public.md §2)", () => {
     expect((await http.post(base(), { token: requester.token, json: { message: "Second try" } })).status).toBe(201);
   });
 
+  it("each e-mail goes in its recipient's language: the account's, else the request's, else English (public.md §3)", async () => {
+    const greek = await f.user({ email: "greek-maintainer@example.org" });
+    const plain = await f.user({ email: "plain-maintainer@example.org" });
+    const requester = await f.user({ email: "greek-reader@example.org" });
+    for (const id of [greek.id, requester.id]) await db().write((tx) => tx.user.update({ where: { id }, data: { language: "el" } }));
+    const station = await f.station({ name: "Άρτα", displayTimezone: "UTC", maintainers: [greek.id, plain.id] }, creator.id);
+    await f.series(await f.group(station, {}), { publiclyAvailable: false });
+
+    let before = smtp.messages.length;
+    const rid = (await http.post(base(station), { token: requester.token, json: { message: "Για τη διπλωματική μου." } })).json.id as number;
+    const toGreek = await mailTo("greek-maintainer@example.org", "Αίτημα πρόσβασης", before);
+    expect(toGreek.subject).toBe("Αίτημα πρόσβασης στον σταθμό «Άρτα»");
+    expect(toGreek.text).toContain(`Ο χρήστης «${requester.username}» <greek-reader@example.org> ζητά στο Enhydris test να διαβάσει τα προστατευμένα δεδομένα του σταθμού «Άρτα».`);
+    expect(toGreek.text).toContain("Για τη διπλωματική μου.");
+    expect(toGreek.text).toContain(`(ή μέσω του API: POST /api/stations/${station}/accessrequests/${rid}/approve/ ή deny/)`);
+    // The other maintainer chose no language, and the request named none: English.
+    expect((await mailTo("plain-maintainer@example.org", "Access request for station", before)).subject).toBe('Access request for station "Άρτα"');
+
+    const validUntil = dateIn(30);
+    before = smtp.messages.length;
+    expect((await http.post(`${base(station)}${rid}/approve/`, { token: plain.token, json: { valid_until: validUntil } })).status).toBe(200);
+    const yes = await mailTo("greek-reader@example.org", "Εγκρίθηκε", before);
+    expect(yes.subject).toBe("Εγκρίθηκε η πρόσβασή σας στον σταθμό «Άρτα»");
+    expect(yes.text).toContain(`εγκρίθηκε, έως τις ${validUntil} (η πρόσβαση λήγει με την έναρξη εκείνης της ημέρας, UTC).`);
+    expect(yes.text).toContain(`Ο σταθμός: https://enhydris.example.org/stations/${station}/`);
+
+    // The upkeep's reminder and end (no request behind them): the account's language.
+    const soon = dateIn(6);
+    await db().write((tx) => tx.accessRequest.update({ where: { id: rid }, data: { validUntil: midnight(soon) } }));
+    before = smtp.messages.length;
+    await runUpkeep();
+    expect((await mailTo("greek-reader@example.org", "Η πρόσβασή σας", before)).subject).toBe(`Η πρόσβασή σας στον σταθμό «Άρτα» λήγει στις ${soon}`);
+    await db().write((tx) => tx.accessRequest.update({ where: { id: rid }, data: { validUntil: midnight(dateIn(-1)) } }));
+    before = smtp.messages.length;
+    await runUpkeep();
+    expect((await mailTo("greek-reader@example.org", "Η πρόσβασή σας", before)).subject).toBe("Η πρόσβασή σας στον σταθμό «Άρτα» έληξε");
+
+    // A requester with no language of their own, told of a denial made from a Greek browser: Greek.
+    const browser = await f.user({ email: "browser-reader@example.org" });
+    const second = (await http.post(base(station), { token: browser.token, json: {} })).json.id as number;
+    before = smtp.messages.length;
+    expect((await http.post(`${base(station)}${second}/deny/`, { token: plain.token, form: { reason: "Μόνο για συνεργάτες." }, headers: { "Accept-Language": "el" } })).status).toBe(200);
+    const no = await mailTo("browser-reader@example.org", "Απορρίφθηκε", before);
+    expect(no.subject).toBe("Απορρίφθηκε το αίτημα πρόσβασής σας στον σταθμό «Άρτα»");
+    expect(no.text).toContain("Η αιτιολογία:\n\nΜόνο για συνεργάτες.\n");
+  });
+
   it("the requester withdraws; withdrawing an approved request ends its access; others may not withdraw", async () => {
     const requester = await f.user();
     const rid = (await http.post(base(), { token: requester.token, json: {} })).json.id;

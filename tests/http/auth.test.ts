@@ -360,6 +360,26 @@ describe("password reset (api.md §12.5, §12.6, §13)", () => {
     expect(last.from).toBe("noreply@example.org");
   });
 
+  it("mails it in the account's language, else in the request's (public.md §3)", async () => {
+    const u = await f.user({ email: "reset-greek@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: u.id }, data: { language: "el" } }));
+    const mail = await requestLink("reset-greek@example.org");
+    expect(mail.subject).toBe("Επαναφορά κωδικού πρόσβασης στο Enhydris test");
+    expect(mail.text).toContain(`Κάποιος ζήτησε την επαναφορά του κωδικού πρόσβασης του λογαριασμού «${u.username}» στο Enhydris test.\n`);
+    expect(mail.text).toContain("ανοίξτε αυτόν τον σύνδεσμο μέσα σε 72 ώρες:\n\nhttps://enhydris.example.org/api/auth/password/reset/confirm/");
+    // No language chosen: the request's Accept-Language; an English account stays English whatever the request.
+    const browser = await f.user({ email: "reset-browser@example.org" });
+    const english = await f.user({ email: "reset-english@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: english.id }, data: { language: "en" } }));
+    for (const [email, subject] of [["reset-browser@example.org", "Επαναφορά κωδικού πρόσβασης στο Enhydris test"], ["reset-english@example.org", "Password reset on Enhydris test"]]) {
+      const before = smtp.messages.length;
+      expect((await http.post("/api/auth/password/reset/", { form: { email }, headers: { "Accept-Language": "el-GR,el;q=0.9" } })).status).toBe(200);
+      const messages = await smtp.waitFor(before + 1);
+      expect(messages[messages.length - 1].subject, email).toBe(subject);
+    }
+    void browser;
+  });
+
   it("confirms through the API once, and ends every token", async () => {
     const u = await f.user({ email: "api-confirm@example.org" });
     const { uid, token } = await requestLink("api-confirm@example.org");
@@ -413,6 +433,29 @@ describe("password reset (api.md §12.5, §12.6, §13)", () => {
     expect(used.text).toMatch(/invalid or has expired/);
     expect(used.text).toContain('href="/accounts/login/"');
     expect((await http.post("/api/auth/login/", { form: { username: u.username, password: "page-pass-1" } })).status).toBe(200);
+  });
+
+  it("writes the HTML pages in the request's language; the API's answers stay English (public.md §3)", async () => {
+    await f.user({ email: "pages-el@example.org" });
+    const { uid, token } = await requestLink("pages-el@example.org");
+    const greek = { "Accept-Language": "el-GR,el;q=0.9,en;q=0.5" };
+    const open = await http.get(`/api/auth/password/reset/confirm/${uid}/${token}/`, { headers: greek });
+    const resetCookie = open.headers.get("set-cookie")!.split(";")[0];
+    const form = await http.get(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: { ...greek, Cookie: resetCookie } });
+    expect(form.text).toContain('<html lang="el">');
+    expect(form.text).toContain("<title>Επιλέξτε νέο κωδικό πρόσβασης · ");
+    expect(form.text).toContain('<label for="new_password1">Νέος κωδικός πρόσβασης</label>');
+    expect(form.text).toContain('<button type="submit">Ορισμός κωδικού</button>');
+    expect(form.text).not.toContain("Set the password");
+    const mismatch = await http.post(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: { Cookie: `${resetCookie}; enhydris_language=el` }, form: { new_password1: "page-pass-1", new_password2: "page-pass-2" } });
+    expect(mismatch.text).toContain("<li>Οι δύο κωδικοί δεν ταιριάζουν.</li>");
+    const api = await http.post("/api/auth/password/reset/confirm/", { headers: greek, form: { uid, token, new_password1: "page-pass-1", new_password2: "page-pass-2" } });
+    expect(api.json).toEqual({ new_password2: ["The two password fields didn’t match."] });
+    const complete = await http.get("/api/auth/password/reset/complete/", { headers: greek });
+    expect(complete.text).toContain("<h1>Ο κωδικός σας ορίστηκε</h1>");
+    const invalid = await http.get(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: greek });
+    expect(invalid.text).toContain("<h1>Αυτός ο σύνδεσμος δεν είναι έγκυρος ή έχει λήξει</h1>");
+    expect(invalid.text).toContain('<a href="/accounts/password/reset/">Ζητήστε νέο σύνδεσμο</a> ή <a href="/accounts/login/">συνδεθείτε</a>.');
   });
 
   it("takes the token from the path on POST (extension) and shows the invalid page without a valid one", async () => {

@@ -74,6 +74,17 @@ describe("the language of a page", () => {
   });
 });
 
+describe("the 403 and 404 pages (public.md §3)", () => {
+  it("name themselves in the page's language in their <title>", async () => {
+    const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1];
+    for (const [headers, title] of [[{ "Accept-Language": "el" }, "Η σελίδα δεν βρέθηκε"], [{}, "Page not found"]] as const) {
+      const r = await page("/stations/987654321/", headers);
+      expect(r.status).toBe(404);
+      expect(titleOf(await r.text())).toMatch(new RegExp(`^${title} · `));
+    }
+  });
+});
+
 describe("POST /language/ (the footer's switcher)", () => {
   it("sets the cookie and goes back to the page, a path of this site only", async () => {
     const r = await switchLanguage("el", "/stations/?q=Άρτα");

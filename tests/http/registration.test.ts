@@ -164,6 +164,23 @@ describe("registration (public.md §1)", () => {
     expect(fieldMessages(taken.html)).toEqual(["A user with that username already exists."]);
   });
 
+  it("shows the rules' messages in the page's language; the API's stay English (public.md §3)", async () => {
+    const address = freshAddress();
+    const greek = { "X-Forwarded-For": address, "Accept-Language": "el" };
+    const html = await (await fetch(`${server.url}/accounts/register/`, { headers: greek })).text();
+    const form = formsOf(html, "/accounts/register/").get("Εγγραφή")!;
+    const body = new FormData();
+    for (const [k, v] of form.hidden) body.append(k, v);
+    for (const [k, v] of Object.entries({ username: "bad name!", email: "nope", password1: "12345678", password2: "12345678", altcha: "" })) body.append(k, v);
+    const r = await fetch(server.url + form.url, { method: "POST", body, redirect: "manual", headers: { ...greek, Origin: server.url } });
+    expect(fieldMessages(await r.text())).toEqual([
+      "Εισαγάγετε ένα έγκυρο όνομα χρήστη. Μπορεί να περιέχει μόνο γράμματα, αριθμούς και τους χαρακτήρες @/./+/-/_.",
+      "Εισαγάγετε μια έγκυρη διεύθυνση e-mail.",
+      "Αυτός ο κωδικός αποτελείται μόνο από ψηφία.",
+      "Για να εγγραφείτε πρέπει να αποδεχτείτε τους όρους χρήσης.",
+    ]);
+  });
+
   it("refuses a missing, a wrong and a replayed captcha", async () => {
     const address = freshAddress();
     const page = await registerPage(address);

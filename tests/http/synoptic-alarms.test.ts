@@ -215,6 +215,32 @@ describe("low limits and rate of change", () => {
   });
 });
 
+describe("the e-mail's language (public.md §3)", () => {
+  it("an address whose account chose Greek gets the warning in Greek; the others and the record stay English", async () => {
+    const greek = await f.user({ email: "meteo-el@example.com" });
+    await db().write((tx) => tx.user.update({ where: { id: greek.id }, data: { language: "el" } }));
+    const g = await gauge("Petra", temperature, 1);
+    const group = await synoptic(owner.token, [{ gauge: g, limits: { title: "Air temperature", low_limit: 0, rate_of_change: { symmetric: true, thresholds: [{ delta_t: "10min", allowed_diff: 1 }] } } }], ["met@example.com", "Meteo-EL@example.com"]);
+    const before = smtp.messages.length;
+    await upload(g, `${DAY} 10:00,5.0,\n${DAY} 10:30,8.5,\n`, [group.id]);
+    const mails = (await smtp.waitFor(before + 2)).slice(before);
+    const el = mails.find((m) => m.to.includes("Meteo-EL@example.com"))!;
+    const en = mails.find((m) => m.to.includes("met@example.com"))!;
+    expect(el.to).toEqual(["Meteo-EL@example.com"]);
+    expect(el.subject).toBe("Enhydris: έγκαιρη προειδοποίηση (Petra)");
+    expect(el.text).toBe(
+      `Έγκαιρη προειδοποίηση της συνοπτικής ομάδας «Flood watch» (https://flood.example.org/synoptic/${group.slug}/). Οι ώρες δίνονται στη ζώνη ώρας Etc/GMT-2 (UTC+02:00).\n`
+      + "\n"
+      + "Petra Air temperature 2025-06-01 12:30 8,5 °C: +3,5 σε 30min (> 3, με άθροισμα κατωφλίων)\n",
+    );
+    expect(en.to).toEqual(["met@example.com"]);
+    expect(en.subject).toBe("Enhydris early warning (Petra)");
+    expect(en.text.split("\n").slice(2)).toEqual(["Petra Air temperature 2025-06-01 12:30 8.5 °C: +3.5 in 30min (> 3, thresholds summed)", ""]);
+    const [warning] = await until(() => warningsOf(group.id), (ws) => ws[0]?.status === "sent", 30_000, 50);
+    expect(warning).toMatchObject({ subject: "Enhydris early warning (Petra)", body: en.text });
+  });
+});
+
 describe("warnings without addresses, private data, a failing SMTP server", () => {
   it("a group without addresses records its warnings and sends nothing", async () => {
     const g = await gauge("Quiet gauge");

@@ -139,4 +139,26 @@ describe("feed health", () => {
     expect(messages[1].subject).toBe("[127.0.0.1] Bree: Humidity has recovered");
     await exactly(2);
   }, 120_000);
+
+  it("e-mails a maintainer whose account chose Greek in Greek (public.md §3)", async () => {
+    smtp.messages.length = 0;
+    const maintainer = await f.user({ email: "fylakas@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: maintainer.id }, data: { language: "el" } }));
+    const sid = await f.station({ name: "Άρτα", maintainers: [maintainer.id] });
+    const gid = await f.group(sid, { name: "Υγρασία" });
+    const path = `/api/stations/${sid}/telemetry/`;
+    readings["44c"] = [1, 2, 3].map((k) => ({ time: ago(30 - k), value: 70 }));
+    const put = await api(server.url).put(path, { token: maintainer.token, json: {
+      type: "meteoview2", data_timezone: "UTC", fetch_interval_minutes: 1440, device_locator: vendor.apiUrl, username: "alice@example.org", password: "topsecretapikey",
+      remote_station_id: "1852", stuck_after_values: 3, sensors: [{ sensor_id: "44c", timeseries_group: gid }],
+    } });
+    expect(put.status, put.text).toBe(201);
+    await fetchNow(path, maintainer.token);
+    const [stuck] = await smtp.waitFor(1);
+    expect(stuck.to).toEqual(["fylakas@example.org"]);
+    expect(stuck.subject).toBe("[127.0.0.1] Άρτα: η ροή Υγρασία κόλλησε");
+    expect(stuck.text).toContain("Η ροή της «Υγρασία» (αισθητήρας «44c») στον σταθμό «Άρτα» κόλλησε.\nΟι τελευταίες 3 τιμές της είναι ίδιες");
+    expect(stuck.text).toContain(`Η τηλεμετρία του σταθμού: http://127.0.0.1/manage/stations/${sid}/telemetry/`);
+    expect(stuck.text).toMatch(/Ελέγχθηκε στις \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\./);
+  }, 120_000);
 });

@@ -9,6 +9,9 @@ import { settings } from "@/lib/config";
 import { ValidationFailed, type FieldErrors } from "@/lib/domain/errors";
 import { RequestInput } from "@/lib/http/body";
 import { siteRoot } from "@/lib/http/urls";
+import { fieldErrorIn, fieldErrorsIn } from "@/lib/site/field-errors";
+
+const REGISTRATION_CLOSED = "Registration is closed.";
 
 /** The registration form of `{site}/accounts/register/` (public.md §1). */
 export interface RegisterState {
@@ -29,7 +32,8 @@ async function requestSite(): Promise<{ site: string; address: string }> {
 }
 
 export async function registerAccount(_prev: RegisterState, form: FormData): Promise<RegisterState> {
-  if (!settings().registrationOpen) return { errors: { non_field_errors: ["Registration is closed."] }, values: { username: "", email: "" }, sent: false, challenge: null };
+  const locale = await getLocale();
+  if (!settings().registrationOpen) return { errors: fieldErrorsIn(locale, { non_field_errors: [REGISTRATION_CLOSED] }), values: { username: "", email: "" }, sent: false, challenge: null };
   const field = (name: string) => {
     const v = form.get(name);
     return typeof v === "string" ? v : "";
@@ -39,9 +43,10 @@ export async function registerAccount(_prev: RegisterState, form: FormData): Pro
     const given = await readRegistration(RequestInput.formData(form));
     const { site, address } = await requestSite();
     // The e-mails in the language of the page the form was sent from (public.md §3).
-    await register(given, field("altcha"), address, site, new Date(), await getLocale());
+    await register(given, field("altcha"), address, site, new Date(), locale);
   } catch (error) {
-    if (error instanceof ValidationFailed) return { errors: error.fields, values, sent: false, challenge: await newChallenge() };
+    // The checks' messages in the page's language (lib/site/field-errors.ts).
+    if (error instanceof ValidationFailed) return { errors: fieldErrorsIn(locale, error.fields), values, sent: false, challenge: await newChallenge() };
     throw error;
   }
   return { errors: {}, values, sent: true, challenge: null };
@@ -57,9 +62,10 @@ export interface ResendState {
 export async function resendLink(_prev: ResendState, form: FormData): Promise<ResendState> {
   const value = form.get("email");
   const email = typeof value === "string" ? value.trim() : "";
-  if (!settings().registrationOpen) return { error: "Registration is closed.", sent: false, email };
-  if (!email) return { error: "This field may not be blank.", sent: false, email };
+  const locale = await getLocale();
+  if (!settings().registrationOpen) return { error: fieldErrorIn(locale, REGISTRATION_CLOSED), sent: false, email };
+  if (!email) return { error: fieldErrorIn(locale, "This field may not be blank."), sent: false, email };
   const { site } = await requestSite();
-  resendActivation(email, site, new Date(), await getLocale());
+  resendActivation(email, site, new Date(), locale);
   return { error: null, sent: true, email };
 }

@@ -1,0 +1,70 @@
+import type { FieldErrors } from "@/lib/domain/errors";
+import { CATALOGUES, DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
+
+/**
+ * The checks' messages on the site's pages in the page's language (public.md §3). The checks
+ * (lib/http/fields.ts, the capabilities' readers and services) are shared with the API, whose
+ * messages stay English (DRF's words, which clients parse); a page translates them here, once,
+ * where its form state is built: each English message is matched against the English catalogue's
+ * `fieldErrors` messages, read as templates ("Ensure this field has no more than {n} characters."),
+ * and written with the same arguments in the page's language. A message no template matches stays
+ * English (in the forms' words, lib/site/form-words.ts).
+ */
+type Key = keyof (typeof CATALOGUES)["en"]["fieldErrors"];
+
+interface Template {
+  key: Key;
+  pattern: RegExp;
+  names: string[];
+}
+
+let templates: Template[] | undefined;
+
+/** The English messages as patterns: an argument `{name}` matches any text. */
+function englishTemplates(): Template[] {
+  return (templates ??= Object.entries(CATALOGUES.en.fieldErrors).map(([key, message]) => {
+    const names: string[] = [];
+    const source = message.split(/\{(\w+)\}/).map((part, i) => {
+      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(part);
+      return "(.+?)";
+    }).join("");
+    return { key: key as Key, pattern: new RegExp(`^${source}$`, "s"), names };
+  }));
+}
+
+/** A message's translation by its template, or null when no template matches. */
+function byTemplate(locale: Locale, message: string): string | null {
+  for (const { key, pattern, names } of englishTemplates()) {
+    const m = pattern.exec(message);
+    if (!m) continue;
+    const values = Object.fromEntries(names.map((name, i) => [name, m[i + 1]]));
+    return translator(locale, "fieldErrors")(key, values as never);
+  }
+  return null;
+}
+
+/** A line of a list of thresholds, as the API names it: `thresholds[1].delta_t: …` or `rate_of_change.thresholds[0]: …`. */
+const THRESHOLD_LINE = /^(?:rate_of_change\.)?thresholds\[(\d+)\](?:\.\w+)?: ?(.*)$/s;
+
+/**
+ * One message of a check as a page in `locale` shows it (`field`: the field it is about). English
+ * pages get it as it is (their forms put it in their words in the browser, lib/site/form-words.ts).
+ */
+export function fieldErrorIn(locale: Locale, message: string, field?: string): string {
+  if (locale === DEFAULT_LOCALE) return message;
+  const t = translator(locale, "fieldErrors");
+  const line = THRESHOLD_LINE.exec(message);
+  const inner = line ? line[2] : message;
+  const translated = byTemplate(locale, inner);
+  if (translated === null) return inFormWords(message, field);
+  const timeStep = (field !== undefined && TIME_STEP_FIELDS.includes(field)) || /is not a valid time step\.$/.test(inner);
+  return (line ? `${t("thresholdsLine", { line: String(Number(line[1]) + 1) })}: ` : "") + translated + (timeStep ? ` ${t("timeStepHelp")}` : "");
+}
+
+/** A form's messages, field by field, as a page in `locale` shows them. */
+export function fieldErrorsIn(locale: Locale, errors: FieldErrors): FieldErrors {
+  if (locale === DEFAULT_LOCALE) return errors;
+  return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages.map((m) => fieldErrorIn(locale, m, field))]));
+}

@@ -1,0 +1,65 @@
+/**
+ * The checks' messages on pages in Greek (lib/site/field-errors.ts): every message the shared
+ * checks can write (their literals, read from their sources) has a Greek translation, the
+ * arguments travel, and English pages and unknown messages stay as they are.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fieldErrorIn, fieldErrorsIn } from "@/lib/site/field-errors";
+
+/** The checks shared by the API and the pages whose messages a page may show. */
+function checkSources(): string[] {
+  const capabilities = readdirSync("lib", { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) =>
+    readdirSync(join("lib", d.name)).filter((f) => f === "fields.ts" || f.endsWith("-fields.ts")).map((f) => join("lib", d.name, f)));
+  return [...capabilities, "lib/auth/passwords.ts", "lib/auth/captcha.ts", "lib/accounts/accounts.ts", "lib/accounts/users.ts",
+    "lib/accounts/registration.ts", "lib/access/requests.ts", "lib/site/forms.ts", "lib/formats/time-step.ts", "lib/formats/date-param.ts", "lib/synoptic/config.ts", "lib/telemetry/config.ts"];
+}
+
+/** The message literals of a source: sentences (a capital or a quoted value first, a full stop last), `${…}` as a sample value. */
+function messageLiterals(source: string): string[] {
+  const code = source.split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && !line.includes("description:")).join("\n");
+  const found = new Set<string>();
+  for (const m of code.matchAll(/"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g)) {
+    const text = (m[1] ?? m[2]).replace(/\$\{[^}]*\}/g, "x7").replace(/\\"/g, '"');
+    if (/^(?:[A-Z]|"x7")[^]*\.$/.test(text) && text.includes(" ") && !/^(?:SELECT|UPDATE|INSERT|DELETE)\b/.test(text)) found.add(text);
+  }
+  return [...found];
+}
+
+describe("the checks' messages on pages (public.md §3)", () => {
+  it("has a Greek translation of every message the shared checks write", () => {
+    const untranslated: string[] = [];
+    let count = 0;
+    for (const file of checkSources()) {
+      for (const message of messageLiterals(readFileSync(file, "utf8"))) {
+        count++;
+        const greek = fieldErrorIn("el", message);
+        if (greek === message || /[a-z]{3,} [a-z]{3,} [a-z]{3,}/.test(greek.replace(/x7|start_date|end_date|all=true/g, ""))) untranslated.push(`${file}: ${message}`);
+      }
+    }
+    expect(count).toBeGreaterThan(40);
+    expect(untranslated).toEqual([]);
+  });
+
+  it("keeps the arguments and English as it is", () => {
+    expect(fieldErrorIn("el", "Ensure this field has no more than 150 characters.")).toBe("Αυτό το πεδίο δεν μπορεί να έχει περισσότερους από 150 χαρακτήρες.");
+    expect(fieldErrorIn("el", 'Invalid pk "42" - object does not exist.')).toBe("Μη έγκυρο αναγνωριστικό «42»: δεν υπάρχει τέτοιο αντικείμενο.");
+    expect(fieldErrorIn("en", "This field is required.")).toBe("This field is required.");
+    expect(fieldErrorsIn("en", { email: ["Enter a valid email address."] })).toEqual({ email: ["Enter a valid email address."] });
+    expect(fieldErrorsIn("el", { email: ["Enter a valid email address."], form: ["Your session has ended. Log in again."] }))
+      .toEqual({ email: ["Εισαγάγετε μια έγκυρη διεύθυνση e-mail."], form: ["Η συνεδρία σας έληξε. Συνδεθείτε ξανά."] });
+  });
+
+  it("writes a time step's message with how to write one, and names a line of thresholds", () => {
+    expect(fieldErrorIn("el", '"10 lightyears" is not a valid time step.', "time_step"))
+      .toBe("Το «10 lightyears» δεν είναι έγκυρο χρονικό βήμα. Γράψτε έναν αριθμό και μια μονάδα, π.χ. 10min, 1h (μία ώρα) ή 1D (μία ημέρα).");
+    expect(fieldErrorIn("el", "This field is required.", "target_time_step")).toMatch(/^Αυτό το πεδίο είναι υποχρεωτικό\. Γράψτε έναν αριθμό/);
+    expect(fieldErrorIn("el", "thresholds[1].allowed_diff: A valid number is required.")).toBe("Κατώφλια, γραμμή 2: Απαιτείται έγκυρος αριθμός.");
+  });
+
+  it("leaves a message it does not know in English, in the forms' words", () => {
+    expect(fieldErrorIn("el", "Something new went wrong.")).toBe("Something new went wrong.");
+    expect(fieldErrorIn("el", "lower_bound must not exceed upper_bound.")).toBe("Lower bound must not exceed upper bound.");
+  });
+});
