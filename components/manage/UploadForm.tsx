@@ -102,6 +102,7 @@ async function firstLines(source: File | string): Promise<string[]> {
 
 export default function UploadForm({ apiPath, defaultZone, displayOffset, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
   const t = useTranslations("manageSeriesUpload");
+  const dates = useTranslations("dates");
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -195,7 +196,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
           <label htmlFor={`${id}-zone`}>{t("zone")}</label>
           <select id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)}
             aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined}>
-            {zoneChoices({ station: defaultZone, summerTime: true }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
+            {zoneChoices({ station: defaultZone, summerTime: true, words: { summerTime: (zone) => dates("withSummerTime", { zone }), station: (label) => dates("stationsZone", { label }) } }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
           </select>
           <p className="help" id={`${id}-zone-help`}>{t("zoneHelp")}</p>
           <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />

@@ -45,7 +45,7 @@ export async function manageMetadata(title: string, check: (user: SiteUser) => u
 }
 
 /** The 403 or 404 page's title in the page's language (public.md §3). */
-async function refusalTitle(status: 403 | 404): Promise<string> {
+export async function refusalTitle(status: 403 | 404): Promise<string> {
   return translator(await requestLocale(), "refusal")(status === 403 ? "forbiddenTitle" : "notFoundTitle");
 }
 

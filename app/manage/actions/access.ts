@@ -5,6 +5,7 @@ import { approveAccessRequest, createAccessRequest, denyAccessRequest, readAcces
 import { siteRoot } from "@/lib/http/urls";
 import type { FormState } from "@/lib/site/form-state";
 import { boundId, formInput, submitForm } from "@/lib/site/manage-form";
+import { requestLocale } from "@/lib/site/locale";
 import { stationPath } from "@/lib/site/paths";
 
 /**
@@ -22,7 +23,7 @@ async function site(): Promise<string> {
 export async function requestAccess(sidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const sid = boundId(sidValue);
   return submitForm(prev, form, async (user) => {
-    await createAccessRequest(user, sid, () => readAccessRequest(formInput(form)), await site());
+    await createAccessRequest(user, sid, () => readAccessRequest(formInput(form)), await site(), await requestLocale());
     // Another address than the form's page: to the same one (only its #access added), the browser's
     // router would move to the anchor without asking the server for the page, which still showed the form.
     return `${stationPath(sid)}?access=requested#access`;
@@ -32,7 +33,7 @@ export async function requestAccess(sidValue: unknown, prev: FormState, form: Fo
 export async function approveAccess(sidValue: unknown, ridValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const [sid, rid] = [boundId(sidValue), boundId(ridValue)];
   return submitForm(prev, form, async (user) => {
-    await approveAccessRequest(user, sid, rid, () => readApproval(formInput(form)), await site());
+    await approveAccessRequest(user, sid, rid, () => readApproval(formInput(form)), await site(), await requestLocale());
     return "/manage/?done=access-approved#access-requests";
   });
 }
@@ -40,7 +41,7 @@ export async function approveAccess(sidValue: unknown, ridValue: unknown, prev: 
 export async function denyAccess(sidValue: unknown, ridValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const [sid, rid] = [boundId(sidValue), boundId(ridValue)];
   return submitForm(prev, form, async (user) => {
-    await denyAccessRequest(user, sid, rid, () => readDenial(formInput(form)), await site());
+    await denyAccessRequest(user, sid, rid, () => readDenial(formInput(form)), await site(), await requestLocale());
     return "/manage/?done=access-denied#access-requests";
   });
 }

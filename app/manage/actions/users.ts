@@ -6,6 +6,7 @@ import { createUserBy, readUserAdminInput, sendPasswordReset, updateUserBy, type
 import { siteRoot } from "@/lib/http/urls";
 import type { FormState } from "@/lib/site/form-state";
 import { boundId, formInput, submitForm } from "@/lib/site/manage-form";
+import { requestLocale } from "@/lib/site/locale";
 import { managePaths as paths } from "@/lib/site/manage-paths";
 
 /**
@@ -38,7 +39,7 @@ export async function mailPasswordReset(idValue: unknown, prev: FormState, form:
   return submitForm(prev, form, async (user) => {
     const h = await headers();
     // {site} for the link: ENHYDRIS_SITE_URL, else this request's origin (api.md §13).
-    await sendPasswordReset(user, uid, siteRoot(new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) })));
+    await sendPasswordReset(user, uid, siteRoot(new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) })), await requestLocale());
     return { message: (await getTranslations("manageUsers"))("resetSent") };
   });
 }

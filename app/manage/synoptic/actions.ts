@@ -8,6 +8,8 @@ import {
 import { RequestInput } from "@/lib/http/body";
 import { Conflict, NotFound, PermissionDenied } from "@/lib/domain/errors";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
+import { fieldErrorsIn } from "@/lib/site/field-errors";
+import { requestLocale } from "@/lib/site/locale";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
 import type { SynopticGroupValues } from "@/lib/synoptic";
@@ -82,7 +84,7 @@ export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData
     if (error instanceof NotFound) return { errors: { form: [(await getTranslations("manageOpsSynoptic"))("gone")] } };
     const errors = formErrors(error);
     if (!errors) throw error;
-    return { errors: emailMessages(errors, form) };
+    return { errors: fieldErrorsIn(await requestLocale(), emailMessages(errors, form)) };
   }
   redirect(`/manage/synoptic/${id}/?saved=1`);
 }

@@ -8,7 +8,7 @@ import LookupFields from "@/components/manage/LookupFields";
 import { Done, ManageHeader, Pager, pageNumber, Section } from "@/components/manage/parts";
 import { ensureSuperuser } from "@/lib/auth/permissions";
 import { LOOKUP_FORMS, lookupOf, lookupReaders } from "@/lib/lookups";
-import { guarded, lookupChoices, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/manage";
+import { guarded, lookupChoices, refusalTitle, superuserPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 
@@ -19,7 +19,7 @@ const PAGE_SIZE = 100;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const name = lookupOf((await params).lookup);
-  return name ? superuserPageMetadata((await getTranslations("manageLookups"))(`forms.${name}.title`)) : { title: NOT_FOUND_TITLE };
+  return name ? superuserPageMetadata((await getTranslations("manageLookups"))(`forms.${name}.title`)) : { title: await refusalTitle(404) };
 }
 
 /** `{site}/manage/lookups/{lookup}/`: its objects (in the API's order) and the form of a new one. */

@@ -8,7 +8,7 @@ import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
 import type { AttachmentRow, EventRow } from "@/lib/stations";
 import {
-  attachmentValues, childForEditing, eventValues, guarded, lookupChoices, NOT_FOUND_TITLE, stationPageMetadata,
+  attachmentValues, childForEditing, eventValues, guarded, lookupChoices, refusalTitle, stationPageMetadata,
 } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
@@ -19,7 +19,7 @@ type Params = Promise<{ sid: string; kind: string; id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const kind = childKind((await params).kind);
-  return kind ? stationPageMetadata((await getTranslations("manageStation"))("editChild", { kind }), params) : { title: NOT_FOUND_TITLE };
+  return kind ? stationPageMetadata((await getTranslations("manageStation"))("editChild", { kind }), params) : { title: await refusalTitle(404) };
 }
 
 /** `{site}/manage/stations/{sid}/{files|images|events}/{id}/`: the form of one file, image or event. */

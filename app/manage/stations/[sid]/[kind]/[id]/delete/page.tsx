@@ -5,7 +5,7 @@ import { removeChild } from "@/app/manage/actions/stations";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
 import type { AttachmentRow, EventRow } from "@/lib/stations";
-import { childForEditing, guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/manage";
+import { childForEditing, guarded, refusalTitle, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/frontend";
@@ -13,7 +13,7 @@ import { pathId } from "@/lib/frontend";
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return childKind((await params).kind) ? stationPageMetadata((await getTranslations("manageDelete"))("delete"), params) : { title: NOT_FOUND_TITLE };
+  return childKind((await params).kind) ? stationPageMetadata((await getTranslations("manageDelete"))("delete"), params) : { title: await refusalTitle(404) };
 }
 
 /** The confirmation of the delete of a file (with its bytes), an image or an event. */
