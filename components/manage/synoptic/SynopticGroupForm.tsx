@@ -1,7 +1,7 @@
 "use client";
 
 import { groupTitle } from "@/lib/site/names";
-import "./synoptic.css";
+import "@/components/synoptic/synoptic.css";
 import { useTranslations } from "next-intl";
 import { startTransition, useActionState, useState, type FormEvent, type ReactNode } from "react";
 import FieldErrors from "@/components/accounts/FieldErrors";
