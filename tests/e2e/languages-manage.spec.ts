@@ -39,7 +39,8 @@ for (const size of [{ name: "desktop", width: 1280, height: 800 }, { name: "phon
       await expect(page.getByRole("link", { name: "Νέος σταθμός" })).toBeVisible();
       await expect(page.getByRole("heading", { name: "Σταθμοί", exact: true })).toBeVisible();
       await expect(page.locator("main").getByRole("button", { name: "Αναζήτηση" })).toBeVisible();
-      await expect(page.getByText("6 σταθμοί", { exact: true })).toBeVisible();
+      // Other tests add stations to the demo's six: the count, whatever it is, in Greek.
+      await expect(page.getByText(/^\d+ σταθμοί$/)).toBeVisible();
       await noEnglish(page, ["Stations", "Search", "Lookups", "Latest changes", "public page", "Owner"]);
       await noHorizontalScroll(page);
       await shot(page, "languages-manage-home-el");

@@ -403,7 +403,7 @@ test.describe("superusers' pages", () => {
       await shot(page, "manage-16-lookup-delete-refused");
       const descr = unique("Snow pillow ");
       await open(page, "/manage/lookups/stationtypes/");
-      await page.getByLabel("Description").fill(descr);
+      await page.getByLabel("Description", { exact: true }).fill(descr);
       await page.getByRole("button", { name: "Add station type" }).click();
       await expect(status(page)).toHaveText("Created.");
       await expect(page.getByRole("link", { name: descr })).toBeVisible();
