@@ -17,15 +17,9 @@ const ROOT = join(__dirname, "..", "..");
  * translations land (the test fails on a listed file that has become clean, so that it is removed).
  */
 const PENDING: Record<string, string> = {
-  "app/accounts/register/actions.ts": "\"Registration is closed.\" and \"This field may not be blank.\", messages of the register form's action: being translated with the errors",
-  "app/manage/replication/page.tsx": "a management page: being translated with the management pages",
-  "app/manage/stations/[sid]/timeseriesgroups/[gid]/timeseries/[tid]/upload/page.tsx": "a management page: being translated with the management pages",
-  "components/manage/LocationPicker.tsx": "a management page: being translated with the management pages",
-  "components/manage/Pickers.tsx": "a management page: being translated with the management pages",
-  "components/manage/Workbench.tsx": "a management page: being translated with the management pages",
-  "lib/frontend/refusals.ts": "FORBIDDEN_TITLE and NOT_FOUND_TITLE, the 403/404 titles of app/forbidden.tsx, app/not-found.tsx and lib/manage/guard.ts: being translated with the errors",
-  "lib/server/error-shells.ts": "the last-resort 403/404 page when the refusal page cannot be drawn: being translated with the errors",
-  "lib/server/serve.ts": "the HTTP edge's refusal pages (a form from another site, an anonymous form too large or of no length): being translated with the errors",
+  "lib/frontend/refusals.ts": "FORBIDDEN_TITLE and NOT_FOUND_TITLE, the English titles the last-resort pages below still use (the pages Next draws and the replaced shells have Greek titles): not translated yet",
+  "lib/server/error-shells.ts": "the last-resort 403/404 page, drawn only when the site's refusal page cannot be: not translated yet",
+  "lib/server/serve.ts": "the HTTP edge's refusal pages, sent before Next (a form from another site, an anonymous form too large or of no length, a body that stalls): not translated yet",
 };
 
 /**
@@ -36,6 +30,19 @@ const ALLOWED: Record<string, Record<string, string>> = {
   "lib/accounts/reset-pages.ts": {
     "Accept-Language, Cookie": "the pages' Vary header (HTTP header names), not text",
   },
+  "app/accounts/register/actions.ts": {
+    "Registration is closed.": "the check's English message, shown through fieldErrorIn in the page's language",
+    "This field may not be blank.": "the check's English message, shown through fieldErrorIn in the page's language",
+  },
+  "app/manage/replication/page.tsx": {
+    "npm run replicate -- --from https://other.example.org/ [--query &quot;owner:ntua&quot;]": "a command line, in <code>",
+  },
+  "app/manage/stations/[sid]/timeseriesgroups/[gid]/timeseries/[tid]/upload/page.tsx": {
+    "•data/": "an API path, in <code>",
+  },
+  "components/manage/LocationPicker.tsx": { "•-srids": "an element id" },
+  "components/manage/Pickers.tsx": { "•-help•": "element ids", "•-errors": "an element id", "•-help": "an element id" },
+  "components/manage/Workbench.tsx": { "SUSPECT": "an example of the flags a user types (flags are data, the same in every language)" },
   "app/language/route.ts": {
     "The form could not be read.": "the plain-text 400 of a switcher post no page sends (a client's mistake), not a page",
     "Unknown language.": "the plain-text 400 of a switcher post no page sends (a client's mistake), not a page",
