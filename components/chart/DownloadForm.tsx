@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useHydrated } from "@/components/site/useHydrated";
 import { seriesApiPath } from "@/lib/site/paths";
+import { useZoneWords } from "@/components/site/zone-words";
 import { offsetLabel, zoneChoices } from "@/lib/site/time";
 
 /**
@@ -41,12 +42,12 @@ export default function DownloadForm({ stationId, groupId, series, defaultSeries
   const [timezone, setTimezone] = useState(displayZone);
   const live = useHydrated();
   const t = useTranslations("download");
-  const dates = useTranslations("dates");
+  const zoneWords = useZoneWords();
   if (!series.length || seriesId === undefined) {
     return <p className="muted">{t("nothing")}</p>;
   }
   // The station's zone first, then every fixed-offset zone (the ones HTS files can state).
-  const zones = zoneChoices({ station: displayZone, words: { summerTime: (zone) => dates("withSummerTime", { zone }), station: (label) => dates("stationsZone", { label }) } });
+  const zones = zoneChoices({ station: displayZone, words: zoneWords });
 
   const query = new URLSearchParams({ fmt });
   // Dates without a time are read in the station's time zone; the end date includes its whole day.

@@ -8,6 +8,7 @@ import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
 import { csrfToken } from "@/components/manage/csrf";
 import { useHydrated } from "@/components/site/useHydrated";
+import { useZoneWords } from "@/components/site/zone-words";
 import { formatDateTime, offsetLabel, zoneChoices } from "@/lib/site/time";
 
 /**
@@ -102,7 +103,7 @@ async function firstLines(source: File | string): Promise<string[]> {
 
 export default function UploadForm({ apiPath, defaultZone, displayOffset, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
   const t = useTranslations("manageSeriesUpload");
-  const dates = useTranslations("dates");
+  const zoneWords = useZoneWords();
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -196,7 +197,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
           <label htmlFor={`${id}-zone`}>{t("zone")}</label>
           <select id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)}
             aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined}>
-            {zoneChoices({ station: defaultZone, summerTime: true, words: { summerTime: (zone) => dates("withSummerTime", { zone }), station: (label) => dates("stationsZone", { label }) } }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
+            {zoneChoices({ station: defaultZone, summerTime: true, words: zoneWords }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
           </select>
           <p className="help" id={`${id}-zone-help`}>{t("zoneHelp")}</p>
           <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />
