@@ -136,7 +136,6 @@ const GREEK = { "Accept-Language": "el" };
  * once it is gone, so that the entry is removed). Empty it as the translations land.
  */
 const PENDING: Record<string, string> = {
-  "404, no such page": "the title of app/not-found.tsx (NOT_FOUND_TITLE, lib/frontend/refusals.ts): being translated with the errors",
 };
 
 async function page(path: string, headers: Record<string, string> = {}): Promise<{ status: number; html: string }> {
