@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { createUser, hydrated, logIn, offline, open, shot, unique } from "./helpers";
+import { hydrated, logIn, offline, open, shot, superuserApi, unique, waveRecords } from "./helpers";
 
 /**
  * The quality-control workbench and "compare with…" (corrections.md §3), with screenshots under
@@ -14,38 +14,15 @@ test.beforeEach(async ({ context }) => {
   await offline(context);
 });
 
-/** 3 days of 10-minute records, 10.0 plus a daily wave, as data/ writes them. */
-function records(): string {
-  const lines: string[] = [];
-  const start = Date.UTC(2025, 0, 1) / 1000;
-  for (let i = 0; i < 432; i++) {
-    const t = new Date((start + i * 600) * 1000).toISOString();
-    lines.push(`${t.slice(0, 10)} ${t.slice(11, 16)},${(10 + Math.sin(i / 24)).toFixed(2)},`);
-  }
-  return `${lines.join("\r\n")}\r\n`;
-}
-
 async function setUp(request: APIRequestContext) {
-  const admin = unique("qcadmin");
-  createUser(admin, PASSWORD, { superuser: true });
-  const login = await request.post("/api/auth/login/", { form: { username: admin, password: PASSWORD } });
-  const headers = { Authorization: `Token ${((await login.json()) as { key: string }).key}` };
-  const post = async (path: string, data: object) => {
-    const r = await request.post(path, { headers, data });
-    expect(r.status(), await r.text()).toBe(201);
-    return ((await r.json()) as { id: number }).id;
-  };
-  const first = async (path: string) => ((await (await request.get(path)).json()) as { results: { id: number }[] }).results;
-  const owner = (await first("/api/organizations/"))[0].id;
-  const variable = (await first("/api/variables/"))[0].id;
-  const units = await first("/api/units/");
+  const { admin, headers, post, owner, variable, units } = await superuserApi(request, "qcadmin", PASSWORD);
   const station = unique("QC station ");
   const sid = await post("/api/stations/", { name: station, geom: "POINT (21 39.1)", owner });
   const series = async (name: string, unit: number) => {
     const gid = await post(`/api/stations/${sid}/timeseriesgroups/`, { name, precision: 2, variable, unit_of_measurement: unit });
     const tid = await post(`/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/`, { type: "Initial", time_step: "10min", name, publicly_available: true });
     const data = `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/`;
-    const stored = await request.post(data, { headers, form: { timeseries_records: records(), timezone: "UTC" } });
+    const stored = await request.post(data, { headers, form: { timeseries_records: waveRecords(3), timezone: "UTC" } });
     expect(stored.status(), await stored.text()).toBe(204);
     return { gid, tid, data };
   };

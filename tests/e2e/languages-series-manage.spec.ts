@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { createUser, hydrated, logIn, offline, open, shot, unique } from "./helpers";
+import { hydrated, logIn, offline, open, shot, superuserApi, unique, waveRecords } from "./helpers";
 
 /**
  * The management pages of a group and its series in Greek (public.md §3): the group page, the
@@ -12,35 +12,13 @@ test.beforeEach(async ({ context }) => {
   await offline(context);
 });
 
-/** A day of 10-minute records (144), as data/ takes them. */
-function records(): string {
-  const lines: string[] = [];
-  const start = Date.UTC(2025, 0, 1) / 1000;
-  for (let i = 0; i < 144; i++) {
-    const t = new Date((start + i * 600) * 1000).toISOString();
-    lines.push(`${t.slice(0, 10)} ${t.slice(11, 16)},${(10 + Math.sin(i / 24)).toFixed(2)},`);
-  }
-  return `${lines.join("\r\n")}\r\n`;
-}
-
 async function setUp(request: APIRequestContext) {
-  const admin = unique("eladmin");
-  createUser(admin, PASSWORD, { superuser: true });
-  const login = await request.post("/api/auth/login/", { form: { username: admin, password: PASSWORD } });
-  const headers = { Authorization: `Token ${((await login.json()) as { key: string }).key}` };
-  const post = async (path: string, data: object) => {
-    const r = await request.post(path, { headers, data });
-    expect(r.status(), await r.text()).toBe(201);
-    return ((await r.json()) as { id: number }).id;
-  };
-  const first = async (path: string) => ((await (await request.get(path)).json()) as { results: { id: number }[] }).results;
-  const owner = (await first("/api/organizations/"))[0].id;
-  const variable = (await first("/api/variables/"))[0].id;
-  const unit = (await first("/api/units/"))[0].id;
+  const { admin, headers, post, owner, variable, units } = await superuserApi(request, "eladmin", PASSWORD);
+  const unit = units[0].id;
   const sid = await post("/api/stations/", { name: unique("Σταθμός "), geom: "POINT (21 39.1)", owner });
   const gid = await post(`/api/stations/${sid}/timeseriesgroups/`, { name: "Στάθμη", precision: 2, variable, unit_of_measurement: unit });
   const tid = await post(`/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/`, { type: "Initial", time_step: "10min", publicly_available: true });
-  const stored = await request.post(`/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/`, { headers, form: { timeseries_records: records(), timezone: "UTC" } });
+  const stored = await request.post(`/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/`, { headers, form: { timeseries_records: waveRecords(1), timezone: "UTC" } });
   expect(stored.status(), await stored.text()).toBe(204);
   const pid = await post(`/api/stations/${sid}/timeseriesgroups/${gid}/processes/`, {
     type: "checks", enabled: false, range_check: { lower_bound: 0, upper_bound: 40, soft_lower_bound: null, soft_upper_bound: null }, rate_of_change_check: null,
