@@ -114,18 +114,28 @@ describe("feed health", () => {
     smtp.messages.length = 0;
   }, 180_000);
 
-  it("e-mails the station's maintainers once when a feed is stuck, and once when its values change again", async () => {
-    const maintainer = await f.user({ email: "keeper@example.org" });
-    const sid = await f.station({ name: "Bree", maintainers: [maintainer.id] });
-    const gid = await f.group(sid, { name: "Humidity" });
+  /**
+   * A maintainer's station whose feed (one meteoview2 sensor) has sent the same value three times,
+   * fetched once: the stuck-feed e-mail is on its way.
+   */
+  async function stuckFeed(o: { email: string; language?: string; station: string; group: string; sensor: string; value: number }) {
+    const maintainer = await f.user({ email: o.email });
+    if (o.language) await db().write((tx) => tx.user.update({ where: { id: maintainer.id }, data: { language: o.language } }));
+    const sid = await f.station({ name: o.station, maintainers: [maintainer.id] });
+    const gid = await f.group(sid, { name: o.group });
     const path = `/api/stations/${sid}/telemetry/`;
-    readings["43b"] = [1, 2, 3].map((k) => ({ time: ago(30 - k), value: 55 }));
+    readings[o.sensor] = [1, 2, 3].map((k) => ({ time: ago(30 - k), value: o.value }));
     const put = await api(server.url).put(path, { token: maintainer.token, json: {
       type: "meteoview2", data_timezone: "UTC", fetch_interval_minutes: 1440, device_locator: vendor.apiUrl, username: "alice@example.org", password: "topsecretapikey",
-      remote_station_id: "1852", stuck_after_values: 3, sensors: [{ sensor_id: "43b", timeseries_group: gid }],
+      remote_station_id: "1852", stuck_after_values: 3, sensors: [{ sensor_id: o.sensor, timeseries_group: gid }],
     } });
     expect(put.status, put.text).toBe(201);
     await fetchNow(path, maintainer.token);
+    return { maintainer, sid, path };
+  }
+
+  it("e-mails the station's maintainers once when a feed is stuck, and once when its values change again", async () => {
+    const { maintainer, path } = await stuckFeed({ email: "keeper@example.org", station: "Bree", group: "Humidity", sensor: "43b", value: 55 });
     const [stuck] = await smtp.waitFor(1);
     expect(stuck.to).toEqual(["keeper@example.org"]);
     expect(stuck.subject).toBe("[127.0.0.1] Bree: Humidity is stuck");
@@ -142,18 +152,7 @@ describe("feed health", () => {
 
   it("e-mails a maintainer whose account chose Greek in Greek (public.md §3)", async () => {
     smtp.messages.length = 0;
-    const maintainer = await f.user({ email: "fylakas@example.org" });
-    await db().write((tx) => tx.user.update({ where: { id: maintainer.id }, data: { language: "el" } }));
-    const sid = await f.station({ name: "Άρτα", maintainers: [maintainer.id] });
-    const gid = await f.group(sid, { name: "Υγρασία" });
-    const path = `/api/stations/${sid}/telemetry/`;
-    readings["44c"] = [1, 2, 3].map((k) => ({ time: ago(30 - k), value: 70 }));
-    const put = await api(server.url).put(path, { token: maintainer.token, json: {
-      type: "meteoview2", data_timezone: "UTC", fetch_interval_minutes: 1440, device_locator: vendor.apiUrl, username: "alice@example.org", password: "topsecretapikey",
-      remote_station_id: "1852", stuck_after_values: 3, sensors: [{ sensor_id: "44c", timeseries_group: gid }],
-    } });
-    expect(put.status, put.text).toBe(201);
-    await fetchNow(path, maintainer.token);
+    const { sid } = await stuckFeed({ email: "fylakas@example.org", language: "el", station: "Άρτα", group: "Υγρασία", sensor: "44c", value: 70 });
     const [stuck] = await smtp.waitFor(1);
     expect(stuck.to).toEqual(["fylakas@example.org"]);
     expect(stuck.subject).toBe("[127.0.0.1] Άρτα: η ροή Υγρασία κόλλησε");
