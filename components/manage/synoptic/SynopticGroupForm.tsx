@@ -108,6 +108,18 @@ const groupLabel = (g: GroupChoice) => `${groupTitle(g)}${g.name && g.variable &
 
 const EMPTY: SynopticFormState = { errors: {} };
 
+/** A series' on/off setting, a whole row wide. */
+function Toggle({ checked, onChange, label }: { checked: boolean; onChange: (on: boolean) => void; label: ReactNode }) {
+  return (
+    <div className="wide">
+      <label className="synoptic-group-toggle">
+        <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+        {label}
+      </label>
+    </div>
+  );
+}
+
 export default function SynopticGroupForm({ initial, token, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
   const t = useTranslations("synopticForm");
   const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
@@ -232,12 +244,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                             placeholder={key === "title" ? groupTitle(g) : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
                         </div>
                       ))}
-                      <div className="wide">
-                        <label className="synoptic-group-toggle">
-                          <input type="checkbox" checked={s.rateOfChange} onChange={(e) => setSeries(i, g.id, { rateOfChange: e.target.checked })} />
-                          {t("rateOfChange")}
-                        </label>
-                      </div>
+                      <Toggle checked={s.rateOfChange} onChange={(on) => setSeries(i, g.id, { rateOfChange: on })} label={t("rateOfChange")} />
                       {s.rateOfChange && (
                         <>
                           <div className="wide">
@@ -245,12 +252,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                             <textarea id={`${id}-thresholds`} rows={3} value={s.thresholds} onChange={(e) => setSeries(i, g.id, { thresholds: e.target.value })} aria-describedby={`${id}-thresholds-help`} />
                             <p className="help" id={`${id}-thresholds-help`}>{t.rich("thresholdsHelp", { code: (chunks) => <code>{chunks}</code> })}</p>
                           </div>
-                          <div className="wide">
-                            <label className="synoptic-group-toggle">
-                              <input type="checkbox" checked={s.symmetric} onChange={(e) => setSeries(i, g.id, { symmetric: e.target.checked })} />
-                              {t("symmetric")}
-                            </label>
-                          </div>
+                          <Toggle checked={s.symmetric} onChange={(on) => setSeries(i, g.id, { symmetric: on })} label={t("symmetric")} />
                         </>
                       )}
                     </div>
