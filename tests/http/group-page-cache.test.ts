@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { api } from "@/tests/support/http";
+import { api, NOT_PUBLIC_NOTICE } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin } from "@/tests/support/site-session";
@@ -53,7 +53,7 @@ describe("the group page after changes of what it shows", () => {
     for (const text of await pages()) {
       expect(text).toContain("Rain before");
       expect(text).toContain("Cached Station");
-      expect(text).toContain("The data of this time series are not public.");
+      expect(text).toContain(NOT_PUBLIC_NOTICE);
       expect(text).not.toContain(SECRET);
     }
     // Made a data viewer of the station; the group and the station renamed.
@@ -76,7 +76,7 @@ describe("the group page after changes of what it shows", () => {
     // No longer a data viewer.
     await db().prisma.stationDataViewer.deleteMany({ where: { stationId: sid, userId: reader.id } });
     for (const text of await pages()) {
-      expect(text).toContain("The data of this time series are not public.");
+      expect(text).toContain(NOT_PUBLIC_NOTICE);
       expect(text).not.toContain(SECRET);
     }
   });

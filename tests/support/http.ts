@@ -3,6 +3,10 @@
 export const UNAUTHENTICATED = '{"detail":"Authentication credentials were not provided."}';
 export const FORBIDDEN = '{"detail":"You do not have permission to perform this action."}';
 
+/** The chart's notice as the server renders it: the words alone are also in the messages the
+ * page hands to its browser code, whether or not the notice shows. */
+export const NOT_PUBLIC_NOTICE = "<strong>The data of this time series are not public.</strong>";
+
 export interface TestResponse {
   status: number;
   headers: Headers;
