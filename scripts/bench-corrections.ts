@@ -110,7 +110,7 @@ export async function workbenchTimes(site: string, page: string, login: { userna
       await tab.locator('.workbench-chart[data-state="ready"]').waitFor({ timeout: 60_000 });
       await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 });
       // The overlays are drawn in their own colours (components/chart/Compare.tsx).
-      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.recharts-line-curve[stroke='#c2410c'], .workbench-chart path.recharts-line-curve[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
+      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.chart-line[stroke='#c2410c'], .workbench-chart path.chart-line[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
       const ms = performance.now() - started;
       const heading = await tab.locator("#wb-records").innerText();
       if (!/\(52,560\)/.test(heading)) throw new Error(`workbench: the year's records are not all listed ("${heading}")`);

@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { type ComparedSeries, MAX_COMPARED } from "@/lib/domain/compare";
 import { chartApiUrl } from "@/lib/site/paths";
 
@@ -56,7 +56,11 @@ export function useOverlays(compared: Compared[], start: number | null, end: num
         .catch(() => setLoaded((l) => ({ ...l, [k]: [] })));
     }
   }, [compared, start, end, offsetMinutes]);
-  return compared.map((c, i) => ({ ...c, colour: OVERLAY_COLOURS[i % OVERLAY_COLOURS.length], points: loaded[overlayKey(c, start, end)] ?? [] }));
+  // The same array until something changes: charts redraw only then.
+  return useMemo(
+    () => compared.map((c, i) => ({ ...c, colour: OVERLAY_COLOURS[i % OVERLAY_COLOURS.length], points: loaded[overlayKey(c, start, end)] ?? [] })),
+    [compared, loaded, start, end],
+  );
 }
 
 /** The value axes of a chart: its own unit first ("left"), then one per other unit of the overlays. */

@@ -2,14 +2,12 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
-import {
-  Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis,
-} from "recharts";
 import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
-import { RangeFields, useDragRange } from "@/components/chart/drag-range";
-import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { RangeFields } from "@/components/chart/drag-range";
+import { timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
-import { isoInstant, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
+import WorkbenchChart, { type DrawnRow } from "@/components/manage/WorkbenchChart";
+import { epoch, isoInstant, parseCsv, type Rec, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import { decimalIn, decimalSeparator } from "@/lib/i18n/format";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
@@ -44,13 +42,6 @@ function workbenchQuery(href: string, range: { start: number; end: number }, com
   return url.pathname + url.search + url.hash;
 }
 
-interface Rec {
-  t: number;
-  v: number | null;
-  text: string;
-  flags: string;
-}
-
 interface State {
   value: number | null;
   flags: string;
@@ -79,25 +70,6 @@ const DRAWN_POINTS = 1200;
 const DAY = 86400;
 
 const iso = isoInstant;
-/** Epoch seconds of a UTC time as the API writes it: "2010-01-01 00:00" (read by position: a year of records is 52,560 of them), or any ISO 8601 text. */
-function epoch(text: string): number {
-  if (text.length === 16 && text[4] === "-" && text[10] === " " && text[13] === ":") {
-    return Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), +text.slice(14, 16)) / 1000;
-  }
-  return Date.parse(text.replace(" ", "T") + (/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? "" : "Z")) / 1000;
-}
-
-/** Records of the CSV of data/ read with timezone=UTC. */
-function parseCsv(text: string): Rec[] {
-  const out: Rec[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    if (!line) continue;
-    const [ts, value = "", flags = ""] = line.split(",");
-    out.push({ t: epoch(ts), v: value === "" ? null : Number(value), text: value, flags });
-  }
-  return out;
-}
-
 async function answerText(response: Response, serverAnswered: (status: number) => string): Promise<string> {
   try {
     const json = (await response.json()) as Record<string, unknown>;
@@ -172,35 +144,51 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const selected = useMemo(() => (selection ? recs.filter((r) => r.t >= selection.from && r.t <= selection.to) : []), [recs, selection]);
 
   // What the chart draws: every record, or min–max bands with the mean over equal intervals.
-  const drawn = useMemo(() => {
-    if (recs.length <= DRAWN_POINTS) return recs.map((r) => ({ t: r.t, mean: r.v, band: null as [number, number] | null }));
-    const width = (range.end - range.start) / (DRAWN_POINTS / 2);
-    const buckets = new Map<number, { sum: number; n: number; lo: number; hi: number }>();
+  const drawn = useMemo((): { rows: DrawnRow[]; maxStep: number } => {
+    if (recs.length <= DRAWN_POINTS) return { rows: recs.map((r) => ({ t: r.t, mean: r.v, band: null })), maxStep: Infinity };
+    const count = DRAWN_POINTS / 2;
+    const width = (range.end - range.start) / count;
+    const sum = new Float64Array(count);
+    const n = new Uint32Array(count);
+    const lo = new Float64Array(count).fill(Infinity);
+    const hi = new Float64Array(count).fill(-Infinity);
     for (const r of recs) {
       if (r.v === null) continue;
-      const k = Math.floor((r.t - range.start) / width);
-      const b = buckets.get(k);
-      if (b) {
-        b.sum += r.v;
-        b.n++;
-        b.lo = Math.min(b.lo, r.v);
-        b.hi = Math.max(b.hi, r.v);
-      } else buckets.set(k, { sum: r.v, n: 1, lo: r.v, hi: r.v });
+      const k = Math.min(count - 1, Math.max(0, Math.floor((r.t - range.start) / width)));
+      sum[k] += r.v;
+      n[k]++;
+      if (r.v < lo[k]) lo[k] = r.v;
+      if (r.v > hi[k]) hi[k] = r.v;
     }
-    return [...buckets.entries()].sort((a, b) => a[0] - b[0])
-      .map(([k, b]) => ({ t: range.start + (k + 0.5) * width, mean: b.sum / b.n, band: [b.lo, b.hi] as [number, number] }));
+    const rows: DrawnRow[] = [];
+    for (let k = 0; k < count; k++) {
+      if (n[k]) rows.push({ t: range.start + (k + 0.5) * width, mean: sum[k] / n[k], band: [lo[k], hi[k]] });
+    }
+    // An empty interval between two drawn ones is a gap in the data: the line and band break there.
+    return { rows, maxStep: width * 1.5 };
   }, [recs, range]);
   const flagged = useMemo(() => recs.filter((r) => r.flags !== "" && r.v !== null).slice(0, 2000).map((r) => ({ t: r.t, v: r.v, flags: r.flags })), [recs]);
   const after = useMemo(() => (preview ? preview.rows.filter((r) => r.after?.value !== null && r.after !== null).map((r) => ({ t: r.t, v: r.after!.value })) : []), [preview]);
-  const axes = unitAxes(unit, overlays);
+  const axes = useMemo(() => unitAxes(unit, overlays), [unit, overlays]);
   const axis = useMemo(() => timeTicks(range.start, range.end, offsetMinutes), [range, offsetMinutes]);
 
-  const select = (from: number, to: number) => {
+  const select = useCallback((from: number, to: number) => {
     setSelection({ from: Math.min(from, to), to: Math.max(from, to) });
     setPreview(null);
     setPage(0);
-  };
-  const { drag, handlers: dragHandlers } = useDragRange(select);
+  }, []);
+  const banded = recs.length > DRAWN_POINTS;
+  const chartText = useMemo(() => ({
+    label: t("chartLabel", { variable, start: formatDateTime(range.start, offsetMinutes), end: formatDateTime(range.end, offsetMinutes), zone }),
+    timeLabel: t("timeAxis", { zone }),
+    valueLabel: unit ? `${variable} (${unit})` : variable,
+    lineName: banded ? t("mean") : t("value"),
+    minMax: t("minMax"),
+    after: t("after"),
+    flaggedWith: (flags: string) => t("flaggedWith", { flags }),
+    formatValue: (v: number) => decimalIn(locale, v),
+    formatTime: (time: number) => `${formatDateTime(time, offsetMinutes)} (${zone})`,
+  }), [t, locale, variable, unit, range, offsetMinutes, zone, banded]);
 
   const body = () => {
     const b: Record<string, unknown> = { start_date: iso(selection!.from), end_date: iso(selection!.to), operation };
@@ -327,48 +315,12 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
 
       {loadError && <p className="message error" role="alert">{loadError}</p>}
       <div className="chart-box workbench-chart" data-state={records === null ? "loading" : "ready"} aria-busy={records === null}>
-        <ResponsiveContainer width="100%" height="100%">
-          <ComposedChart
-            data={drawn}
-            margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
-            {...dragHandlers}
-            style={{ userSelect: "none", cursor: "crosshair" }}
-            role="img"
-            aria-label={t("chartLabel", { variable, start: formatDateTime(range.start, offsetMinutes), end: formatDateTime(range.end, offsetMinutes), zone })}
-          >
-            <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
-            <XAxis dataKey="t" type="number" scale="time" domain={[range.start, range.end]} allowDataOverflow ticks={axis.ticks}
-              tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)} tick={{ fill: "#3d4b57", fontSize: 12 }}
-              label={{ value: t("timeAxis", { zone }), position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }} />
-            {[...axes.entries()].map(([u, axisId], i) => (
-              <YAxis key={axisId} yAxisId={axisId} orientation={i === 0 ? "left" : "right"} domain={["auto", "auto"]} width={64} tick={{ fill: "#3d4b57", fontSize: 12 }} tickFormatter={(v: number) => shownValue(v)}
-                label={{ value: i === 0 ? (unit ? `${variable} (${unit})` : variable) : u, angle: -90, position: i === 0 ? "insideLeft" : "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
-            ))}
-            <Tooltip labelFormatter={(t) => `${formatDateTime(Number(t), offsetMinutes)} (${zone})`}
-              formatter={(value, name, item) => {
-                // A flagged point's entries are its time and value (Scatter's x and y): the time as the
-                // page writes times, not seconds since 1970; the value named with its flags.
-                const entry = item as { dataKey?: unknown; payload?: { flags?: string } };
-                if (entry.dataKey === "t") return [`${formatDateTime(Number(value), offsetMinutes)} (${zone})`, t("time")];
-                const shown = typeof value === "number" ? shownValue(value) : value;
-                if (entry.payload?.flags) return [shown, t("flaggedWith", { flags: entry.payload.flags })];
-                return [shown, name];
-              }} />
-            <Area yAxisId="left" type="linear" dataKey="band" name={t("minMax")} stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} activeDot={false} />
-            <Line yAxisId="left" type="linear" dataKey="mean" name={recs.length > DRAWN_POINTS ? t("mean") : t("value")} stroke="#0b4f85" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
-            <Scatter yAxisId="left" data={flagged} dataKey="v" name={t("flagged")} fill="#d97706" shape="diamond" isAnimationActive={false} />
-            {after.length > 0 && <Line yAxisId="left" data={after} dataKey="v" name={t("after")} stroke="#dc2626" strokeDasharray="4 3" strokeWidth={1.8} dot={after.length < 200} isAnimationActive={false} />}
-            {overlays.map((o) => (
-              <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
-            ))}
-            {selection && <ReferenceArea yAxisId="left" x1={selection.from} x2={selection.to} fill="#f59e0b" fillOpacity={0.15} stroke="#d97706" />}
-            {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
-          </ComposedChart>
-        </ResponsiveContainer>
+        <WorkbenchChart rows={drawn.rows} maxStep={drawn.maxStep} flagged={flagged} after={after} overlays={overlays} axes={axes}
+          start={range.start} end={range.end} timeAxis={axis} offsetMinutes={offsetMinutes} selection={selection} onSelect={select} text={chartText} />
         {records === null && <div className="chart-loading">{t("loadingRecords")}</div>}
       </div>
       <div className="chart-legend" aria-hidden="true">
-        <span className="legend-mean">{recs.length > DRAWN_POINTS ? t("legendMean") : t("value")}</span>
+        <span className="legend-mean">{banded ? t("legendMean") : t("value")}</span>
         <span className="legend-flagged">{t("legendFlagged")}</span>
         {preview && <span className="legend-after">{t("legendAfter")}</span>}
         <span className="muted">{t("dragHelp")}</span>

@@ -29,6 +29,11 @@ async function main() {
       if (!r.ok) throw new Error(await r.text());
     }
     const page = `/manage/stations/1/timeseriesgroups/${group}/timeseries/${ids[2]}/edit/?start=2010-01-01T00:00:00Z&end=2010-12-31T23:50:00Z&compare=${ids[0]},${ids[1]}`;
+    if (process.env.KEEP) {
+      // The server stays up for requests by hand: the page, the session's user is bench/bench-password.
+      console.log(`${url}${page}\nseries ${ids.join(",")} of group ${group}; token ${token}`);
+      await new Promise(() => {});
+    }
     const { jar } = await siteLogin(url, "bench", "bench-password");
     const { chromium } = await import("@playwright/test");
     const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
@@ -48,7 +53,7 @@ async function main() {
       await tab.waitForLoadState("domcontentloaded"); marks.push(`${at()} DOMContentLoaded`);
       await tab.locator('.workbench-chart[data-state="ready"]').waitFor({ timeout: 60_000 }); marks.push(`${at()} chart ready`);
       await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 }); marks.push(`${at()} table row`);
-      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.recharts-line-curve[stroke='#c2410c'], .workbench-chart path.recharts-line-curve[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
+      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.chart-line[stroke='#c2410c'], .workbench-chart path.chart-line[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
       marks.push(`${at()} overlays`);
       if (process.env.PROFILE) {
         const { profile } = (await cdp.send("Profiler.stop")) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };

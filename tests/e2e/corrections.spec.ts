@@ -1,5 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { hydrated, logIn, offline, open, shot, superuserApi, unique, waveRecords } from "./helpers";
+import { join } from "node:path";
+import { hydrated, logIn, offline, open, SCREENSHOTS, shot, superuserApi, unique, waveRecords } from "./helpers";
 
 /**
  * The quality-control workbench and "compare with…" (corrections.md §3), with screenshots under
@@ -34,7 +35,7 @@ async function setUp(request: APIRequestContext) {
 
 /** Drags across the chart from one fraction of its width to another. */
 async function dragOnChart(page: Page, from: number, to: number): Promise<void> {
-  const grid = (await page.locator(".workbench-chart .recharts-cartesian-grid").boundingBox())!;
+  const grid = (await page.locator(".workbench-chart .chart-grid rect").boundingBox())!;
   const y = grid.y + grid.height / 2;
   await page.mouse.move(grid.x + grid.width * from, y);
   await page.mouse.down();
@@ -113,8 +114,8 @@ test("an editor selects a range on the chart, previews an offset, applies it, re
 
   // Compare with the neighbour, of another unit: a second value axis.
   await addCompared(page, station, "Neighbour");
-  await expect(page.locator(".workbench-chart .recharts-yAxis")).toHaveCount(2);
-  await expect(page.locator(".workbench-chart path.recharts-line-curve[stroke='#c2410c']")).toHaveCount(1);
+  await expect(page.locator(".workbench-chart .value-axis")).toHaveCount(2);
+  await expect(page.locator(".workbench-chart path.chart-line[stroke='#c2410c']")).toHaveCount(1);
   await shot(page, "corrections-03-compare");
 
   // The address keeps the view: reloaded (or sent to a colleague), it shows the same range and comparison.
@@ -125,7 +126,7 @@ test("an editor selects a range on the chart, previews an offset, applies it, re
   await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
   await expect(page.getByLabel(/^From/)).toHaveValue(from);
   await expect(page.locator(".compare-list li")).toContainText(`${station} · Neighbour`);
-  await expect(page.locator(".workbench-chart .recharts-yAxis")).toHaveCount(2);
+  await expect(page.locator(".workbench-chart .value-axis")).toHaveCount(2);
   // A series this user may not read, or none at all, is left out; a range that does not parse is ignored.
   await page.goto(`${new URL(page.url()).pathname}?start=yesterday&compare=999999,${neighbour.tid},abc`);
   await hydrated(page);
@@ -166,9 +167,11 @@ test("an editor edits a record's value and flags in the table", async ({ page, r
   expect((await csv(gauge.data)).split(/\r?\n/)[0]).toBe("2025-01-01 00:00,42.50,CHECKED");
   await expect(page.locator(".workbench-table tbody tr").first()).toContainText("CHECKED");
   // The flagged point on the chart: its tooltip gives the time as the page writes it and the flags.
-  await page.locator(".workbench-chart .recharts-scatter-symbol").first().hover();
-  const tooltip = page.locator(".workbench-chart .recharts-tooltip-wrapper");
+  await page.locator(".workbench-chart path.chart-flagged").hover();
+  const tooltip = page.locator(".workbench-chart .workbench-tooltip");
   await expect(tooltip).toContainText("Flagged (CHECKED)");
   await expect(tooltip).toContainText("2025-01-01 00:00");
   await expect(tooltip).not.toContainText(/\d{10}/);
+  // The chart alone (a full-page picture resizes the window, and the pointer's read-out goes).
+  await page.locator(".workbench-chart").screenshot({ path: join(SCREENSHOTS, "corrections-05-flagged-tooltip-desktop.png") });
 });

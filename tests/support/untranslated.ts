@@ -47,7 +47,7 @@ const TECHNICAL_ATTRIBUTES = new Set([
   "scope", "lang", "dir", "form", "formAction", "encType", "crossOrigin", "referrerPolicy", "sizes", "media", "as", "path",
   "fill", "stroke", "viewBox", "d", "points", "xmlns", "textAnchor", "dominantBaseline", "strokeLinecap", "strokeLinejoin",
   "dataKey", "yAxisId", "xAxisId", "scale", "shape", "orientation", "idPrefix", "kind", "layout", "interval", "tickFormatter",
-  "step", "min", "max", "color", "mode", "variant", "size", "style", "wrap", "hrefLang", "download", "transform", "domain",
+  "step", "min", "max", "color", "mode", "variant", "size", "style", "wrap", "hrefLang", "download", "transform", "domain", "pointerEvents",
 ]);
 /** Of the aria-* and data-* attributes, only these are read out or shown (data-label: the phone layout's cell captions). */
 const VISIBLE_ARIA_DATA = new Set(["aria-label", "aria-description", "aria-roledescription", "aria-valuetext", "aria-placeholder", "data-label"]);
