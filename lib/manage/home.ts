@@ -213,7 +213,7 @@ export interface ManagedProcess {
 export async function processesForEditing(groupId: number, unit: string): Promise<ManagedProcess[]> {
   const rows = await processesPage(groupId, 0, 1000);
   if (rows.length === 0) return [];
-  const [latest, descriptions] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), describeProcesses(rows.map((p) => p.definition), () => unit)]);
+  const [latest, descriptions] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), describeProcesses(rows.map((p) => p.definition), () => unit, await requestLocale())]);
   return rows.map((row, i) => {
     const job = latest.get(processKey(row.id));
     return { row, description: descriptions[i], lastRun: job ? siteRunJson(job, row) : null };
@@ -247,7 +247,7 @@ export async function failedProcesses(actor: Actor, limit: number): Promise<Fail
   const processes = rows.map((r) => ({ r, process: processFromRow(r) }));
   const [latest, descriptions] = await Promise.all([
     latestJobs(processes.map(({ process: p }) => processKey(p.id))),
-    describeProcesses(processes.map(({ process: p }) => p.definition), (i) => String(processes[i].r.unit)),
+    describeProcesses(processes.map(({ process: p }) => p.definition), (i) => String(processes[i].r.unit), await requestLocale()),
   ]);
   return processes.flatMap(({ r, process: p }, i) => {
     const job = latest.get(processKey(p.id));
@@ -271,7 +271,7 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
     db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }),
     db().prisma.variable.findUnique({ where: { id: page.group.variableId } }),
   ]);
-  const [description] = await describeProcesses([found.process.definition], () => unit?.symbol ?? "");
+  const [description] = await describeProcesses([found.process.definition], () => unit?.symbol ?? "", await requestLocale());
   return {
     ...page, variable: variable?.descr ?? "", process: found.process, description,
     runCount: history.count, runs: await history.sitePage(0, runs),

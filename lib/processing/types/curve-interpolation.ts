@@ -8,6 +8,7 @@ import { listOf, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { existing } from "@/lib/domain/refs";
 import { typeCode } from "@/lib/domain/timeseries-types";
 import type { FieldErrors } from "@/lib/domain/errors";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
 import { planCurveInterpolation, runCurveInterpolation } from "../numerics/curve-interpolation";
 import type { CurvePeriod } from "../numerics/interpolate";
 import { readSourceFrom, storedTarget } from "../reads";
@@ -215,11 +216,11 @@ export function periodCount(values: Record<string, unknown>): number {
 
 // ---- words
 
-function describeCurve(c: CurveConfig, targetGroupName: string): string {
+function describeCurve(c: CurveConfig, targetGroupName: string, locale: Locale): string {
   const n = c.periods.length;
   const starts = c.periods.map((p) => p.start_date).sort();
   const ends = c.periods.map((p) => p.end_date).sort();
-  return `Curve interpolation into ${targetGroupName}: ${n} period${n === 1 ? "" : "s"}, ${starts[0]} to ${ends[n - 1]}`;
+  return translator(locale, "processWords")("curve", { target: targetGroupName, count: n, n: String(n), start: starts[0], end: ends[n - 1] });
 }
 
 const INITIAL = typeCode("Initial");
@@ -254,7 +255,8 @@ export const curveInterpolation: ProcessKind<CurveDefinition> = {
   toStored: (d) => ({ config: d.config, targetGroupId: d.targetGroupId }),
 
   name: (d) => `curve interpolation into group #${d.targetGroupId}`,
-  describe: (d, context) => describeCurve(d.config, context.targetGroupName ?? `group ${d.targetGroupId}`),
+  describe: (d, { targetGroupName, locale = DEFAULT_LOCALE }) =>
+    describeCurve(d.config, targetGroupName ?? translator(locale, "processWords")("groupFallback", { id: String(d.targetGroupId) }), locale),
 
   reads: "checked, else initial",
   targetGroupId: (d) => d.targetGroupId,
