@@ -17,29 +17,43 @@ interface Template {
   key: Key;
   pattern: RegExp;
   names: string[];
+  /** How many characters of it are not arguments. */
+  literal: number;
 }
 
 let templates: Template[] | undefined;
 
-/** The English messages as patterns: an argument `{name}` matches any text. */
+/**
+ * The English messages as patterns: an argument `{name}` matches any text. The most specific
+ * first (the most words around the arguments), so that "… greater than or equal to {min} and
+ * less than or equal to {max}." wins over "… greater than or equal to {n}.".
+ */
 function englishTemplates(): Template[] {
   return (templates ??= Object.entries(CATALOGUES.en.fieldErrors).map(([key, message]) => {
     const names: string[] = [];
+    let literal = 0;
     const source = message.split(/\{(\w+)\}/).map((part, i) => {
-      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (i % 2 === 0) {
+        literal += part.length;
+        return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      }
       names.push(part);
       return "(.+?)";
     }).join("");
-    return { key: key as Key, pattern: new RegExp(`^${source}$`, "s"), names };
-  }));
+    return { key: key as Key, pattern: new RegExp(`^${source}$`, "s"), names, literal };
+  }).sort((a, b) => b.literal - a.literal));
 }
 
-/** A message's translation by its template, or null when no template matches. */
-function byTemplate(locale: Locale, message: string): string | null {
+/**
+ * A message's translation by its template, or null when no template matches. An argument that is
+ * itself a message of a template (the span of storable times in a limit's message) is translated
+ * too, once.
+ */
+function byTemplate(locale: Locale, message: string, nested = true): string | null {
   for (const { key, pattern, names } of englishTemplates()) {
     const m = pattern.exec(message);
     if (!m) continue;
-    const values = Object.fromEntries(names.map((name, i) => [name, m[i + 1]]));
+    const values = Object.fromEntries(names.map((name, i) => [name, (nested && byTemplate(locale, m[i + 1], false)) || m[i + 1]]));
     return translator(locale, "fieldErrors")(key, values as never);
   }
   return null;
@@ -49,6 +63,25 @@ function byTemplate(locale: Locale, message: string): string | null {
 const THRESHOLD_LINE = /^(?:rate_of_change\.)?thresholds\[(\d+)\](?:\.\w+)?: ?(.*)$/s;
 
 /**
+ * A message about a member of a nested value, as the API names it: `lower_bound: …`,
+ * `thresholds: …`, `periods[0].points[2]: …`.
+ */
+const MEMBER_LINE = /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): (.*)$/s;
+
+type Member = keyof (typeof CATALOGUES)["en"]["fieldMembers"];
+
+/**
+ * A member's name as a page in `locale` writes it before its message: its label ("Κάτω όριο"),
+ * or the name as it is in English and when it has none. A curve's periods keep the API's name:
+ * the process form then tells the period and line (lib/processing/types/curve-interpolation.ts).
+ */
+export function memberNameIn(locale: Locale, path: string): string {
+  if (locale === DEFAULT_LOCALE || path.startsWith("periods[")) return path;
+  const last = /([a-z_]+)(?:\[\d+\])?$/.exec(path)![1];
+  return last in CATALOGUES.en.fieldMembers ? translator(locale, "fieldMembers")(last as Member) : path;
+}
+
+/**
  * One message of a check as a page in `locale` shows it (`field`: the field it is about). English
  * pages get it as it is (their forms put it in their words in the browser, lib/site/form-words.ts).
  */
@@ -56,6 +89,11 @@ export function fieldErrorIn(locale: Locale, message: string, field?: string): s
   if (locale === DEFAULT_LOCALE) return message;
   const t = translator(locale, "fieldErrors");
   const line = THRESHOLD_LINE.exec(message);
+  const member = line ? null : MEMBER_LINE.exec(message);
+  if (member) {
+    const translated = byTemplate(locale, member[2]);
+    if (translated !== null) return `${memberNameIn(locale, member[1])}: ${translated}`;
+  }
   const inner = line ? line[2] : message;
   const translated = byTemplate(locale, inner);
   if (translated === null) return inFormWords(message, field);

@@ -8,6 +8,7 @@ import { objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { typeCode } from "@/lib/domain/timeseries-types";
 import type { FieldErrors } from "@/lib/domain/errors";
 import { decimalIn, DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { memberNameIn } from "@/lib/site/field-errors";
 import { withTypedTimeStep } from "@/lib/site/form-words";
 import { planChecks, runChecks, type ChecksConfig } from "../numerics/checks";
 import { EMPTY } from "../numerics/series";
@@ -159,7 +160,7 @@ function rateOfChangeInput(form: FormData): string {
 }
 
 /** "thresholds[1].delta_t: …" → "Line 2: delta_t: …", counting the lines as typed. */
-function thresholdLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+function thresholdLineMessages(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors {
   if (!errors.rate_of_change_check) return errors;
   const thresholdLines = lineNumbers(typedText(form, "rate_thresholds"));
   return {
@@ -167,7 +168,7 @@ function thresholdLineMessages(errors: FieldErrors, form: FormData): FieldErrors
     rate_of_change_check: errors.rate_of_change_check.map((m) => {
       const match = /^thresholds\[(\d+)\](?:\.(\w+))?: (.*)$/.exec(m);
       const line = match && thresholdLines[Number(match[1])];
-      return line ? `Line ${line}: ${match[2] ? `${match[2]}: ` : ""}${match[3]}` : m;
+      return line ? `${translator(locale, "processWords")("line", { line })}: ${match[2] ? `${memberNameIn(locale, match[2])}: ` : ""}${match[3]}` : m;
     }),
   };
 }

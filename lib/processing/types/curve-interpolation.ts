@@ -9,6 +9,7 @@ import { existing } from "@/lib/domain/refs";
 import { typeCode } from "@/lib/domain/timeseries-types";
 import type { FieldErrors } from "@/lib/domain/errors";
 import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { memberNameIn } from "@/lib/site/field-errors";
 import { planCurveInterpolation, runCurveInterpolation } from "../numerics/curve-interpolation";
 import type { CurvePeriod } from "../numerics/interpolate";
 import { readSourceFrom, storedTarget } from "../reads";
@@ -175,8 +176,14 @@ function periodsInput(form: FormData): string {
 }
 
 /** "periods[0].points[2]: …" → "Period 1, line 3: …", numbered as the form's blocks and lines. */
-function periodLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+function periodLineMessages(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors {
   if (!errors.periods) return errors;
+  const t = translator(locale, "processWords");
+  const tf = translator(locale, "manageSeriesProcess");
+  // The words formatted once, not per message: a form may get a message for each of thousands of lines.
+  const periodWords = new Map<number, string>();
+  const periodOf = (block: number) => periodWords.get(block) ?? periodWords.set(block, tf("fields.period", { n: block + 1 })).get(block)!;
+  const [beforeLine, afterLine] = t("periodLine", { period: "\u0000", line: "\u0001" }).split("\u0001");
   // The API's period k is the k-th block that is not empty.
   const blocks = periodNumbers(form).filter((n) => ["start_date", "end_date", "points"].some((f) => text(form, `period_${n}_${f}`) !== ""));
   const shown = (k: string) => (blocks[Number(k)] === undefined ? undefined : blocks[Number(k)] + 1);
@@ -190,16 +197,16 @@ function periodLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
     ...errors,
     periods: errors.periods.map((m) => {
       const overlap = /^periods\[(\d+)\] overlaps periods\[(\d+)\]\.$/.exec(m);
-      if (overlap && shown(overlap[1]) && shown(overlap[2])) return `Period ${shown(overlap[1])} overlaps period ${shown(overlap[2])}.`;
+      if (overlap && shown(overlap[1]) && shown(overlap[2])) return t("overlap", { a: shown(overlap[1])!, b: shown(overlap[2])! });
       const match = /^periods\[(\d+)\](?:\.points\[(\d+)\]|\.(\w+))?: (.*)$/.exec(m);
       const block = match ? blocks[Number(match[1])] : undefined;
       if (!match || block === undefined) return m;
-      const period = `Period ${block + 1}`;
+      const period = periodOf(block);
       if (match[2] !== undefined) {
         const line = pointLine(block, Number(match[2]));
-        return `${period}, line ${line}: ${match[4]}`;
+        return `${beforeLine.replace("\u0000", period)}${line}${afterLine.replace("\u0000", period)}: ${match[4]}`;
       }
-      return `${period}${match[3] ? `, ${match[3]}` : ""}: ${match[4]}`;
+      return `${period}${match[3] ? `, ${memberNameIn(locale, match[3])}` : ""}: ${match[4]}`;
     }),
   };
 }

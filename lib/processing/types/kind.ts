@@ -77,7 +77,7 @@ export interface KindForm<D> {
   /** A stored process as the type's form values. */
   values(d: D): FormValues;
   /** The API's messages about typed lines told by line number (only the fields it owns are changed). */
-  lineMessages?(errors: FieldErrors, form: FormData): FieldErrors;
+  lineMessages?(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors;
 }
 
 export interface ProcessKind<D extends { type: string }> {
