@@ -10,6 +10,7 @@ import { findGroup } from "@/lib/series";
 import { cachedByMetadata } from "@/lib/domain/metadata-version";
 import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { typeName } from "@/lib/domain/timeseries-types";
+import { runMessageIn } from "@/lib/site/field-errors";
 
 /** What the site's station, group and search pages show (api.md §16), as plain data. */
 
@@ -133,7 +134,7 @@ async function groupProcesses(groupId: number, unit: string, user: Actor, access
       enabled: p.enabled,
       lastSuccess: done ? Math.floor(done.getTime() / 1000) : null,
       // A run waiting for a retry still carries the error of its failed attempt.
-      failure: editor && last && last.status !== "succeeded" ? last.error : null,
+      failure: editor && last && last.status !== "succeeded" && last.error !== null ? runMessageIn(locale, last.error) : null,
     };
   });
 }

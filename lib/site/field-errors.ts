@@ -11,50 +11,59 @@ import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
  * and written with the same arguments in the page's language. A message no template matches stays
  * English (in the forms' words, lib/site/form-words.ts).
  */
-type Key = keyof (typeof CATALOGUES)["en"]["fieldErrors"];
+/** The namespaces whose English messages are read as templates of messages written in English. */
+type TemplateNamespace = "fieldErrors" | "runMessages";
 
 interface Template {
-  key: Key;
+  key: string;
   pattern: RegExp;
   names: string[];
   /** How many characters of it are not arguments. */
   literal: number;
 }
 
-let templates: Template[] | undefined;
+const templates = new Map<TemplateNamespace, Template[]>();
 
 /**
- * The English messages as patterns: an argument `{name}` matches any text. The most specific
- * first (the most words around the arguments), so that "… greater than or equal to {min} and
- * less than or equal to {max}." wins over "… greater than or equal to {n}.".
+ * The English messages of a namespace as patterns: an argument `{name}` matches any text. The
+ * most specific first (the most words around the arguments), so that "… greater than or equal to
+ * {min} and less than or equal to {max}." wins over "… greater than or equal to {n}.".
  */
-function englishTemplates(): Template[] {
-  return (templates ??= Object.entries(CATALOGUES.en.fieldErrors).map(([key, message]) => {
-    const names: string[] = [];
-    let literal = 0;
-    const source = message.split(/\{(\w+)\}/).map((part, i) => {
-      if (i % 2 === 0) {
-        literal += part.length;
-        return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      }
-      names.push(part);
-      return "(.+?)";
-    }).join("");
-    return { key: key as Key, pattern: new RegExp(`^${source}$`, "s"), names, literal };
-  }).sort((a, b) => b.literal - a.literal));
+function englishTemplates(namespace: TemplateNamespace): Template[] {
+  let list = templates.get(namespace);
+  if (!list) {
+    list = Object.entries(CATALOGUES.en[namespace]).map(([key, message]) => {
+      const names: string[] = [];
+      let literal = 0;
+      const source = message.split(/\{(\w+)\}/).map((part, i) => {
+        if (i % 2 === 0) {
+          literal += part.length;
+          return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        }
+        names.push(part);
+        return "(.+?)";
+      }).join("");
+      return { key, pattern: new RegExp(`^${source}$`, "s"), names, literal };
+    }).sort((a, b) => b.literal - a.literal);
+    templates.set(namespace, list);
+  }
+  return list;
 }
 
 /**
- * A message's translation by its template, or null when no template matches. An argument that is
- * itself a message of a template (the span of storable times in a limit's message) is translated
+ * A message written in English, translated by the first template of `namespace` it matches (then
+ * of the field errors'), or null when none matches. An argument that is itself a message of a
+ * template (the span of storable times in a limit's message, a time step's problem) is translated
  * too, once.
  */
-function byTemplate(locale: Locale, message: string, nested = true): string | null {
-  for (const { key, pattern, names } of englishTemplates()) {
-    const m = pattern.exec(message);
-    if (!m) continue;
-    const values = Object.fromEntries(names.map((name, i) => [name, (nested && byTemplate(locale, m[i + 1], false)) || m[i + 1]]));
-    return translator(locale, "fieldErrors")(key, values as never);
+export function byTemplate(locale: Locale, message: string, namespace: TemplateNamespace = "fieldErrors", nested = true): string | null {
+  for (const ns of namespace === "fieldErrors" ? ["fieldErrors" as const] : [namespace, "fieldErrors" as const]) {
+    for (const { key, pattern, names } of englishTemplates(ns)) {
+      const m = pattern.exec(message);
+      if (!m) continue;
+      const values = Object.fromEntries(names.map((name, i) => [name, (nested && byTemplate(locale, m[i + 1], namespace, false)) || m[i + 1]]));
+      return (translator(locale, ns) as unknown as (key: string, values: Record<string, string>) => string)(key, values);
+    }
   }
   return null;
 }
@@ -105,4 +114,14 @@ export function fieldErrorIn(locale: Locale, message: string, field?: string): s
 export function fieldErrorsIn(locale: Locale, errors: FieldErrors): FieldErrors {
   if (locale === DEFAULT_LOCALE) return errors;
   return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages.map((m) => fieldErrorIn(locale, m, field))]));
+}
+
+/**
+ * A background run's message (a process run's error or note), stored in English and listed by the
+ * API as it is, as a page in `locale` shows it: by the `runMessages` templates; one none matches
+ * stays English.
+ */
+export function runMessageIn(locale: Locale, message: string): string {
+  if (locale === DEFAULT_LOCALE) return message;
+  return byTemplate(locale, message, "runMessages") ?? message;
 }

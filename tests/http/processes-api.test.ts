@@ -526,6 +526,9 @@ describe(`the group page (${DIALECT})`, () => {
     expect(await pageText(broken.sid, broken.gid, other.jar.header())).not.toContain(error);
     const editor = await siteLogin(server.url, users.maintainer.username, users.maintainer.password);
     expect(await pageText(broken.sid, broken.gid, editor.jar.header())).toContain(error);
+    // Stored in English, shown in the page's language.
+    expect(await pageText(broken.sid, broken.gid, `${editor.jar.header()}; enhydris_language=el`))
+      .toContain("Η τελευταία εκτέλεση απέτυχε: Η χρονοσειρά-πηγή δεν έχει χρονικό βήμα, οπότε δεν μπορεί να κανονικοποιηθεί και να συναθροιστεί.");
     // A group without processes has no such section.
     const empty = await world();
     expect(await pageText(empty.sid, empty.gid)).not.toContain("Automatic processing");

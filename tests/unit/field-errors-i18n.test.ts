@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fieldErrorIn, fieldErrorsIn } from "@/lib/site/field-errors";
+import { fieldErrorIn, fieldErrorsIn, runMessageIn } from "@/lib/site/field-errors";
 import { AGGREGATION_RULES } from "@/lib/processing/types/aggregation";
 import { SOURCE_DISABLED } from "@/lib/replication/sources";
 
@@ -82,5 +82,33 @@ describe("the checks' messages on pages (public.md §3)", () => {
   it("leaves a message it does not know in English, in the forms' words", () => {
     expect(fieldErrorIn("el", "Something new went wrong.")).toBe("Something new went wrong.");
     expect(fieldErrorIn("el", "lower_bound must not exceed upper_bound.")).toBe("Lower bound must not exceed upper bound.");
+  });
+});
+
+describe("the messages of background runs on pages (stored in English)", () => {
+  it("has a Greek translation of every message a process run writes", () => {
+    const untranslated: string[] = [];
+    let count = 0;
+    for (const file of ["lib/processing/run.ts", "lib/processing/numerics/aggregation.ts", "lib/processing/numerics/checks.ts", "lib/processing/storable.ts"]) {
+      for (const message of messageLiterals(readFileSync(file, "utf8"))) {
+        count++;
+        const greek = runMessageIn("el", message);
+        if (greek === message || /[a-z]{3,} [a-z]{3,} [a-z]{3,}/.test(greek.replace(/x7/g, ""))) untranslated.push(`${file}: ${message}`);
+      }
+    }
+    expect(count).toBeGreaterThan(8);
+    expect(untranslated).toEqual([]);
+  });
+
+  it("keeps the arguments, translates a nested message, and leaves English and unknown messages as they are", () => {
+    expect(runMessageIn("el", "The aggregation would write 900000 intervals, 899000 of them empty because of gaps in the source; at most 100000 empty intervals are written. "
+      + "Check the source for records far from the others, or aggregate to a longer time step."))
+      .toBe("Η συνάθροιση θα έγραφε 900000 διαστήματα, 899000 από αυτά κενά λόγω κενών στην πηγή· γράφονται το πολύ 100000 κενά διαστήματα. "
+        + "Ελέγξτε την πηγή για εγγραφές μακριά από τις υπόλοιπες ή συναθροίστε σε μεγαλύτερο χρονικό βήμα.");
+    expect(runMessageIn("el", 'Source time step: "1W" is not a valid time step.')).toBe("Χρονικό βήμα πηγής: Το «1W» δεν είναι έγκυρο χρονικό βήμα.");
+    expect(runMessageIn("el", "The run would write a record stamped 2300-01-01 00:00, but records are stamped from 1680-01-01 to 2260-01-01; nothing was written."))
+      .toBe("Η εκτέλεση θα έγραφε εγγραφή με χρονοσφραγίδα 2300-01-01 00:00, αλλά οι εγγραφές έχουν χρονοσφραγίδες από 1680-01-01 έως 2260-01-01· δεν γράφτηκε τίποτα.");
+    expect(runMessageIn("en", "Nothing to do: no changes since the last run.")).toBe("Nothing to do: no changes since the last run.");
+    expect(runMessageIn("el", "database is locked")).toBe("database is locked");
   });
 });
