@@ -9,8 +9,10 @@ import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
  * where its form state is built: each English message is matched against the English catalogue's
  * `fieldErrors` messages, read as templates ("Ensure this field has no more than {n} characters."),
  * and written with the same arguments in the page's language. A message no template matches stays
- * English (in the forms' words, lib/site/form-words.ts).
+ * English (in the forms' words, lib/site/form-words.ts). The messages of background runs, stored
+ * in English, are translated the same way (runMessageIn, the `runMessages` templates).
  */
+
 /** The namespaces whose English messages are read as templates of messages written in English. */
 type TemplateNamespace = "fieldErrors" | "runMessages";
 
