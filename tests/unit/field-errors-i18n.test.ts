@@ -108,6 +108,10 @@ describe("the messages of background runs on pages (stored in English)", () => {
     expect(runMessageIn("el", 'Source time step: "1W" is not a valid time step.')).toBe("Χρονικό βήμα πηγής: Το «1W» δεν είναι έγκυρο χρονικό βήμα.");
     expect(runMessageIn("el", "The run would write a record stamped 2300-01-01 00:00, but records are stamped from 1680-01-01 to 2260-01-01; nothing was written."))
       .toBe("Η εκτέλεση θα έγραφε εγγραφή με χρονοσφραγίδα 2300-01-01 00:00, αλλά οι εγγραφές έχουν χρονοσφραγίδες από 1680-01-01 έως 2260-01-01· δεν γράφτηκε τίποτα.");
+    // A replication run's: its source's state, a replaced time zone.
+    expect(runMessageIn("el", "Not run: the source is disabled.")).toBe("Δεν εκτελέστηκε: η πηγή είναι ανενεργή.");
+    expect(runMessageIn("el", 'station 12: display time zone "Mars/Olympus" is not one of this service\'s; Etc/GMT is used'))
+      .toBe("σταθμός 12: η ζώνη ώρας εμφάνισης «Mars/Olympus» δεν είναι από τις ζώνες αυτής της υπηρεσίας· χρησιμοποιείται η Etc/GMT");
     expect(runMessageIn("en", "Nothing to do: no changes since the last run.")).toBe("Nothing to do: no changes since the last run.");
     expect(runMessageIn("el", "database is locked")).toBe("database is locked");
   });
