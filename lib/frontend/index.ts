@@ -2,5 +2,5 @@
 
 export { canEditStation } from "./page-data";
 export { groupPageData, initialChart, lonLat, pathId, seriesLabel, stationPageData, stationWithOwner, timeStepLabel } from "./pages";
-export { FORBIDDEN_TITLE, NOT_FOUND_TITLE, PATH_HEADER, refusalCardHtml, refusalText, registerRefusalPages } from "./refusals";
+export { PATH_HEADER, refusalCardHtml, refusalText, registerRefusalPages } from "./refusals";
 export { searchParamsOf, siteSearch } from "./station-search";

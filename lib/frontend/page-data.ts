@@ -10,6 +10,7 @@ import { findGroup } from "@/lib/series";
 import { cachedByMetadata } from "@/lib/domain/metadata-version";
 import { shownInstant, toNumber } from "@/lib/domain/serialize";
 import { typeName } from "@/lib/domain/timeseries-types";
+import { runMessageIn } from "@/lib/site/field-errors";
 
 /** What the site's station, group and search pages show (api.md §16), as plain data. */
 
@@ -114,14 +115,14 @@ export interface ProcessSummary {
 }
 
 /** The group's processes in words, with their last successful run and, for editors, a failed last run's error. */
-async function groupProcesses(groupId: number, unit: string, user: Actor, access: StationAccess): Promise<ProcessSummary[]> {
+async function groupProcesses(groupId: number, unit: string, user: Actor, access: StationAccess, locale: Locale): Promise<ProcessSummary[]> {
   const processes = await processesPage(groupId, 0, 1000);
   if (processes.length === 0) return [];
   const keys = processes.map((p) => processKey(p.id));
   const [latest, succeeded, descriptions] = await Promise.all([
     latestJobs(keys),
     lastSucceeded(keys),
-    describeProcesses(processes.map((p) => p.definition), () => unit),
+    describeProcesses(processes.map((p) => p.definition), () => unit, locale),
   ]);
   const editor = isEditor(user, access);
   return processes.map((p, i) => {
@@ -133,7 +134,7 @@ async function groupProcesses(groupId: number, unit: string, user: Actor, access
       enabled: p.enabled,
       lastSuccess: done ? Math.floor(done.getTime() / 1000) : null,
       // A run waiting for a retry still carries the error of its failed attempt.
-      failure: editor && last && last.status !== "succeeded" ? last.error : null,
+      failure: editor && last && last.status !== "succeeded" && last.error !== null ? runMessageIn(locale, last.error) : null,
     };
   });
 }
@@ -211,7 +212,7 @@ export async function groupDetails(stationId: number, groupId: number, user: Act
     series: series.map((t): SeriesForUser => ({ ...t, canRead: canReadData(user, access, t.publiclyAvailable) })),
     /** The user may edit the group (its page shows "Edit"). */
     editable: isEditor(user, access),
-    processes: await groupProcesses(group.id, unit?.symbol ?? "", user, access),
+    processes: await groupProcesses(group.id, unit?.symbol ?? "", user, access, locale),
   };
 }
 

@@ -17,10 +17,6 @@ import { siteStylesheet } from "@/lib/site/stylesheet";
  * sends refusalDocument instead (lib/server/error-shells.ts).
  */
 
-/** The titles of the 403 and 404 pages. */
-export const FORBIDDEN_TITLE = "Not allowed";
-export const NOT_FOUND_TITLE = "Page not found";
-
 export type RefusalStatus = 403 | 404;
 
 /** The request header in which server.mjs gives the pages the request's path. */

@@ -92,3 +92,11 @@ export function descrIn(locale: Locale, lookup: { descr: string; descrEl?: strin
 export function localeOfRequest(request: { headers: Headers }, account?: string | null): Locale {
   return negotiateLocale({ account, cookie: cookieValue(request.headers.get("cookie"), LANGUAGE_COOKIE), acceptLanguage: request.headers.get("accept-language") });
 }
+
+/**
+ * The language of a request as Node's server gives its headers, before the site knows the account
+ * (the HTTP edge's refusal pages, the page cache's key): the cookie, else Accept-Language.
+ */
+export function localeOfHeaders(headers: { cookie?: string | string[]; "accept-language"?: string | string[] }): Locale {
+  return negotiateLocale({ cookie: cookieValue(headers.cookie, LANGUAGE_COOKIE), acceptLanguage: [headers["accept-language"]].flat()[0] });
+}

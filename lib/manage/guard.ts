@@ -22,8 +22,6 @@ export async function manageUser(path: string): Promise<SiteUser> {
 }
 
 /** The titles of the 403 and 404 pages (app/forbidden.tsx, app/not-found.tsx). */
-export { FORBIDDEN_TITLE, NOT_FOUND_TITLE } from "@/lib/frontend";
-
 /**
  * A management page's metadata: its own title, or the 403 or 404 page's for a user the page
  * refuses. Next takes the <title> from the page's metadata even when the page renders

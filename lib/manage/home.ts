@@ -18,6 +18,7 @@ import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
 import { descrIn } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
+import { runMessageIn } from "@/lib/site/field-errors";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the
@@ -213,10 +214,11 @@ export interface ManagedProcess {
 export async function processesForEditing(groupId: number, unit: string): Promise<ManagedProcess[]> {
   const rows = await processesPage(groupId, 0, 1000);
   if (rows.length === 0) return [];
-  const [latest, descriptions] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), describeProcesses(rows.map((p) => p.definition), () => unit)]);
+  const locale = await requestLocale();
+  const [latest, descriptions] = await Promise.all([latestJobs(rows.map((p) => processKey(p.id))), describeProcesses(rows.map((p) => p.definition), () => unit, locale)]);
   return rows.map((row, i) => {
     const job = latest.get(processKey(row.id));
-    return { row, description: descriptions[i], lastRun: job ? siteRunJson(job, row) : null };
+    return { row, description: descriptions[i], lastRun: job ? siteRunJson(job, row, locale) : null };
   });
 }
 
@@ -245,9 +247,10 @@ export async function failedProcesses(actor: Actor, limit: number): Promise<Fail
       AND (SELECT j.status FROM job j WHERE j.id = (SELECT MAX(id) FROM job WHERE key = 'process:' || p.id)) = 'failed'`);
   if (rows.length === 0) return [];
   const processes = rows.map((r) => ({ r, process: processFromRow(r) }));
+  const locale = await requestLocale();
   const [latest, descriptions] = await Promise.all([
     latestJobs(processes.map(({ process: p }) => processKey(p.id))),
-    describeProcesses(processes.map(({ process: p }) => p.definition), (i) => String(processes[i].r.unit)),
+    describeProcesses(processes.map(({ process: p }) => p.definition), (i) => String(processes[i].r.unit), locale),
   ]);
   return processes.flatMap(({ r, process: p }, i) => {
     const job = latest.get(processKey(p.id));
@@ -256,7 +259,7 @@ export async function failedProcesses(actor: Actor, limit: number): Promise<Fail
     return [{
       id: p.id, stationId: toNumber(r.station_id)!, stationName: String(r.station_name), groupId: p.groupId,
       groupName: String(r.group_name) || String(r.variable), description: descriptions[i],
-      failedAt: job.finishedAt, error: job.error ?? "",
+      failedAt: job.finishedAt, error: runMessageIn(locale, job.error ?? ""),
     }];
   }).sort((a, b) => (b.failedAt?.getTime() ?? 0) - (a.failedAt?.getTime() ?? 0) || b.id - a.id).slice(0, limit);
 }
@@ -271,10 +274,11 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
     db().prisma.unitOfMeasurement.findUnique({ where: { id: page.group.unitId } }),
     db().prisma.variable.findUnique({ where: { id: page.group.variableId } }),
   ]);
-  const [description] = await describeProcesses([found.process.definition], () => unit?.symbol ?? "");
+  const locale = await requestLocale();
+  const [description] = await describeProcesses([found.process.definition], () => unit?.symbol ?? "", locale);
   return {
     ...page, variable: variable?.descr ?? "", process: found.process, description,
-    runCount: history.count, runs: await history.sitePage(0, runs),
+    runCount: history.count, runs: await history.sitePage(0, runs, locale),
   };
 }
 

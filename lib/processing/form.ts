@@ -1,6 +1,7 @@
 import type { RequestInput } from "@/lib/http/body";
 import type { ProcessRow } from "@/lib/processing/state";
 import type { FieldErrors } from "@/lib/domain/errors";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n";
 import type { FormValues } from "@/lib/site/form-state";
 import { formInput } from "@/lib/site/manage-form";
 import { kindNamed, kindOf, PROCESS_KINDS, PROCESS_TYPES, type ProcessConfig, type ProcessType } from "@/lib/processing/types";
@@ -37,9 +38,9 @@ export function processInput(form: FormData): RequestInput {
  * line 3: …"), counting lines as the user sees them (empty ones too). Other messages are the
  * API's as they are.
  */
-export function lineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+export function lineMessages(errors: FieldErrors, form: FormData, locale: Locale = DEFAULT_LOCALE): FieldErrors {
   let out: FieldErrors = { ...errors };
-  for (const kind of PROCESS_KINDS) if (kind.form.lineMessages) out = kind.form.lineMessages(out, form);
+  for (const kind of PROCESS_KINDS) if (kind.form.lineMessages) out = kind.form.lineMessages(out, form, locale);
   return out;
 }
 

@@ -16,6 +16,8 @@ import { NotFound, orNotFound, PermissionDenied, ValidationFailed } from "@/lib/
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { findGroup, type GroupRow } from "@/lib/series";
 import { isoSeconds } from "@/lib/domain/serialize";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n";
+import { runMessageIn } from "@/lib/site/field-errors";
 import { existingStation, stationAccess, type StationAccess } from "@/lib/stations";
 import type { Row } from "@/lib/jobs/sql";
 
@@ -130,9 +132,11 @@ export interface SiteRun extends RunJson {
   note: string | null;
 }
 
-export function siteRunJson(job: Job, process: ProcessRow | null): SiteRun {
+/** `locale`: the page's language, of the error and the note (stored in English, as the API lists them). */
+export function siteRunJson(job: Job, process: ProcessRow | null, locale: Locale = DEFAULT_LOCALE): SiteRun {
   const note = (job.result as { note?: unknown } | null)?.note;
-  return { ...runJson(job, process), note: typeof note === "string" ? note : null };
+  const run = runJson(job, process);
+  return { ...run, error: run.error === null ? null : runMessageIn(locale, run.error), note: typeof note === "string" ? runMessageIn(locale, note) : null };
 }
 
 export interface ProcessJson {
@@ -174,14 +178,14 @@ export async function processJson(found: ProcessFound, actor: Actor): Promise<Pr
 }
 
 /** The runs of a process, newest first (editors only). */
-export async function processRuns(actor: Actor, path: ProcessPath): Promise<{ count: number; page(offset: number, limit: number): Promise<RunJson[]>; sitePage(offset: number, limit: number): Promise<SiteRun[]> }> {
+export async function processRuns(actor: Actor, path: ProcessPath): Promise<{ count: number; page(offset: number, limit: number): Promise<RunJson[]>; sitePage(offset: number, limit: number, locale?: Locale): Promise<SiteRun[]> }> {
   const { station, process } = await pathProcess(path);
   ensureEditor(actor, station);
   const key = processKey(process.id);
   return {
     count: await countJobs(key),
     page: async (offset, limit) => (await jobHistory(key, limit, offset)).map((job) => runJson(job, process)),
-    sitePage: async (offset, limit) => (await jobHistory(key, limit, offset)).map((job) => siteRunJson(job, process)),
+    sitePage: async (offset, limit, locale) => (await jobHistory(key, limit, offset)).map((job) => siteRunJson(job, process, locale)),
   };
 }
 

@@ -12,6 +12,7 @@
 
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { localeOfHeaders, translator } from "@/lib/i18n";
 import { bridge } from "@/lib/runtime/bridge";
 
 const SHELL = '<html id="__next_error__"';
@@ -78,12 +79,22 @@ export function replaceErrorShells(res: ServerResponse, request: { path: string;
       .then(() => bridge().refusalDocument!(status as 403 | 404, request.path, request.cookie, request.acceptLanguage))
       .catch((error) => {
         request.log.error(`the ${status} page could not be drawn: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${status === 403 ? "Not allowed" : "Page not found"}</title><link rel="stylesheet" href="/site.css"></head>`
-          + `<body><main class="site-main narrow"><div class="card"><h1>${status === 403 ? "Not allowed" : "Page not found"} (${status})</h1><p><a href="/">Back to the site</a></p></div></main></body></html>`;
+        return lastResortPage(status as 403 | 404, request);
       })
       .then((html) => rawEnd.call(res, res.headersSent ? html : withLength(res, html), done));
     return this;
   } as ServerResponse["end"];
+}
+
+/**
+ * The 403 or 404 page when the site's could not be drawn (the database down): its title and a
+ * link home, in the language of the cookie or Accept-Language (the account is not known here).
+ */
+function lastResortPage(status: 403 | 404, request: { cookie: string; acceptLanguage?: string }): string {
+  const locale = localeOfHeaders({ cookie: request.cookie, "accept-language": request.acceptLanguage });
+  const title = translator(locale, "refusal")(status === 403 ? "forbiddenTitle" : "notFoundTitle");
+  return `<!DOCTYPE html><html lang="${locale}"><head><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/site.css"></head>`
+    + `<body><main class="site-main narrow"><div class="card"><h1>${title} (${status})</h1><p><a href="/">${translator(locale, "edge")("backToSite")}</a></p></div></main></body></html>`;
 }
 
 /** Sets the length of a body whose head has not gone out yet (Next had written nothing of it). */

@@ -5,7 +5,7 @@
 // page reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then
 // nothing is cached.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { cookieValue, LANGUAGE_COOKIE, negotiateLocale, type Locale } from "@/lib/i18n/locales";
+import { LANGUAGE_COOKIE, localeOfHeaders, type Locale } from "@/lib/i18n/locales";
 import { bridge } from "@/lib/runtime/bridge";
 import { isNextNavigation } from "@/lib/server/next-internals";
 import type { CachedPage } from "@/lib/site/page-cache";
@@ -68,7 +68,7 @@ export function cacheableGroupPage(req: { method?: string; headers: IncomingMess
   const groupId = Number(m[2]);
   // Ids are 32-bit in the database: a larger one names nothing, and Next answers it as before.
   if (stationId > MAX_ID || groupId > MAX_ID) return null;
-  const locale = negotiateLocale({ cookie: cookieValue(h.cookie, LANGUAGE_COOKIE), acceptLanguage: [h["accept-language"]].flat()[0] });
+  const locale = localeOfHeaders(h);
   return { stationId, groupId, locale };
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Settings } from "@/lib/config";
 import { DISALLOWED_HOST, isAllowedHost } from "@/lib/config/hosts.mjs";
 import { readAfterFromCookies } from "@/lib/db/read-after.mjs";
+import { DEFAULT_LOCALE, localeOfHeaders, translator } from "@/lib/i18n";
 import { originFailure, siteOrigins } from "@/lib/http/origins.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "@/lib/http/security-headers.mjs";
 import { redact, withRequestContext } from "@/lib/observability/logger.mjs";
@@ -204,22 +205,32 @@ async function dispatch(router: ApiRouter, req: IncomingMessage, res: ServerResp
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-/** A site form refused before Next sees it: a small HTML page. */
-function refusalPage(res: ServerResponse, status: number, title: string, message: string, detail: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", ...headers });
+/**
+ * A site form refused before Next sees it: a small HTML page in the request's language (public.md
+ * §3; the account is not known here: the language cookie, else Accept-Language). `detail`: the
+ * check's own words (Django's CSRF message), as they are.
+ */
+function refusalPage(req: IncomingMessage, res: ServerResponse, status: number, words: (t: EdgeWords) => { title: string; message: string }, detail: string,
+  headers: Record<string, string> = {}): void {
+  const locale = localeOfHeaders(req.headers);
+  const t = translator(locale, "edge");
+  const { title, message } = words(t);
+  res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Language": locale, Vary: "Accept-Language, Cookie", ...headers });
   res.end(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
-<body><main class="site-main narrow"><div class="card"><h1>${title} (${status})</h1>
-<p>${message}</p>${detail ? `
+<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
+<body><main class="site-main narrow"><div class="card"><h1>${escapeHtml(title)} (${status})</h1>
+<p>${escapeHtml(message)}</p>${detail ? `
 <p class="muted small">${escapeHtml(detail)}</p>` : ""}
-<p><a href="/">Back to the site</a></p></div></main></body></html>
+<p><a href="/">${escapeHtml(t("backToSite"))}</a></p></div></main></body></html>
 `);
 }
 
+type EdgeWords = ReturnType<typeof translator<"edge">>;
+
 /** The 403 of a site form posted from another site (management.md §1). */
-function forbiddenPage(res: ServerResponse, detail: string): void {
-  refusalPage(res, 403, "Forbidden", "This form was sent from another site, so it has been refused.", detail);
+function forbiddenPage(req: IncomingMessage, res: ServerResponse, detail: string): void {
+  refusalPage(req, res, 403, (t) => ({ title: t("forbiddenTitle"), message: t("crossSite") }), detail);
 }
 
 /**
@@ -246,12 +257,12 @@ async function hasLiveSession(req: IncomingMessage): Promise<boolean> {
 }
 
 /** The connection is closed after the answer: the body it refuses is never read. */
-function refuseAnonymousBody(res: ServerResponse, lengthUnstated: boolean): void {
+function refuseAnonymousBody(req: IncomingMessage, res: ServerResponse, lengthUnstated: boolean): void {
   const limit = `${ANONYMOUS_FORM_LIMIT / (1 << 20)} MB`;
   if (lengthUnstated) {
-    refusalPage(res, 411, "Length required", `A form sent without logging in must state its length (Content-Length), and may be at most ${limit}.`, "", { Connection: "close" });
+    refusalPage(req, res, 411, (t) => ({ title: t("lengthRequiredTitle"), message: t("lengthRequired", { limit }) }), "", { Connection: "close" });
   } else {
-    refusalPage(res, 413, "Too large", `A form sent without logging in may be at most ${limit}. Log in, then send it again.`, "", { Connection: "close" });
+    refusalPage(req, res, 413, (t) => ({ title: t("tooLargeTitle"), message: t("tooLarge", { limit }) }), "", { Connection: "close" });
   }
 }
 
@@ -472,14 +483,14 @@ export async function serveHere(options: ServeOptions): Promise<void> {
       }, siteUrlOrigins);
       if (failure) {
         if (path.startsWith("/accounts/auth/")) answer(res, 403, path, `CSRF verification failed: ${failure}`);
-        else forbiddenPage(res, `CSRF verification failed: ${failure}`);
+        else forbiddenPage(req, res, `CSRF verification failed: ${failure}`);
         return;
       }
       markForInternalRequests(req, internalToken, https, host);
       if (!smallBody(req)) {
         hasLiveSession(req).then((live) => {
           if (live) serveSite(req, res, context, path, url, q, host, https);
-          else refuseAnonymousBody(res, req.headers["content-length"] === undefined);
+          else refuseAnonymousBody(req, res, req.headers["content-length"] === undefined);
         }).catch((error) => failed(res, error));
         return;
       }
@@ -535,12 +546,10 @@ export async function serveHere(options: ServeOptions): Promise<void> {
   const stalledBodies = bodyIdleWatch({
     idleMs: bodyIdleSeconds * 1000,
     onStall: (req) => log.warn({ method: req.method, path: String(req.url ?? "").split("?")[0].slice(0, 200) }, `a request's body stopped arriving (nothing for ${bodyIdleSeconds} s): answered 408 and closed`),
-    answer: (req) => {
-      const detail = `Request timeout: no data of the request's body arrived for ${bodyIdleSeconds} seconds.`;
-      return isApiPath(String(req.url ?? "").split("?")[0])
-        ? { contentType: "application/json", body: JSON.stringify({ detail }) }
-        : { contentType: "text/plain; charset=utf-8", body: detail };
-    },
+    // The API answers in English; the site in the request's language.
+    answer: (req) => isApiPath(String(req.url ?? "").split("?")[0])
+      ? { contentType: "application/json", body: JSON.stringify({ detail: translator(DEFAULT_LOCALE, "edge")("requestTimeout", { seconds: bodyIdleSeconds }) }) }
+      : { contentType: "text/plain; charset=utf-8", body: translator(localeOfHeaders(req.headers), "edge")("requestTimeout", { seconds: bodyIdleSeconds }) },
   });
 
   /** The request handler; `warm`: this process's own start-up requests, not counted in the metrics. */

@@ -9,44 +9,88 @@ import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
  * where its form state is built: each English message is matched against the English catalogue's
  * `fieldErrors` messages, read as templates ("Ensure this field has no more than {n} characters."),
  * and written with the same arguments in the page's language. A message no template matches stays
- * English (in the forms' words, lib/site/form-words.ts).
+ * English (in the forms' words, lib/site/form-words.ts). The messages of background runs, stored
+ * in English, are translated the same way (runMessageIn, the `runMessages` templates).
  */
-type Key = keyof (typeof CATALOGUES)["en"]["fieldErrors"];
+
+/** The namespaces whose English messages are read as templates of messages written in English. */
+type TemplateNamespace = "fieldErrors" | "runMessages";
 
 interface Template {
-  key: Key;
+  key: string;
   pattern: RegExp;
   names: string[];
+  /** How many characters of it are not arguments. */
+  literal: number;
 }
 
-let templates: Template[] | undefined;
+const templates = new Map<TemplateNamespace, Template[]>();
 
-/** The English messages as patterns: an argument `{name}` matches any text. */
-function englishTemplates(): Template[] {
-  return (templates ??= Object.entries(CATALOGUES.en.fieldErrors).map(([key, message]) => {
-    const names: string[] = [];
-    const source = message.split(/\{(\w+)\}/).map((part, i) => {
-      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      names.push(part);
-      return "(.+?)";
-    }).join("");
-    return { key: key as Key, pattern: new RegExp(`^${source}$`, "s"), names };
-  }));
+/**
+ * The English messages of a namespace as patterns: an argument `{name}` matches any text. The
+ * most specific first (the most words around the arguments), so that "… greater than or equal to
+ * {min} and less than or equal to {max}." wins over "… greater than or equal to {n}.".
+ */
+function englishTemplates(namespace: TemplateNamespace): Template[] {
+  let list = templates.get(namespace);
+  if (!list) {
+    list = Object.entries(CATALOGUES.en[namespace]).map(([key, message]) => {
+      const names: string[] = [];
+      let literal = 0;
+      const source = message.split(/\{(\w+)\}/).map((part, i) => {
+        if (i % 2 === 0) {
+          literal += part.length;
+          return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        }
+        names.push(part);
+        return "(.+?)";
+      }).join("");
+      return { key, pattern: new RegExp(`^${source}$`, "s"), names, literal };
+    }).sort((a, b) => b.literal - a.literal);
+    templates.set(namespace, list);
+  }
+  return list;
 }
 
-/** A message's translation by its template, or null when no template matches. */
-function byTemplate(locale: Locale, message: string): string | null {
-  for (const { key, pattern, names } of englishTemplates()) {
-    const m = pattern.exec(message);
-    if (!m) continue;
-    const values = Object.fromEntries(names.map((name, i) => [name, m[i + 1]]));
-    return translator(locale, "fieldErrors")(key, values as never);
+/**
+ * A message written in English, translated by the first template of `namespace` it matches (then
+ * of the field errors'), or null when none matches. An argument that is itself a message of a
+ * template (the span of storable times in a limit's message, a time step's problem) is translated
+ * too, once.
+ */
+export function byTemplate(locale: Locale, message: string, namespace: TemplateNamespace = "fieldErrors", nested = true): string | null {
+  for (const ns of namespace === "fieldErrors" ? ["fieldErrors" as const] : [namespace, "fieldErrors" as const]) {
+    for (const { key, pattern, names } of englishTemplates(ns)) {
+      const m = pattern.exec(message);
+      if (!m) continue;
+      const values = Object.fromEntries(names.map((name, i) => [name, (nested && byTemplate(locale, m[i + 1], namespace, false)) || m[i + 1]]));
+      return (translator(locale, ns) as unknown as (key: string, values: Record<string, string>) => string)(key, values);
+    }
   }
   return null;
 }
 
 /** A line of a list of thresholds, as the API names it: `thresholds[1].delta_t: …` or `rate_of_change.thresholds[0]: …`. */
 const THRESHOLD_LINE = /^(?:rate_of_change\.)?thresholds\[(\d+)\](?:\.\w+)?: ?(.*)$/s;
+
+/**
+ * A message about a member of a nested value, as the API names it: `lower_bound: …`,
+ * `thresholds: …`, `periods[0].points[2]: …`.
+ */
+const MEMBER_LINE = /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): (.*)$/s;
+
+type Member = keyof (typeof CATALOGUES)["en"]["fieldMembers"];
+
+/**
+ * A member's name as a page in `locale` writes it before its message: its label ("Κάτω όριο"),
+ * or the name as it is in English and when it has none. A curve's periods keep the API's name:
+ * the process form then tells the period and line (lib/processing/types/curve-interpolation.ts).
+ */
+export function memberNameIn(locale: Locale, path: string): string {
+  if (locale === DEFAULT_LOCALE || path.startsWith("periods[")) return path;
+  const last = /([a-z_]+)(?:\[\d+\])?$/.exec(path)![1];
+  return last in CATALOGUES.en.fieldMembers ? translator(locale, "fieldMembers")(last as Member) : path;
+}
 
 /**
  * One message of a check as a page in `locale` shows it (`field`: the field it is about). English
@@ -56,6 +100,11 @@ export function fieldErrorIn(locale: Locale, message: string, field?: string): s
   if (locale === DEFAULT_LOCALE) return message;
   const t = translator(locale, "fieldErrors");
   const line = THRESHOLD_LINE.exec(message);
+  const member = line ? null : MEMBER_LINE.exec(message);
+  if (member) {
+    const translated = byTemplate(locale, member[2]);
+    if (translated !== null) return `${memberNameIn(locale, member[1])}: ${translated}`;
+  }
   const inner = line ? line[2] : message;
   const translated = byTemplate(locale, inner);
   if (translated === null) return inFormWords(message, field);
@@ -67,4 +116,14 @@ export function fieldErrorIn(locale: Locale, message: string, field?: string): s
 export function fieldErrorsIn(locale: Locale, errors: FieldErrors): FieldErrors {
   if (locale === DEFAULT_LOCALE) return errors;
   return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages.map((m) => fieldErrorIn(locale, m, field))]));
+}
+
+/**
+ * A background run's message (a process run's error or note), stored in English and listed by the
+ * API as it is, as a page in `locale` shows it: by the `runMessages` templates; one none matches
+ * stays English.
+ */
+export function runMessageIn(locale: Locale, message: string): string {
+  if (locale === DEFAULT_LOCALE) return message;
+  return byTemplate(locale, message, "runMessages") ?? message;
 }

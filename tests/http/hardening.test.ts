@@ -271,6 +271,15 @@ describe("Origin and Referer checks of cookie-authenticated unsafe requests", ()
         expect(r.text).toContain("CSRF verification failed: Origin checking failed - https://evil.example does not match any trusted origins.");
       }
     }
+    // In the request's language (the language cookie, else Accept-Language); the check's own words stay.
+    const greek = await rawRequest(server.url, "POST", "/accounts/profile/",
+      { Host: new URL(own).host, Origin: "https://evil.example", "Next-Action": "0".repeat(42), "Content-Type": "text/plain;charset=UTF-8", Cookie: "enhydris_language=el" }, "[]");
+    expect(greek.status).toBe(403);
+    expect(greek.text).toContain('<html lang="el">');
+    expect(greek.text).toContain("<h1>Απαγορεύεται (403)</h1>");
+    expect(greek.text).toContain("Αυτή η φόρμα στάλθηκε από άλλον ιστότοπο, γι’ αυτό απορρίφθηκε.");
+    expect(greek.text).toContain("CSRF verification failed: Origin checking failed - https://evil.example does not match any trusted origins.");
+    expect(greek.text).not.toContain("Back to the site");
     // next-auth's sign-in (login CSRF) and sign-out.
     for (const path of ["/accounts/auth/callback/credentials", "/accounts/auth/signout"]) {
       const r = await rawRequest(server.url, "POST", path, { Host: new URL(own).host, Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" }, "a=b");
@@ -436,6 +445,11 @@ describe("a request body that stops arriving (ENHYDRIS_BODY_IDLE_TIMEOUT)", () =
     expect(r.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(r.text).toContain("Content-Type: text/plain; charset=utf-8\r\n");
     expect(r.text.split("\r\n\r\n")[1]).toBe("Request timeout: no data of the request's body arrived for 1 seconds.");
+    // In the request's language on the site; the API's stays English.
+    const greek = await stalledPost("/accounts/auth/callback/credentials", "Content-Type: application/x-www-form-urlencoded\r\nAccept-Language: el\r\n", 200, "username=a");
+    expect(greek.text.split("\r\n\r\n")[1]).toBe("Λήξη χρόνου αιτήματος: δεν έφτασαν δεδομένα του σώματος του αιτήματος για 1 δευτερόλεπτο.");
+    const api = await stalledPost("/api/auth/login/", "Content-Type: application/x-www-form-urlencoded\r\nAccept-Language: el\r\n", 200, "username=a");
+    expect(api.text.split("\r\n\r\n")[1]).toBe(JSON.stringify({ detail: "Request timeout: no data of the request's body arrived for 1 seconds." }));
     // Next's report of the closed connection is no error of the server's.
     await until(async () => server.output(), (out) => out.includes('"path":"/accounts/auth/callback/credentials","route"'));
     await new Promise((done) => setTimeout(done, 300));

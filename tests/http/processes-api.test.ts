@@ -511,6 +511,13 @@ describe(`the group page (${DIALECT})`, () => {
     expect(text).toMatch(/Hourly mean, at most 2 missing · last successful run /);
     expect(text).toContain("Daily sum, no missing values allowed, stamped 1 min earlier (disabled) · not run successfully yet");
     expect(text).toContain("Curve interpolation into Discharge: 1 period, 2020-01-01 to 2020-12-31");
+    // In Greek (the language cookie), with the same arguments.
+    const greek = await pageText(w.sid, w.gid, "enhydris_language=el");
+    for (const words of ["Έλεγχοι: όρια 0…40 °C, χαλαρά όρια 2…38; ρυθμός μεταβολής 10min 5 °C", "Μέσος όρος ανά ώρα, το πολύ 2 ελλείπουσες τιμές",
+      "Άθροισμα ανά ημέρα, χωρίς ελλείπουσες τιμές, χρονοσφραγίδα 1 λεπτό νωρίτερα", "Παρεμβολή καμπύλης προς Discharge: 1 περίοδος, 2020-01-01 έως 2020-12-31"]) {
+      expect(greek).toContain(words);
+    }
+    expect(greek).not.toMatch(/Checked:|Hourly mean|Curve interpolation/);
 
     const error = "The last run failed: The source time series has no time step, so it cannot be regularized and aggregated.";
     expect(await pageText(broken.sid, broken.gid)).toContain("Hourly mean, at most 2 missing · not run successfully yet");
@@ -519,6 +526,9 @@ describe(`the group page (${DIALECT})`, () => {
     expect(await pageText(broken.sid, broken.gid, other.jar.header())).not.toContain(error);
     const editor = await siteLogin(server.url, users.maintainer.username, users.maintainer.password);
     expect(await pageText(broken.sid, broken.gid, editor.jar.header())).toContain(error);
+    // Stored in English, shown in the page's language.
+    expect(await pageText(broken.sid, broken.gid, `${editor.jar.header()}; enhydris_language=el`))
+      .toContain("Η τελευταία εκτέλεση απέτυχε: Η χρονοσειρά-πηγή δεν έχει χρονικό βήμα, οπότε δεν μπορεί να κανονικοποιηθεί και να συναθροιστεί.");
     // A group without processes has no such section.
     const empty = await world();
     expect(await pageText(empty.sid, empty.gid)).not.toContain("Automatic processing");

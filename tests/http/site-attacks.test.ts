@@ -133,6 +133,23 @@ describe("large site form posts without a login", () => {
     expect(r.body).not.toMatch(/at \S+ \(|node_modules/);
   });
 
+  it("say why in the request's language: the language cookie, else Accept-Language", async () => {
+    const greek = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(90 << 20), "Accept-Language": "el-GR,el;q=0.9,en;q=0.5" }));
+    expect(greek.status).toBe(413);
+    expect(greek.body).toContain('<html lang="el">');
+    expect(greek.body).toContain("<h1>Πολύ μεγάλη φόρμα (413)</h1>");
+    expect(greek.body).toContain("Μια φόρμα που στέλνεται χωρίς σύνδεση μπορεί να είναι το πολύ 1 MB. Συνδεθείτε και στείλτε τη ξανά.");
+    expect(greek.body).toContain(">Πίσω στον ιστότοπο</a>");
+    expect(greek.body).not.toContain("Log in");
+    // The switcher's cookie wins over the browser's language.
+    const chosen = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked", "Accept-Language": "en", Cookie: "enhydris_language=el" }));
+    expect(chosen.status).toBe(411);
+    expect(chosen.body).toContain("Μια φόρμα που στέλνεται χωρίς σύνδεση πρέπει να δηλώνει το μήκος της (Content-Length)");
+    const english = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked", "Accept-Language": "el", Cookie: "enhydris_language=en" }));
+    expect(english.body).toContain('<html lang="en">');
+    expect(english.body).toContain("must state its length");
+  });
+
   it("are refused when their length is unstated (411), and a forged, ended or expired session counts as none", async () => {
     const chunked = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked" }));
     expect(chunked.status).toBe(411);

@@ -5,6 +5,7 @@ import { NotFound } from "@/lib/domain/errors";
 import type { FormState } from "@/lib/site/form-state";
 import { boundId, formInput, openedAt, submitForm } from "@/lib/site/manage-form";
 import { queueing } from "@/lib/site/forms";
+import { requestLocale } from "@/lib/site/locale";
 import { managePaths as paths } from "@/lib/site/manage-paths";
 
 /**
@@ -18,8 +19,8 @@ import { managePaths as paths } from "@/lib/site/manage-paths";
 const id = boundId;
 
 /** A process form's answer, its messages about typed lines told by line number. */
-function processFormState(state: FormState, form: FormData): FormState {
-  return { ...state, errors: lineMessages(state.errors, form) };
+async function processFormState(state: FormState, form: FormData): Promise<FormState> {
+  return { ...state, errors: lineMessages(state.errors, form, await requestLocale()) };
 }
 
 /** Processes of a group (processing.md §1): the API's reader and service, from the reference-style fields. */

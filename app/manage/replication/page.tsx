@@ -15,6 +15,7 @@ import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import { addSource, runNow } from "./actions";
 import { formatCountIn, type Locale } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
+import { runMessageIn } from "@/lib/site/field-errors";
 
 export async function generateMetadata(): Promise<Metadata> {
   return superuserPageMetadata((await getTranslations("manageOpsReplication"))("title"));
@@ -65,7 +66,11 @@ export default async function ReplicationPage({ searchParams }: { searchParams: 
   const token = formToken(user.sessionId);
   const sources = await sourcesPage(user, 0, await countSources(user));
   // A queued run says when it is due (the next scheduled run is queued an interval ahead).
-  const shown = (job: Job) => ({ ...runJson(job), due: job.status === "queued" ? job.runAfter.toISOString() : null });
+  // A run's error and warnings are stored in English (and listed so by the API): shown in the page's language where known.
+  const shown = (job: Job) => {
+    const run = runJson(job);
+    return { ...run, error: run.error && runMessageIn(locale, run.error), warnings: run.warnings.map((w) => runMessageIn(locale, w)), due: job.status === "queued" ? job.runAfter.toISOString() : null };
+  };
   const runs = new Map(await Promise.all(sources.map(async (s) => [s.id, (await sourceRunHistory(s.id, RUNS_SHOWN)).map(shown)] as const)));
   return (
     <div className="page manage narrow-wide">

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { choice, integer, text } from "@/lib/http/fields";
 import { typeCode } from "@/lib/domain/timeseries-types";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
 import { records } from "@/lib/records";
 import { AGGREGATION_METHODS, type AggregationMethod } from "../numerics/aggregate";
 import { aggregationLookback, planAggregation, runAggregation, type AggregationConfig, type AggregationSource } from "../numerics/aggregation";
@@ -99,23 +100,31 @@ function targetStepField() {
 
 // ---- words
 
-const METHOD_WORDS: Record<AggregationConfig["method"], string> = { mean: "mean", sum: "sum", max: "maximum", min: "minimum" };
+const METHOD_WORDS = { mean: "methodMean", sum: "methodSum", max: "methodMax", min: "methodMin" } as const satisfies Record<AggregationConfig["method"], string>;
 
 /** "Hourly", "Daily", "10-minute", "3-hour", "2-day". */
 export function stepWords(step: string): string {
-  const seconds = stepSeconds(step).seconds;
-  if (seconds === 3_600) return "Hourly";
-  if (seconds === 86_400) return "Daily";
-  if (seconds === null) return step;
-  if (seconds % 86_400 === 0) return `${seconds / 86_400}-day`;
-  if (seconds % 3_600 === 0) return `${seconds / 3_600}-hour`;
-  return `${seconds / 60}-minute`;
+  return stepWordsIn(DEFAULT_LOCALE, step);
 }
 
-function describeAggregation(c: AggregationConfig): string {
-  let text = `${stepWords(c.target_time_step)} ${METHOD_WORDS[c.method]}, ${c.max_missing === 0 ? "no missing values allowed" : `at most ${c.max_missing} missing`}`;
+/** A time step in words in a language: in Greek "ανά ώρα", "ανά 10 λεπτά"… */
+export function stepWordsIn(locale: Locale, step: string): string {
+  const t = translator(locale, "processWords");
+  const seconds = stepSeconds(step).seconds;
+  if (seconds === 3_600) return t("stepHourly");
+  if (seconds === 86_400) return t("stepDaily");
+  if (seconds === null) return t("stepOther", { step });
+  if (seconds % 86_400 === 0) return t("stepDays", { count: seconds / 86_400 });
+  if (seconds % 3_600 === 0) return t("stepHours", { count: seconds / 3_600 });
+  return t("stepMinutes", { count: seconds / 60 });
+}
+
+function describeAggregation(c: AggregationConfig, locale: Locale = DEFAULT_LOCALE): string {
+  const t = translator(locale, "processWords");
+  const missing = c.max_missing === 0 ? t("noMissing") : t("atMostMissing", { count: c.max_missing });
+  let text = t("aggregation", { step: stepWordsIn(locale, c.target_time_step), method: t(METHOD_WORDS[c.method]), missing });
   const offset = /^(-?)(\d+)min$/.exec(c.resulting_timestamp_offset);
-  if (offset) text += `, stamped ${offset[2]} min ${offset[1] ? "later" : "earlier"}`;
+  if (offset) text += `, ${t(offset[1] ? "stampedLater" : "stampedEarlier", { minutes: Number(offset[2]) })}`;
   return text;
 }
 
@@ -151,7 +160,7 @@ export const aggregation: ProcessKind<AggregationDefinition> = {
   toStored: (d) => ({ config: d.config, targetGroupId: null }),
 
   name: (d) => `aggregation ${d.config.target_time_step} ${d.config.method}`,
-  describe: (d) => describeAggregation(d.config),
+  describe: (d, context) => describeAggregation(d.config, context.locale),
 
   reads: "checked, else initial",
   targetGroupId: () => null,

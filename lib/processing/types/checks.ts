@@ -7,6 +7,8 @@ import { boolean, number, type Parsed } from "@/lib/http/fields";
 import { objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { typeCode } from "@/lib/domain/timeseries-types";
 import type { FieldErrors } from "@/lib/domain/errors";
+import { decimalIn, DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { memberNameIn } from "@/lib/site/field-errors";
 import { withTypedTimeStep } from "@/lib/site/form-words";
 import { planChecks, runChecks, type ChecksConfig } from "../numerics/checks";
 import { EMPTY } from "../numerics/series";
@@ -158,7 +160,7 @@ function rateOfChangeInput(form: FormData): string {
 }
 
 /** "thresholds[1].delta_t: …" → "Line 2: delta_t: …", counting the lines as typed. */
-function thresholdLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+function thresholdLineMessages(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors {
   if (!errors.rate_of_change_check) return errors;
   const thresholdLines = lineNumbers(typedText(form, "rate_thresholds"));
   return {
@@ -166,37 +168,37 @@ function thresholdLineMessages(errors: FieldErrors, form: FormData): FieldErrors
     rate_of_change_check: errors.rate_of_change_check.map((m) => {
       const match = /^thresholds\[(\d+)\](?:\.(\w+))?: (.*)$/.exec(m);
       const line = match && thresholdLines[Number(match[1])];
-      return line ? `Line ${line}: ${match[2] ? `${match[2]}: ` : ""}${match[3]}` : m;
+      return line ? `${translator(locale, "processWords")("line", { line })}: ${match[2] ? `${memberNameIn(locale, match[2])}: ` : ""}${match[3]}` : m;
     }),
   };
 }
 
 // ---- words
 
-const num = (n: number) => String(n).replace("-", "−");
-
 function withUnit(text: string, unit: string): string {
   return unit ? `${text} ${unit}` : text;
 }
 
-function describeChecks(c: ChecksConfig, unit: string): string {
+function describeChecks(c: ChecksConfig, unit: string, locale: Locale = DEFAULT_LOCALE): string {
+  const t = translator(locale, "processWords");
+  const num = (n: number) => decimalIn(locale, n).replace("-", "−");
   const parts: string[] = [];
   const r = c.range_check;
   if (r) {
-    let text = withUnit(`range ${num(r.lower_bound)}…${num(r.upper_bound)}`, unit);
+    let text = withUnit(t("range", { lower: num(r.lower_bound), upper: num(r.upper_bound) }), unit);
     const { soft_lower_bound: lower, soft_upper_bound: upper } = r;
-    if (lower !== null && upper !== null) text += `, soft ${num(lower)}…${num(upper)}`;
-    else if (lower !== null) text += `, soft from ${num(lower)}`;
-    else if (upper !== null) text += `, soft up to ${num(upper)}`;
+    if (lower !== null && upper !== null) text += `, ${t("softBoth", { lower: num(lower), upper: num(upper) })}`;
+    else if (lower !== null) text += `, ${t("softFrom", { lower: num(lower) })}`;
+    else if (upper !== null) text += `, ${t("softUpTo", { upper: num(upper) })}`;
     parts.push(text);
   }
   const roc = c.rate_of_change_check;
   if (roc) {
     // Symmetric thresholds bound changes either way; otherwise the sign says rises (+) or falls (−).
-    const thresholds = roc.thresholds.map((t) => withUnit(`${t.delta_t} ${roc.symmetric ? num(Math.abs(t.allowed_diff)) : t.allowed_diff > 0 ? `+${num(t.allowed_diff)}` : num(t.allowed_diff)}`, unit));
-    parts.push(`rate of change ${thresholds.join(", ")}${roc.remove_failing_values ? ", failing values removed" : ""}`);
+    const thresholds = roc.thresholds.map((th) => withUnit(`${th.delta_t} ${roc.symmetric ? num(Math.abs(th.allowed_diff)) : th.allowed_diff > 0 ? `+${num(th.allowed_diff)}` : num(th.allowed_diff)}`, unit));
+    parts.push(`${t("rateOfChange", { thresholds: thresholds.join(", ") })}${roc.remove_failing_values ? `, ${t("failingRemoved")}` : ""}`);
   }
-  return `Checked: ${parts.join("; ")}`;
+  return t("checked", { parts: parts.join("; ") });
 }
 
 const CHECKED = typeCode("Checked");
@@ -228,7 +230,7 @@ export const checks: ProcessKind<ChecksDefinition> = {
   toStored: (d) => ({ config: d.config, targetGroupId: null }),
 
   name: () => "checks",
-  describe: (d, context) => describeChecks(d.config, context.unit),
+  describe: (d, context) => describeChecks(d.config, context.unit, context.locale),
 
   reads: "initial",
   targetGroupId: () => null,

@@ -8,6 +8,8 @@ import { listOf, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import { existing } from "@/lib/domain/refs";
 import { typeCode } from "@/lib/domain/timeseries-types";
 import type { FieldErrors } from "@/lib/domain/errors";
+import { DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
+import { memberNameIn } from "@/lib/site/field-errors";
 import { planCurveInterpolation, runCurveInterpolation } from "../numerics/curve-interpolation";
 import type { CurvePeriod } from "../numerics/interpolate";
 import { readSourceFrom, storedTarget } from "../reads";
@@ -174,8 +176,14 @@ function periodsInput(form: FormData): string {
 }
 
 /** "periods[0].points[2]: …" → "Period 1, line 3: …", numbered as the form's blocks and lines. */
-function periodLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
+function periodLineMessages(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors {
   if (!errors.periods) return errors;
+  const t = translator(locale, "processWords");
+  const tf = translator(locale, "manageSeriesProcess");
+  // The words formatted once, not per message: a form may get a message for each of thousands of lines.
+  const periodWords = new Map<number, string>();
+  const periodOf = (block: number) => periodWords.get(block) ?? periodWords.set(block, tf("fields.period", { n: block + 1 })).get(block)!;
+  const [beforeLine, afterLine] = t("periodLine", { period: "\u0000", line: "\u0001" }).split("\u0001");
   // The API's period k is the k-th block that is not empty.
   const blocks = periodNumbers(form).filter((n) => ["start_date", "end_date", "points"].some((f) => text(form, `period_${n}_${f}`) !== ""));
   const shown = (k: string) => (blocks[Number(k)] === undefined ? undefined : blocks[Number(k)] + 1);
@@ -189,16 +197,16 @@ function periodLineMessages(errors: FieldErrors, form: FormData): FieldErrors {
     ...errors,
     periods: errors.periods.map((m) => {
       const overlap = /^periods\[(\d+)\] overlaps periods\[(\d+)\]\.$/.exec(m);
-      if (overlap && shown(overlap[1]) && shown(overlap[2])) return `Period ${shown(overlap[1])} overlaps period ${shown(overlap[2])}.`;
+      if (overlap && shown(overlap[1]) && shown(overlap[2])) return t("overlap", { a: shown(overlap[1])!, b: shown(overlap[2])! });
       const match = /^periods\[(\d+)\](?:\.points\[(\d+)\]|\.(\w+))?: (.*)$/.exec(m);
       const block = match ? blocks[Number(match[1])] : undefined;
       if (!match || block === undefined) return m;
-      const period = `Period ${block + 1}`;
+      const period = periodOf(block);
       if (match[2] !== undefined) {
         const line = pointLine(block, Number(match[2]));
-        return `${period}, line ${line}: ${match[4]}`;
+        return `${beforeLine.replace("\u0000", period)}${line}${afterLine.replace("\u0000", period)}: ${match[4]}`;
       }
-      return `${period}${match[3] ? `, ${match[3]}` : ""}: ${match[4]}`;
+      return `${period}${match[3] ? `, ${memberNameIn(locale, match[3])}` : ""}: ${match[4]}`;
     }),
   };
 }
@@ -215,11 +223,11 @@ export function periodCount(values: Record<string, unknown>): number {
 
 // ---- words
 
-function describeCurve(c: CurveConfig, targetGroupName: string): string {
+function describeCurve(c: CurveConfig, targetGroupName: string, locale: Locale): string {
   const n = c.periods.length;
   const starts = c.periods.map((p) => p.start_date).sort();
   const ends = c.periods.map((p) => p.end_date).sort();
-  return `Curve interpolation into ${targetGroupName}: ${n} period${n === 1 ? "" : "s"}, ${starts[0]} to ${ends[n - 1]}`;
+  return translator(locale, "processWords")("curve", { target: targetGroupName, count: n, n: String(n), start: starts[0], end: ends[n - 1] });
 }
 
 const INITIAL = typeCode("Initial");
@@ -254,7 +262,8 @@ export const curveInterpolation: ProcessKind<CurveDefinition> = {
   toStored: (d) => ({ config: d.config, targetGroupId: d.targetGroupId }),
 
   name: (d) => `curve interpolation into group #${d.targetGroupId}`,
-  describe: (d, context) => describeCurve(d.config, context.targetGroupName ?? `group ${d.targetGroupId}`),
+  describe: (d, { targetGroupName, locale = DEFAULT_LOCALE }) =>
+    describeCurve(d.config, targetGroupName ?? translator(locale, "processWords")("groupFallback", { id: String(d.targetGroupId) }), locale),
 
   reads: "checked, else initial",
   targetGroupId: (d) => d.targetGroupId,

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import type { FieldErrors } from "@/lib/domain/errors";
 import type { FieldSpec } from "@/lib/http/fields";
+import type { Locale } from "@/lib/i18n";
 import type { StoredRecords } from "@/lib/records";
 import type { FormValues } from "@/lib/site/form-state";
 import type { IncrementalPlan } from "../numerics/incremental";
@@ -48,6 +49,8 @@ export interface DescribeContext {
   unit: string;
   /** A process writing into another group: that group as the pages name it. */
   targetGroupName?: string;
+  /** The page's language (English when not given: tests and logs). */
+  locale?: Locale;
 }
 
 /** The add form of a type on the group page. */
@@ -74,7 +77,7 @@ export interface KindForm<D> {
   /** A stored process as the type's form values. */
   values(d: D): FormValues;
   /** The API's messages about typed lines told by line number (only the fields it owns are changed). */
-  lineMessages?(errors: FieldErrors, form: FormData): FieldErrors;
+  lineMessages?(errors: FieldErrors, form: FormData, locale: Locale): FieldErrors;
 }
 
 export interface ProcessKind<D extends { type: string }> {

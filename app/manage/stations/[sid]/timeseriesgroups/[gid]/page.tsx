@@ -13,6 +13,7 @@ import {
 } from "@/lib/manage";
 import { describeProcess, processesWritingGroup } from "@/lib/processing";
 import { formToken } from "@/lib/site/form-token";
+import { requestLocale } from "@/lib/site/locale";
 import { managePaths } from "@/lib/site/manage-paths";
 import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
@@ -44,7 +45,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
     return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)), writers, unit };
   });
   const { station, group, series, choices, processes, groups, writers, unit } = data;
-  const [t, tc, tp] = await Promise.all([getTranslations("manageSeriesGroup"), getTranslations("common"), getTranslations("manageSeriesProcess")]);
+  const [t, tc, tp, locale] = await Promise.all([getTranslations("manageSeriesGroup"), getTranslations("common"), getTranslations("manageSeriesProcess"), requestLocale()]);
   // The series' types (Initial, Checked, …) in the page's language.
   const label = (s: (typeof series)[number]) => seriesLabel({ ...s, type: typeWord(tc, s.type) });
   const token = formToken(user.sessionId);
@@ -89,7 +90,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
                   <span className="muted small">
                     {t.rich("writtenBy", {
                       processes: () => writers.get(s.id)!.map((w, i) => (
-                        <span key={w.process.id}>{i > 0 && "; "}<Link href={managePaths.process(w.stationId, w.process.groupId, w.process.id)}>{describeProcess(w.process.definition, { unit, targetGroupName: title })}</Link></span>
+                        <span key={w.process.id}>{i > 0 && "; "}<Link href={managePaths.process(w.stationId, w.process.groupId, w.process.id)}>{describeProcess(w.process.definition, { unit, targetGroupName: title, locale })}</Link></span>
                       )),
                     })}
                   </span>

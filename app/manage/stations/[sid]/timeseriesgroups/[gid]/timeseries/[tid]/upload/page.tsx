@@ -9,6 +9,7 @@ import { guarded, processesForEditing, stationPageMetadata } from "@/lib/manage"
 import { describeProcesses, processesFedBy, processesWriting, seriesOfGroups } from "@/lib/processing";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
+import { requestLocale } from "@/lib/site/locale";
 import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
@@ -33,7 +34,7 @@ export default async function UploadPage({ params }: { params: Params }) {
     // Only the processes this upload queues (those its records feed, directly or through the group's chain), not every process of the group.
     const fed = new Set(processesFedBy(tid, all.map((p) => p.row), series));
     const processes = all.filter((p) => fed.has(p.row.id));
-    const descriptions = await describeProcesses(writers.map(({ process: p }) => p.definition), () => s.unit.symbol);
+    const descriptions = await describeProcesses(writers.map(({ process: p }) => p.definition), () => s.unit.symbol, await requestLocale());
     const writtenBy = writers.map(({ process: p, stationId }, i) => ({ href: managePaths.process(stationId, p.groupId, p.id), description: descriptions[i] }));
     return { s, row, processes, writtenBy };
   });
