@@ -55,15 +55,37 @@ async function main() {
       await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 }); marks.push(`${at()} table row`);
       await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.chart-line[stroke='#c2410c'], .workbench-chart path.chart-line[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
       marks.push(`${at()} overlays`);
+      // The browser's own clock of each request: queued → sent → first byte → last byte (ms since navigation).
+      const timing = await tab.evaluate(() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].map((e) => {
+        const r = e as PerformanceResourceTiming;
+        return `${r.startTime.toFixed(0)}→${r.requestStart.toFixed(0)}→${r.responseStart.toFixed(0)}→${r.responseEnd.toFixed(0)} ${r.name.replace(location.origin, "").slice(0, 60)}`;
+      }));
+      console.log(timing.join("\n"));
       if (process.env.PROFILE) {
         const { profile } = (await cdp.send("Profiler.stop")) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
         const self = new Map<string, number>();
         const byId = new Map(profile.nodes.map((n) => [n.id, n]));
         profile.samples.forEach((id, i) => {
           const n = byId.get(id)!;
-          const key = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(url, "").slice(-40)}:${n.callFrame.lineNumber}`;
+          const key = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(url, "").slice(-40)}:${n.callFrame.lineNumber}:${(n.callFrame as { columnNumber?: number }).columnNumber ?? ""}`;
           self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
         });
+        // What the main thread did in each 100 ms since the profile began: busy ms and the busiest scripts.
+        const windows = new Map<number, Map<string, number>>();
+        let clock = 0;
+        profile.samples.forEach((id, i) => {
+          clock += (profile.timeDeltas[i] ?? 0) / 1000;
+          const n = byId.get(id)!;
+          const name = n.callFrame.url ? n.callFrame.url.replace(url, "").replace("/_next/static/chunks/", "").slice(0, 24) : n.callFrame.functionName;
+          if (name === "(idle)") return;
+          const w = windows.get(Math.floor(clock / 100)) ?? new Map<string, number>();
+          w.set(name, (w.get(name) ?? 0) + (profile.timeDeltas[i + 1] ?? 0) / 1000);
+          windows.set(Math.floor(clock / 100), w);
+        });
+        for (const [w, names] of [...windows].sort((a, b) => a[0] - b[0])) {
+          const busy = [...names.values()].reduce((a, b) => a + b, 0);
+          console.log(`${String(w * 100).padStart(5)} ms: busy ${busy.toFixed(0).padStart(3)} ${[...names].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`);
+        }
         const byUrl = new Map<string, number>();
         for (const [k, v] of self) { const u = k.split(" ")[1]?.split(":")[0] ?? ""; byUrl.set(u, (byUrl.get(u) ?? 0) + v); }
         console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v.toFixed(0).padStart(6)} ms ${k}`).join("\n"));
