@@ -18,7 +18,7 @@ import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
 import { descrIn } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
-import { runMessageIn } from "@/lib/site/field-errors";
+import { activitySummaryIn, runMessageIn } from "@/lib/site/field-errors";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the
@@ -183,7 +183,7 @@ export async function stationForEditing(actor: Actor, id: number) {
     })),
     files, images,
     events: events.map((e) => ({ ...e, typeName: eventType.get(e.typeId) ?? "" })),
-    activity,
+    activity: activity.map((a) => ({ ...a, summary: activitySummaryIn(locale, a.summary) })),
   };
 }
 
