@@ -1,4 +1,4 @@
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
@@ -284,8 +284,9 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
 
 /** The groups of a station, as a curve interpolation's target choices. */
 export async function stationGroupChoices(stationId: number): Promise<{ value: string; label: string }[]> {
-  const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId }, include: { variable: true }, orderBy: { id: "asc" } });
-  return groups.map((g) => ({ value: String(g.id), label: `${groupTitle({ id: g.id, name: g.name, variable: g.variable.descr })} (#${g.id})` }));
+  const [groups, locale] = await Promise.all([
+    db().prisma.timeseriesGroup.findMany({ where: { stationId }, include: { variable: true }, orderBy: { id: "asc" } }), requestLocale()]);
+  return groups.map((g) => ({ value: String(g.id), label: `${groupTitleIn(locale, { id: g.id, name: g.name, variable: descrIn(locale, g.variable) })} (#${g.id})` }));
 }
 
 /** A file, image or event of the station, for an editor of it (NotFound first). */
