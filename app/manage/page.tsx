@@ -9,6 +9,8 @@ import { formToken } from "@/lib/site/form-token";
 import { ZonedTime } from "@/components/site/ZonedTime";
 import { canCreateStation, isSuperuser } from "@/lib/auth/permissions";
 import { recentActivity } from "@/lib/activity";
+import { activitySummaryIn } from "@/lib/site/field-errors";
+import { requestLocale } from "@/lib/site/locale";
 import { type EditableStation, editableStations, failedProcesses, manageUser, queryProblem } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
 import { stationPath } from "@/lib/site/paths";
@@ -38,7 +40,10 @@ export default async function ManageHome({ searchParams }: { searchParams: Searc
   const [t, tm, activity, failed, feeds, access, found] = await Promise.all([
     getTranslations("manageHome"),
     getTranslations("manage"),
-    recentActivity(user, 15),
+    recentActivity(user, 15).then(async (items) => {
+      const locale = await requestLocale();
+      return items.map((a) => ({ ...a, summary: activitySummaryIn(locale, a.summary) }));
+    }),
     failedProcesses(user, FAILED_SHOWN),
     feedProblems(user, FAILED_SHOWN),
     pendingForEditor(user, ACCESS_SHOWN),

@@ -1,4 +1,4 @@
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { latestJobs } from "@/lib/jobs/queue";
@@ -18,7 +18,7 @@ import { typeName } from "@/lib/domain/timeseries-types";
 import { usernames } from "@/lib/accounts";
 import { descrIn } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
-import { runMessageIn } from "@/lib/site/field-errors";
+import { activitySummaryIn, runMessageIn } from "@/lib/site/field-errors";
 
 /**
  * What the management pages (management.md §2) read, as plain data, in few queries: the
@@ -183,7 +183,7 @@ export async function stationForEditing(actor: Actor, id: number) {
     })),
     files, images,
     events: events.map((e) => ({ ...e, typeName: eventType.get(e.typeId) ?? "" })),
-    activity,
+    activity: activity.map((a) => ({ ...a, summary: activitySummaryIn(locale, a.summary) })),
   };
 }
 
@@ -284,8 +284,9 @@ export async function processForEditing(actor: Actor, stationId: number, groupId
 
 /** The groups of a station, as a curve interpolation's target choices. */
 export async function stationGroupChoices(stationId: number): Promise<{ value: string; label: string }[]> {
-  const groups = await db().prisma.timeseriesGroup.findMany({ where: { stationId }, include: { variable: true }, orderBy: { id: "asc" } });
-  return groups.map((g) => ({ value: String(g.id), label: `${groupTitle({ id: g.id, name: g.name, variable: g.variable.descr })} (#${g.id})` }));
+  const [groups, locale] = await Promise.all([
+    db().prisma.timeseriesGroup.findMany({ where: { stationId }, include: { variable: true }, orderBy: { id: "asc" } }), requestLocale()]);
+  return groups.map((g) => ({ value: String(g.id), label: `${groupTitleIn(locale, { id: g.id, name: g.name, variable: descrIn(locale, g.variable) })} (#${g.id})` }));
 }
 
 /** A file, image or event of the station, for an editor of it (NotFound first). */

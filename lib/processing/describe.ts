@@ -5,7 +5,7 @@
  */
 import { db } from "@/lib/db";
 import { DEFAULT_LOCALE, descrIn, type Locale } from "@/lib/i18n";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { kindOf, type ProcessConfig } from "./types";
 import type { DescribeContext } from "./types/kind";
 
@@ -26,7 +26,7 @@ export function describeProcess(p: ProcessConfig, context: DescribeContext): str
 export async function describeProcesses(definitions: readonly ProcessConfig[], unit: (i: number) => string, locale: Locale = DEFAULT_LOCALE): Promise<string[]> {
   const targets = [...new Set(definitions.flatMap((d) => kindOf(d).targetGroupId(d) ?? []))];
   const groups = targets.length === 0 ? [] : await db().prisma.timeseriesGroup.findMany({ where: { id: { in: targets } }, include: { variable: true } });
-  const names = new Map(groups.map((g) => [g.id, groupTitle({ id: g.id, name: g.name, variable: descrIn(locale, g.variable) })]));
+  const names = new Map(groups.map((g) => [g.id, groupTitleIn(locale, { id: g.id, name: g.name, variable: descrIn(locale, g.variable) })]));
   return definitions.map((d, i) => {
     const target = kindOf(d).targetGroupId(d);
     return describeProcess(d, { unit: unit(i), targetGroupName: target === null ? undefined : names.get(target), locale });

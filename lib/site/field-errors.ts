@@ -14,7 +14,15 @@ import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
  */
 
 /** The namespaces whose English messages are read as templates of messages written in English. */
-type TemplateNamespace = "fieldErrors" | "runMessages";
+type TemplateNamespace = "fieldErrors" | "runMessages" | "activitySummaries" | "activityObjects";
+
+/** Where a message of a namespace is looked up: its own templates, then those its arguments may be. */
+const LOOKUP: Record<TemplateNamespace, TemplateNamespace[]> = {
+  fieldErrors: ["fieldErrors"],
+  runMessages: ["runMessages", "fieldErrors"],
+  activitySummaries: ["activitySummaries", "activityObjects"],
+  activityObjects: ["activityObjects"],
+};
 
 interface Template {
   key: string;
@@ -56,14 +64,14 @@ function englishTemplates(namespace: TemplateNamespace): Template[] {
  * A message written in English, translated by the first template of `namespace` it matches (then
  * of the field errors'), or null when none matches. An argument that is itself a message of a
  * template (the span of storable times in a limit's message, a time step's problem) is translated
- * too, once.
+ * too, `depth` levels down (once by default; an activity summary names objects within objects).
  */
-export function byTemplate(locale: Locale, message: string, namespace: TemplateNamespace = "fieldErrors", nested = true): string | null {
-  for (const ns of namespace === "fieldErrors" ? ["fieldErrors" as const] : [namespace, "fieldErrors" as const]) {
+export function byTemplate(locale: Locale, message: string, namespace: TemplateNamespace = "fieldErrors", depth = 1): string | null {
+  for (const ns of LOOKUP[namespace]) {
     for (const { key, pattern, names } of englishTemplates(ns)) {
       const m = pattern.exec(message);
       if (!m) continue;
-      const values = Object.fromEntries(names.map((name, i) => [name, (nested && byTemplate(locale, m[i + 1], namespace, false)) || m[i + 1]]));
+      const values = Object.fromEntries(names.map((name, i) => [name, (depth > 0 && byTemplate(locale, m[i + 1], namespace, depth - 1)) || m[i + 1]]));
       return (translator(locale, ns) as unknown as (key: string, values: Record<string, string>) => string)(key, values);
     }
   }
@@ -126,4 +134,16 @@ export function fieldErrorsIn(locale: Locale, errors: FieldErrors): FieldErrors 
 export function runMessageIn(locale: Locale, message: string): string {
   if (locale === DEFAULT_LOCALE) return message;
   return byTemplate(locale, message, "runMessages") ?? message;
+}
+
+/**
+ * An activity log entry's summary ("Created station …", "Changed …: name, altitude"), stored in
+ * English and listed by the API as it is, as a page in `locale` shows it: by the
+ * `activitySummaries` templates, the objects it names and the counts by `activityObjects`' (several
+ * levels down: a series names its group, a correction its counts). Field names stay the API's;
+ * a summary no template matches stays English.
+ */
+export function activitySummaryIn(locale: Locale, summary: string): string {
+  if (locale === DEFAULT_LOCALE) return summary;
+  return byTemplate(locale, summary, "activitySummaries", 8) ?? summary;
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import * as f from "@/tests/support/fixtures";
+import { api } from "@/tests/support/http";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin } from "@/tests/support/site-session";
 
@@ -131,6 +132,28 @@ describe("POST /language/ (the footer's switcher)", () => {
     await switchLanguage("", "/", { Cookie: jar.header() });
     expect((await db().prisma.user.findUniqueOrThrow({ where: { username: user.username } })).language).toBe("");
     expect(langOf(await (await page("/", { Cookie: jar.header(), "Accept-Language": "en" })).text())).toBe("en");
+  });
+});
+
+describe("the activity log's summaries (stored in English)", () => {
+  it("show in the page's language on the manage pages; the API lists them as stored", async () => {
+    const admin = await f.user({ superuser: true });
+    const http = api(server.url);
+    const created = await http.post("/api/stations/", { token: admin.token, json: { name: "Kerkyra", geom: "POINT (19.9 39.6)", owner: await f.organization() } });
+    expect(created.status).toBe(201);
+    const station = created.json.id as number;
+    expect((await http.patch(`/api/stations/${station}/`, { token: admin.token, json: { altitude: 12 } })).status).toBe(200);
+    const { jar, error } = await siteLogin(server.url, admin.username, admin.password);
+    expect(error).toBeNull();
+    const summaries = (html: string) => [...html.matchAll(/<span class="activity-summary">([^<]*)<\/span>/g)].map((m) => m[1]);
+    const home = await (await page("/manage/", { Cookie: `${jar.header()}; enhydris_language=el` })).text();
+    expect(summaries(home)).toEqual(expect.arrayContaining(["Αλλαγή: σταθμός &quot;Kerkyra&quot; (πεδία: altitude)", "Δημιουργία: σταθμός &quot;Kerkyra&quot;"]));
+    const stationPage = await (await page(`/manage/stations/${station}/`, { Cookie: `${jar.header()}; enhydris_language=el` })).text();
+    expect(summaries(stationPage)).toEqual(["Αλλαγή: σταθμός &quot;Kerkyra&quot; (πεδία: altitude)", "Δημιουργία: σταθμός &quot;Kerkyra&quot;"]);
+    const english = await (await page(`/manage/stations/${station}/`, { Cookie: `${jar.header()}; enhydris_language=en` })).text();
+    expect(summaries(english)).toEqual(["Changed station &quot;Kerkyra&quot;: altitude", "Created station &quot;Kerkyra&quot;"]);
+    const listed = await http.get(`/api/stations/${station}/activity/`, { token: admin.token, headers: { "Accept-Language": "el", Cookie: "enhydris_language=el" } });
+    expect(listed.json.results.map((a: { summary: string }) => a.summary)).toEqual(['Changed station "Kerkyra": altitude', 'Created station "Kerkyra"']);
   });
 });
 

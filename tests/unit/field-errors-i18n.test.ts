@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { fieldErrorIn, fieldErrorsIn, runMessageIn } from "@/lib/site/field-errors";
 import { AGGREGATION_RULES } from "@/lib/processing/types/aggregation";
 import { SOURCE_DISABLED } from "@/lib/replication/sources";
+import { literalAt, shapes } from "@/tests/support/literal-shapes";
 
 /** The checks shared by the API and the pages whose messages a page may show. */
 function checkSources(): string[] {
@@ -114,5 +115,24 @@ describe("the messages of background runs on pages (stored in English)", () => {
       .toBe("σταθμός 12: η ζώνη ώρας εμφάνισης «Mars/Olympus» δεν είναι από τις ζώνες αυτής της υπηρεσίας· χρησιμοποιείται η Etc/GMT");
     expect(runMessageIn("en", "Nothing to do: no changes since the last run.")).toBe("Nothing to do: no changes since the last run.");
     expect(runMessageIn("el", "database is locked")).toBe("database is locked");
+  });
+
+  it("has a Greek translation of every warning a replication run writes", () => {
+    const code = readFileSync("lib/replication/run.ts", "utf8");
+    // Each `this.warn(…)`; `${row.kind} ${row.remoteId} (here …)` and "the ${kind} ${a.id}" name things of these kinds.
+    const warnings = [...code.matchAll(/this\.warn\(/g)].flatMap((m) => shapes(literalAt(code, m.index + m[0].length)!.text));
+    const samples = warnings.flatMap((w) => w.startsWith("x7 is no longer")
+      ? ["station", "group", "series", "file", "image", "event"].map((kind) => w.replace("x7", `${kind} 4 (here 9)`))
+      : w.includes("the x7 x7") ? ["file", "image"].map((kind) => w.replace("the x7 x7", `the ${kind} 4`))
+      : [w.replace(/^x7: its records/, "series 4 of station 2: its records")]);
+    expect(samples.length).toBeGreaterThan(12);
+    const untranslated = samples.filter((w) => { const greek = runMessageIn("el", w); return greek === w || /[a-z]{3,}/i.test(greek.replace(/x7|Etc\/GMT/g, "")); });
+    expect(untranslated).toEqual([]);
+    expect(runMessageIn("el", "station 3: the file 7 has no content at the source")).toBe("σταθμός 3: το αρχείο 7 δεν έχει περιεχόμενο στην πηγή");
+    expect(runMessageIn("el", "series 4 (here 9) is no longer at the source; kept here (prune deletes it)"))
+      .toBe("χρονοσειρά 4 (εδώ 9): δεν υπάρχει πια στην πηγή· διατηρείται εδώ (η εκκαθάριση το διαγράφει)");
+    expect(runMessageIn("el", "series 5 of station 3: its records were not copied: the source does not let these credentials read them"))
+      .toBe("χρονοσειρά 5 του σταθμού 3: οι εγγραφές της δεν αντιγράφηκαν: η πηγή δεν επιτρέπει σε αυτά τα διαπιστευτήρια να τις διαβάσουν");
+    expect(runMessageIn("en", "station 3: the file 7 has no content at the source")).toBe("station 3: the file 7 has no content at the source");
   });
 });

@@ -16,7 +16,7 @@ import { contentPath, groupPath } from "@/lib/site/paths";
 import { formatDate, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { ZonedTime } from "@/components/site/ZonedTime";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { decimalIn } from "@/lib/i18n";
 
 type Params = Promise<{ sid: string }>;
@@ -146,7 +146,7 @@ export default async function StationPage({ params }: { params: Params }) {
             return (
               <tr key={g.id}>
                 <th scope="row">
-                  <Link href={groupPath(station.id, g.id)}>{groupTitle(g)}</Link>
+                  <Link href={groupPath(station.id, g.id)}>{groupTitleIn(locale, g)}</Link>
                 </th>
                 <td data-label={t("variable")}>{g.variable}</td>
                 <td data-label={t("unit")}>{g.unit}</td>

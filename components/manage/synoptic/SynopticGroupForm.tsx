@@ -104,7 +104,7 @@ function stationMessages(messages: string[] = []) {
   return { general, byStation, bySeries };
 }
 
-const groupLabel = (g: GroupChoice) => `${groupTitle(g)}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
+const groupLabel = (g: GroupChoice, fallback: (id: number) => string) => `${groupTitle(g, fallback)}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
 
 const EMPTY: SynopticFormState = { errors: {} };
 
@@ -122,6 +122,7 @@ function Toggle({ checked, onChange, label }: { checked: boolean; onChange: (on:
 
 export default function SynopticGroupForm({ initial, token, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
   const t = useTranslations("synopticForm");
+  const groupFallback = (id: number) => t("groupFallback", { id: String(id) });
   const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
   const live = useHydrated();
   const [name, setName] = useState(initial?.name ?? "");
@@ -231,7 +232,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                 <div key={g.id} className="synoptic-series" data-group={g.id}>
                   <label className="synoptic-group-toggle">
                     <input type="checkbox" checked={!!s} onChange={(e) => toggleGroup(i, g.id, e.target.checked)} />
-                    {groupLabel(g)}{g.private && <span className="muted small"> {t("privateData")}</span>}
+                    {groupLabel(g, groupFallback)}{g.private && <span className="muted small"> {t("privateData")}</span>}
                   </label>
                   <FieldErrors id={`${id}-errors`} errors={j < 0 ? undefined : messages.bySeries.get(`${i}:${j}`)} />
                   {s && (
@@ -241,7 +242,7 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
                         <div key={key}>
                           <label htmlFor={`${id}-${key}`}>{label}</label>
                           <input id={`${id}-${key}`} value={s[key]} inputMode={kind === "num" ? "decimal" : undefined} maxLength={kind === "text" ? 50 : undefined}
-                            placeholder={key === "title" ? groupTitle(g) : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
+                            placeholder={key === "title" ? groupTitle(g, groupFallback) : undefined} onChange={(e) => setSeries(i, g.id, { [key]: e.target.value })} />
                         </div>
                       ))}
                       <Toggle checked={s.rateOfChange} onChange={(on) => setSeries(i, g.id, { rateOfChange: on })} label={t("rateOfChange")} />

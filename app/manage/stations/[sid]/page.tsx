@@ -19,7 +19,7 @@ import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, stationPath } from "@/lib/site/paths";
 import { pathId } from "@/lib/frontend";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { formatCountIn } from "@/lib/i18n";
 
 type Params = Promise<{ sid: string }>;
@@ -99,7 +99,7 @@ export default async function ManageStationPage({ params, searchParams }: { para
           <Table columns={[t("group"), t("variable"), t("unit"), t("timeSeries"), t("records")]}>
             {data.groups.map((g) => (
               <tr key={g.id}>
-                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{groupTitle(g)}</Link>{g.hidden && <span className="badge">{t("hidden")}</span>}</th>
+                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{groupTitleIn(locale, g)}</Link>{g.hidden && <span className="badge">{t("hidden")}</span>}</th>
                 <td data-label={t("variable")}>{g.variable}</td>
                 <td data-label={t("unit")}>{g.unit}</td>
                 <td data-label={t("timeSeries")}>{g.series}</td>

@@ -14,7 +14,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 
 // server.mjs serves this page's HTML to anonymous visitors from a cache once this is registered (ADR 0018).
 registerPageCache();
@@ -42,7 +42,7 @@ async function load(params: Params) {
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const data = await load(params);
   if (!data) return { title: (await getTranslations("common"))("pageNotFound") };
-  return { title: `${groupTitle(data.group)} · ${data.station.name}` };
+  return { title: `${groupTitleIn(await getLocale(), data.group)} · ${data.station.name}` };
 }
 
 /**
@@ -69,7 +69,7 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
   const selected = series.find((s) => s.id === requested) ?? preferred;
   const stationName = station.name || tc("station", { id: station.id });
-  const title = groupTitle(group);
+  const title = groupTitleIn(await getLocale(), group);
   const here = groupPath(station.id, group.id);
   // The chart the browser would ask for first (same URL as SeriesChart builds), read here.
   let chart = null;

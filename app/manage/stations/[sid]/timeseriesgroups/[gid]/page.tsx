@@ -19,7 +19,7 @@ import { groupPath } from "@/lib/site/paths";
 import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
 import { processAddForms } from "@/lib/processing";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string }>;
@@ -52,7 +52,7 @@ export default async function ManageGroupPage({ params, searchParams }: { params
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const stationName = station.name || tc("station", { id: sid });
   const variable = choices.variables.find((v) => v.id === group.variableId)?.label ?? "";
-  const title = groupTitle({ id: gid, name: group.name, variable });
+  const title = groupTitleIn(locale, { id: gid, name: group.name, variable });
   const units = choices.units.map((u) => ({ id: u.id, label: u.label }));
   const taken = new Set(series.map((s) => s.type));
   const nextType = ["Initial", "Checked", "Regularized"].find((t) => !taken.has(t)) ?? "Aggregated";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { runProcess, saveProcess } from "@/app/manage/actions/processing";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
@@ -10,7 +10,7 @@ import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { pathId } from "@/lib/frontend";
 import { periodCount, processValues } from "@/lib/processing";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { zoneOffsetMinutes } from "@/lib/site/time";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
@@ -34,9 +34,9 @@ export default async function ManageProcessPage({ params, searchParams }: { para
   });
   const { station, group, variable, process, description, runs, runCount, groups } = data;
   const token = formToken(user.sessionId);
-  const [t, tc] = await Promise.all([getTranslations("manageSeriesProcess"), getTranslations("common")]);
+  const [t, tc, locale] = await Promise.all([getTranslations("manageSeriesProcess"), getTranslations("common"), getLocale()]);
   const stationName = station.name || tc("station", { id: sid });
-  const groupName = groupTitle({ id: gid, name: group.name, variable });
+  const groupName = groupTitleIn(locale, { id: gid, name: group.name, variable });
   const initial = processValues(process);
   return (
     <div className="page manage">

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
 import { workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
@@ -10,7 +10,7 @@ import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { zoneOffsetMinutes } from "@/lib/site/time";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
@@ -30,10 +30,10 @@ export default async function EditRecordsPage({ params, searchParams }: { params
     return { s, row, view: await workbenchView(u, tid, query) };
   });
   const { s, row, view } = data;
-  const [t, tc] = await Promise.all([getTranslations("manageSeriesWorkbench"), getTranslations("common")]);
+  const [t, tc, locale] = await Promise.all([getTranslations("manageSeriesWorkbench"), getTranslations("common"), getLocale()]);
   const label = seriesLabel({ type: typeWord(tc, typeName(row.type)), name: row.name, timeStep: row.timeStep });
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
-  const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
+  const groupName = groupTitleIn(locale, { id: gid, name: s.group.name, variable: s.variable.descr });
   // The records and the compared series' means start loading with the page, not after its scripts
   // (links in the HTML: react-dom's preload() would reach the browser only in the RSC payload).
   const range = workbenchRange(view.range, s.firstTimestamp, s.lastTimestamp);

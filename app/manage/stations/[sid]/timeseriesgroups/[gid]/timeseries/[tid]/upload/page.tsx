@@ -13,7 +13,7 @@ import { requestLocale } from "@/lib/site/locale";
 import { groupPath, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string; tid: string }>;
@@ -39,10 +39,10 @@ export default async function UploadPage({ params }: { params: Params }) {
     return { s, row, processes, writtenBy };
   });
   const { s, row, processes, writtenBy } = data;
-  const [t, tc] = await Promise.all([getTranslations("manageSeriesUpload"), getTranslations("common")]);
+  const [t, tc, locale] = await Promise.all([getTranslations("manageSeriesUpload"), getTranslations("common"), requestLocale()]);
   const label = seriesLabel({ type: typeWord(tc, typeName(row.type)), name: row.name, timeStep: row.timeStep });
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
-  const groupName = groupTitle({ id: gid, name: s.group.name, variable: s.variable.descr });
+  const groupName = groupTitleIn(locale, { id: gid, name: s.group.name, variable: s.variable.descr });
   const chartHref = `${groupPath(sid, gid)}?series=${tid}`;
   return (
     <div className="page manage">
