@@ -55,7 +55,8 @@ describe("the demo vendor (serve.ts)", () => {
     expect(records.timestamps.length).toBeLessThanOrEqual(145);
     for (const v of records.values) expect(v).toBeGreaterThan(0);
     child!.kill("SIGTERM");
-    await new Promise((r) => child!.once("exit", r));
+    // "close", not "exit": the last lines it printed may still be in the pipe when it exits.
+    await new Promise((r) => child!.once("close", r));
     expect(output()).toMatch(/Stopped after \d+ requests\./);
   }, 60_000);
 
