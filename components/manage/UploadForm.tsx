@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
+import { useApiMessages } from "@/components/manage/api-messages";
 import { csrfToken } from "@/components/manage/csrf";
 import { useHydrated } from "@/components/site/useHydrated";
 import { useZoneWords } from "@/components/site/zone-words";
@@ -34,7 +35,7 @@ export interface UploadFormProps {
 type Outcome =
   | { kind: "checked"; count: number; start: string | null; end: string | null; replaced: number | null; lines: string[] }
   | { kind: "stored"; count: number; start: string | null; end: string | null; at: number }
-  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; mode?: "append" | "insert" | "replace" };
+  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; hint?: string | null };
 
 const FIRST_LINES = 8;
 
@@ -116,6 +117,14 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   const [busy, setBusy] = useState<null | "check" | "store">(null);
   const [progress, setProgress] = useState(0);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const translate = useApiMessages();
+  /** The API's messages, field by field, in the page's language (one request for all of them). */
+  const inPageLanguage = async (errors: Record<string, string[]>): Promise<Record<string, string[]>> => {
+    const fields = Object.entries(errors).map(([field, messages]) => [field, [messages].flat().map(String)] as const);
+    const shown = await translate(fields.flatMap(([, messages]) => messages));
+    let at = 0;
+    return Object.fromEntries(fields.map(([field, messages]) => [field, messages.map(() => shown[at++])]));
+  };
   const status = useRef<HTMLDivElement>(null);
 
   // A change of what is uploaded needs a new check before it can be stored.
@@ -154,10 +163,15 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         setText("");
         router.refresh();
       } else if (answer.status === 400 && json) {
-        setOutcome({ kind: "refused", errors: json as Record<string, string[]>, refused: answer.refused, mode });
+        const english = json as Record<string, string[]>;
+        // The hint reads the API's English words; the page shows them in its language.
+        const hint = modeHint(t, mode, english.timeseries_records ?? []);
+        setOutcome({ kind: "refused", errors: await inPageLanguage(english), refused: answer.refused, hint });
+      } else if (answer.status === 401) {
+        setOutcome({ kind: "refused", errors: { form: [t("sessionEnded")] } });
       } else {
-        const detail = typeof json?.detail === "string" ? json.detail : t("serverAnswered", { status: answer.status });
-        setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? t("sessionEnded") : detail] } });
+        const detail = typeof json?.detail === "string" ? json.detail : null;
+        setOutcome({ kind: "refused", errors: detail === null ? { form: [t("serverAnswered", { status: answer.status })] } : await inPageLanguage({ form: [detail] }) });
       }
     } catch (error) {
       setOutcome({ kind: "refused", errors: { form: [(error as Error).message] } });
@@ -242,7 +256,7 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
                 </p>
                 {/* Focusable, as the first lines below: a long list scrolls in its box, and keyboard users scroll it too. */}
                 <ul className="line-errors" tabIndex={0} aria-label={t("problemsByLine")}>{records.map((m, i) => <li key={i}>{pageTimes(m, displayOffset)}</li>)}</ul>
-                {modeHint(t, outcome.mode, records) && <p className="mode-hint">{modeHint(t, outcome.mode, records)}</p>}
+                {outcome.hint && <p className="mode-hint">{outcome.hint}</p>}
               </>
             )}
             {!general.length && !records && <p>{t("correctFields")}</p>}

@@ -2,6 +2,7 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import { useApiMessages } from "@/components/manage/api-messages";
 import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
 import { RangeFields } from "@/components/chart/drag-range";
 import { timeTicks } from "@/components/chart/ticks";
@@ -70,13 +71,16 @@ const DRAWN_POINTS = 1200;
 const DAY = 86400;
 
 const iso = isoInstant;
-async function answerText(response: Response, serverAnswered: (status: number) => string): Promise<string> {
+/** The API's refusal as one text: its messages (each named by its field), in the page's language. */
+async function answerText(response: Response, serverAnswered: (status: number) => string, inPageLanguage: (messages: string[]) => Promise<string[]>): Promise<string> {
+  let messages: string[];
   try {
     const json = (await response.json()) as Record<string, unknown>;
-    return Object.entries(json).map(([k, v]) => (k === "detail" || k === "non_field_errors" ? "" : `${k}: `) + [v].flat().join(" ")).join(" ");
+    messages = Object.entries(json).flatMap(([k, v]) => [v].flat().map((m) => (k === "detail" || k === "non_field_errors" ? "" : `${k}: `) + String(m)));
   } catch {
     return serverAnswered(response.status);
   }
+  return (await inPageLanguage(messages)).join(" ");
 }
 
 function send(url: string, method: string, body?: unknown): Promise<Response> {
@@ -94,6 +98,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const shownValue = (value: string | number) => decimalIn(locale, value);
   const typed = (text: string) => (decimalSeparator(locale) === "," ? text.replace(",", ".") : text);
   const serverAnswered = useCallback((status: number) => t("serverAnswered", { status }), [t]);
+  const inPageLanguage = useApiMessages();
   const zone = offsetLabel(offsetMinutes);
   // The address's range, or the last 30 days of the series.
   const [range, setRange] = useState<{ start: number; end: number }>(() => {
@@ -125,13 +130,13 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     const controller = new AbortController();
     fetch(workbenchRecordsUrl(apiPath, range), { signal: controller.signal, credentials: "same-origin" })
       .then(async (response) => {
-        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
         setRecords(parseCsv(await response.text()));
         setLoadError("");
       })
       .catch((e: Error) => e.name !== "AbortError" && setLoadError(t("loadFailed", { error: e.message })));
     return () => controller.abort();
-  }, [apiPath, range, reload, serverAnswered, t]);
+  }, [apiPath, range, reload, serverAnswered, inPageLanguage, t]);
 
   const loadHistory = useCallback(() => {
     fetch(`${apiPath}corrections/?page_size=20`, { credentials: "same-origin", headers: { Accept: "application/json" } })
@@ -207,14 +212,14 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
         const query = new URLSearchParams({ start_date: iso(selection.from), end_date: iso(selection.to), dry_run: String(dryRun) });
         if (comment.trim()) query.set("comment", comment.trim());
         const response = await send(`${apiPath}data/?${query}`, "DELETE");
-        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
         const answer = (await response.json()) as { deleted: number };
         if (dryRun) {
           setPreview({ operation, changed: answer.deleted, rows: selected.map((r) => ({ t: r.t, before: { value: r.v, flags: r.flags }, after: null })) });
         } else applied(t("deleted", { count: answer.deleted }));
       } else {
         const response = await send(`${apiPath}data/transform/`, "POST", { ...body(), dry_run: dryRun });
-        if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+        if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
         const answer = (await response.json()) as { changed: number; records?: { timestamp: string; before: State | null; after: State | null }[] };
         if (dryRun) setPreview({ operation, changed: answer.changed, rows: (answer.records ?? []).map((r) => ({ t: epoch(r.timestamp), before: r.before, after: r.after })) });
         else applied(t("changed", { count: answer.changed }));
@@ -245,7 +250,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     setBusy(true);
     try {
       const response = await send(`${apiPath}data/`, "PATCH", { records: [item], ...(comment.trim() ? { comment: comment.trim() } : {}) });
-      if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+      if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
       setEditing(null);
       applied(t("changedRecord", { time: formatDateTime(editing.t, offsetMinutes) }));
     } catch (err) {
@@ -260,7 +265,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     setMessage(null);
     try {
       const response = await send(`${apiPath}corrections/${c.id}/revert/`, "POST", { comment: t("revertComment", { id: c.id }) });
-      if (!response.ok) throw new Error(await answerText(response, serverAnswered));
+      if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
       applied(t("reverted", { id: c.id }));
     } catch (e) {
       setMessage({ kind: "error", text: (e as Error).message });

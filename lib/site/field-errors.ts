@@ -14,7 +14,7 @@ import { inFormWords, TIME_STEP_FIELDS } from "@/lib/site/form-words";
  */
 
 /** The namespaces whose English messages are read as templates of messages written in English. */
-type TemplateNamespace = "fieldErrors" | "runMessages" | "activitySummaries" | "activityObjects";
+type TemplateNamespace = "fieldErrors" | "runMessages" | "activitySummaries" | "activityObjects" | "apiMessages";
 
 /** Where a message of a namespace is looked up: its own templates, then those its arguments may be. */
 const LOOKUP: Record<TemplateNamespace, TemplateNamespace[]> = {
@@ -22,6 +22,7 @@ const LOOKUP: Record<TemplateNamespace, TemplateNamespace[]> = {
   runMessages: ["runMessages", "fieldErrors"],
   activitySummaries: ["activitySummaries", "activityObjects"],
   activityObjects: ["activityObjects"],
+  apiMessages: ["apiMessages", "fieldErrors"],
 };
 
 interface Template {
@@ -147,3 +148,20 @@ export function activitySummaryIn(locale: Locale, summary: string): string {
   if (locale === DEFAULT_LOCALE) return summary;
   return byTemplate(locale, summary, "activitySummaries", 8) ?? summary;
 }
+
+/**
+ * A refusal of the API that a management page's browser code shows as the API wrote it (the
+ * workbench's corrections, the upload's lines: "line 3: invalid timestamp "x""), as a page in
+ * `locale` shows it: by the `apiMessages` templates, else as a check's message; one neither
+ * matches stays English.
+ */
+export function apiMessageIn(locale: Locale, message: string): string {
+  if (locale === DEFAULT_LOCALE) return message;
+  // The line first: as a template's argument it would be taken into another's ("{time} is not later …").
+  const line = UPLOAD_LINE.exec(message);
+  if (line) return `${translator(locale, "apiMessages")("line", { line: line[1] })}: ${apiMessageIn(locale, line[2])}`;
+  return byTemplate(locale, message, "apiMessages") ?? fieldErrorIn(locale, message);
+}
+
+/** A message of the upload's about one line of the file: "line 3: invalid timestamp "x"". */
+const UPLOAD_LINE = /^line (\d+): (.*)$/s;

@@ -54,12 +54,15 @@ for (const width of [1280, 390]) {
     await noEnglish(page, ["Upload records", "Quality control", "Add a time series", "Public page", "Delete", "Processes", "No processes", "records"]);
     await shot(page, `languages-series-group`);
 
-    // The upload page: a dry run of two lines.
+    // The upload page: a dry run of a line the API refuses (its message in Greek), then of two lines.
     await page.locator(".series-item").first().getByRole("link", { name: "Ανέβασμα εγγραφών" }).click();
     await hydrated(page);
     await expect(page.getByRole("heading", { level: 1 })).toContainText("Ανέβασμα εγγραφών στη χρονοσειρά Αρχική");
     await expect(page.locator(".card").first()).toContainText("Αποθηκευμένες τώρα: 144 εγγραφές, από 2025-01-01 00:00 έως 2025-01-01 23:50");
     await page.getByLabel("επικολλημένο κείμενο").check();
+    await page.getByLabel("Εγγραφές", { exact: true }).fill("2025-01-02 00:00,abc,\n");
+    await page.getByRole("button", { name: "Έλεγχος (δεν αποθηκεύεται τίποτα)" }).click();
+    await expect(page.locator(".line-errors")).toHaveText('γραμμή 1: μη έγκυρη τιμή "abc"');
     await page.getByLabel("Εγγραφές", { exact: true }).fill("2025-01-02 00:00,1.5,\n2025-01-02 00:10,2.5,\n");
     await page.getByRole("button", { name: "Έλεγχος (δεν αποθηκεύεται τίποτα)" }).click();
     await expect(page.locator(".upload-outcome")).toContainText("2 εγγραφές, από 2025-01-02");
@@ -96,5 +99,9 @@ for (const width of [1280, 390]) {
     await expect(page.locator(".workbench-history tbody tr").first()).toContainText("ανέβασμα");
     await noEnglish(page, ["Records of", "Preview", "Apply", "Operation", "History", "records", "Zoom", "Earlier", "Later"]);
     await shot(page, `languages-series-workbench`);
+    // A refusal of the API's (the first record has none before it to interpolate from), in Greek.
+    await page.getByLabel("Ενέργεια", { exact: true }).selectOption({ label: "Γραμμική παρεμβολή" });
+    await page.getByRole("button", { name: "Προεπισκόπηση" }).click();
+    await expect(page.locator(".workbench-ops .message.error")).toHaveText("Δεν υπάρχει εγγραφή με τιμή πριν από την ημερομηνία έναρξης για την παρεμβολή.");
   });
 }
