@@ -72,11 +72,16 @@ export function byTemplate(locale: Locale, message: string, namespace: TemplateN
     for (const { key, pattern, names } of englishTemplates(ns)) {
       const m = pattern.exec(message);
       if (!m) continue;
-      const values = Object.fromEntries(names.map((name, i) => [name, (depth > 0 && byTemplate(locale, m[i + 1], namespace, depth - 1)) || m[i + 1]]));
+      const values = Object.fromEntries(names.map((name, i) => [name, (depth > 0 && byTemplate(locale, m[i + 1], namespace, depth - 1)) || groupedNumberIn(locale, m[i + 1])]));
       return (translator(locale, ns) as unknown as (key: string, values: Record<string, string>) => string)(key, values);
     }
   }
   return null;
+}
+
+/** A count as English groups its digits ("1,200") as `locale` does ("1.200"); any other text as it is. */
+function groupedNumberIn(locale: Locale, text: string): string {
+  return /^\d{1,3}(?:,\d{3})+$/.test(text) ? new Intl.NumberFormat(locale).format(Number(text.replace(/,/g, ""))) : text;
 }
 
 /** A line of a list of thresholds, as the API names it: `thresholds[1].delta_t: …` or `rate_of_change.thresholds[0]: …`. */

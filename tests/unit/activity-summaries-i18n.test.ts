@@ -80,7 +80,7 @@ describe("activity summaries on pages (stored in English)", () => {
   it("translates the objects, the counts and the ranges a summary names, and keeps English and unknown summaries", () => {
     expect(activitySummaryIn("el", 'Changed station "Komboti": name, altitude')).toBe('Αλλαγή: σταθμός "Komboti" (πεδία: name, altitude)');
     expect(activitySummaryIn("el", `Deleted station "Komboti" with ${contentsText({ groups: 1, series: 2, records: 1200, files: 3 })}`))
-      .toBe('Διαγραφή: σταθμός "Komboti", μαζί με 1 ομάδα χρονοσειρών, 2 χρονοσειρές, 1,200 εγγραφές, 3 αρχεία');
+      .toBe('Διαγραφή: σταθμός "Komboti", μαζί με 1 ομάδα χρονοσειρών, 2 χρονοσειρές, 1.200 εγγραφές, 3 αρχεία');
     expect(activitySummaryIn("el", 'Created time series Initial 10min #5 of time series group "Rain"'))
       .toBe('Δημιουργία: χρονοσειρά Initial 10min #5 (ομάδα χρονοσειρών "Rain")');
     expect(activitySummaryIn("el", 'Uploaded 1 record (2020-01-01 00:00 to 2020-01-01 00:00 UTC+02:00, append) to time series #5 of time series group "Rain" (correction #9)'))
