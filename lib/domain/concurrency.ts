@@ -10,7 +10,7 @@ import { StaleObject } from "@/lib/domain/errors";
  * version).
  */
 export type Versioned = "station" | "timeseriesGroup" | "timeseries" | "gentityFile" | "gentityImage" | "event"
-  | "process" | "replicationSource" | "stationType" | "eventType" | "variable" | "fileType" | "organization" | "person" | "unitOfMeasurement" | "garea";
+  | "process" | "replicationSource" | "stationType" | "eventType" | "variable" | "fileType" | "organization" | "person" | "unitOfMeasurement" | "garea" | "synopticGroup";
 
 /** What a change may be checked against: the `last_modified` its form was opened with (undefined: no check). */
 export interface ChangeOptions {

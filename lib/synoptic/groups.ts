@@ -1,10 +1,11 @@
 import { canReadData, ensureUser, isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { MSG } from "@/lib/http/fields";
-import { Conflict, ErrorCollector, NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
+import { ErrorCollector, NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { isoMillis } from "@/lib/domain/serialize";
+import { type ChangeOptions, ensureUnchanged } from "@/lib/domain/concurrency";
 import { rowsForIds, writeExactFloats } from "@/lib/db/dialect-sql";
 import { stationAccesses } from "@/lib/stations";
 import {
@@ -234,26 +235,17 @@ export async function createSynopticGroup(actor: Actor, given: Given<SynopticGro
   }));
 }
 
-export interface UpdateOptions {
-  /**
-   * The last_modified the change was based on (a site form's): a synoptic group changed since
-   * then is not overwritten (Conflict).
-   */
-  basedOn?: string | null;
-}
-
-export const CHANGED_BY_SOMEONE_ELSE = "This synoptic group was changed by someone else since you opened it.";
-
-/** PUT and PATCH: the fields given replace the stored ones; the others stay. */
-export async function updateSynopticGroup(actor: Actor, id: number, given: Given<Partial<SynopticGroupValues>, SynopticGroupRow>, options: UpdateOptions = {}): Promise<void> {
+/**
+ * PUT and PATCH: the fields given replace the stored ones; the others stay. With
+ * `options.unchangedSince` (a site form's `last_modified`), a synoptic group changed since then is
+ * not overwritten (StaleObject), as every other management form's object (lib/domain/concurrency.ts).
+ */
+export async function updateSynopticGroup(actor: Actor, id: number, given: Given<Partial<SynopticGroupValues>, SynopticGroupRow>, options: ChangeOptions = {}): Promise<void> {
   const row = await editableSynopticGroup(actor, id);
   const values = await valuesOf(given, row);
   await checkValues(actor, values, row.id);
   await uniquely(() => db().write(async (tx) => {
-    if (options.basedOn !== undefined) {
-      const current = await tx.synopticGroup.findUnique({ where: { id: row.id }, select: { lastModified: true } });
-      if (isoMillis(current?.lastModified) !== options.basedOn) throw new Conflict(CHANGED_BY_SOMEONE_ELSE);
-    }
+    await ensureUnchanged(tx, "synopticGroup", row.id, options, "synoptic group");
     await tx.synopticGroup.update({ where: { id: row.id }, data: { ...groupColumns(values), lastModified: new Date() } });
     if (values.stations) await syncStations(tx, row.id, values.stations);
   }));

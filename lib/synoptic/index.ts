@@ -1,7 +1,7 @@
 // The face of lib/synoptic: what the rest of the service may use of it (lint: scripts/check-layers.mjs).
 
 export { evaluateSynopticGroup, resendWarning, synopticWarnings, type WarningJson } from "./alarms";
-export { SLUG, type SynopticGroupValues, type SynopticSeriesDefinition } from "./config";
+export { SLUG, type SynopticGroupValues, type SynopticSeriesDefinition, type SynopticStationDefinition } from "./config";
 export { readSynopticGroup, synopticGroupFields } from "./fields";
 export { canEditSynopticGroup, createSynopticGroup, deleteSynopticGroup, editableSynopticGroups, findSynopticGroup, synopticGroupContents, type SynopticGroupJson, synopticGroupJson, type SynopticGroupRow, updateSynopticGroup } from "./groups";
 export { latestJson, type LatestStationJson, type LatestStatus } from "./latest";

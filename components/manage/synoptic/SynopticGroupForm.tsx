@@ -7,8 +7,9 @@ import { startTransition, useActionState, useState, type FormEvent, type ReactNo
 import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
 import StationPicker from "@/components/manage/synoptic/StationPicker";
-import { saveSynopticGroup, stationChoicesAction, type SynopticFormState } from "@/app/manage/synoptic/actions";
-import type { GroupChoice, StationChoice, SynopticGroupJson, SynopticSeriesDefinition } from "@/lib/synoptic";
+import { saveSynopticGroup, stationChoicesAction } from "@/app/manage/synoptic/actions";
+import type { GroupChoice, StationChoice, SynopticGroupJson, SynopticSeriesDefinition, SynopticStationDefinition } from "@/lib/synoptic";
+import { initialFormState, valueList, valueText, type FormValues } from "@/lib/site/form-state";
 import { withTypedTimeStep } from "@/lib/site/form-words";
 import { zoneChoiceLabel, zoneChoices } from "@/lib/site/time";
 
@@ -106,8 +107,6 @@ function stationMessages(messages: string[] = []) {
 
 const groupLabel = (g: GroupChoice, fallback: (id: number) => string) => `${groupTitle(g, fallback)}${g.name && g.variable && g.name !== g.variable ? ` (${g.variable})` : ""}${g.unit ? `, ${g.unit}` : ""}`;
 
-const EMPTY: SynopticFormState = { errors: {} };
-
 /** A series' on/off setting, a whole row wide. */
 function Toggle({ checked, onChange, label }: { checked: boolean; onChange: (on: boolean) => void; label: ReactNode }) {
   return (
@@ -123,7 +122,7 @@ function Toggle({ checked, onChange, label }: { checked: boolean; onChange: (on:
 export default function SynopticGroupForm({ initial, token, choices, zones, tileUrl, tileAttribution, defaultBbox }: SynopticGroupFormProps) {
   const t = useTranslations("synopticForm");
   const groupFallback = (id: number) => t("groupFallback", { id: String(id) });
-  const [state, dispatch, pending] = useActionState(saveSynopticGroup, EMPTY);
+  const [state, dispatch, pending] = useActionState(saveSynopticGroup, initialFormState({}));
   const live = useHydrated();
   const [name, setName] = useState(initial?.name ?? "");
   const [slug, setSlug] = useState(initial?.slug ?? "");
@@ -185,11 +184,11 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
     <form onSubmit={submit} className="synoptic-editor" data-client="" data-hydrated={live || undefined} noValidate>
       <input type="hidden" name="csrfmiddlewaretoken" value={token} />
       {initial && <input type="hidden" name="id" value={initial.id} />}
-      {/* After a conflict, saving again replaces the version shown (the user has seen it). */}
-      {initial && <input type="hidden" name="based_on" value={state.conflict?.last_modified ?? initial.last_modified ?? ""} />}
+      {/* After a refusal as stale, the form carries the stored version's: saving again replaces the version shown (the user has seen it). */}
+      {initial && <input type="hidden" name="last_modified" value={state.values.last_modified !== undefined ? valueText(state.values, "last_modified") : (initial.last_modified ?? "")} />}
       {errors.form && <div className="form-errors" role="alert"><p>{errors.form.join(" ")}</p></div>}
       {!errors.form && Object.keys(errors).length > 0 && <p className="form-errors" role="alert">{t("correctErrors")}</p>}
-      {state.conflict && <ConflictNote current={state.conflict} choices={choices} />}
+      {state.current && initial && <ConflictNote id={initial.id} current={state.current} choices={choices} />}
 
       <section className="card stacked-form" aria-labelledby="about-heading">
         <h2 id="about-heading">{t("about")}</h2>
@@ -272,21 +271,22 @@ export default function SynopticGroupForm({ initial, token, choices, zones, tile
 }
 
 /** The version saved by someone else, beside the user's (management.md: no lost updates). */
-function ConflictNote({ current, choices }: { current: SynopticGroupJson; choices: StationChoice[] }) {
+function ConflictNote({ id, current, choices }: { id: number; current: FormValues; choices: StationChoice[] }) {
   const t = useTranslations("synopticForm");
-  const stationName = (id: number) => choices.find((c) => c.id === id)?.name ?? t("stationFallback", { id: String(id) });
+  const stationName = (station: number) => choices.find((c) => c.id === station)?.name ?? t("stationFallback", { id: String(station) });
+  const stations = JSON.parse(valueText(current, "stations") || "[]") as SynopticStationDefinition[];
   return (
     <section className="synoptic-conflict" aria-labelledby="conflict-heading">
       <h2 id="conflict-heading">{t("conflictHeading")}</h2>
       <dl className="details">
-        <div><dt>{t("name")}</dt><dd>{current.name}</dd></div>
-        <div><dt>{t("slug")}</dt><dd>{current.slug}</dd></div>
-        <div><dt>{t("zone")}</dt><dd>{zoneChoiceLabel(current.display_timezone)}</dd></div>
-        <div><dt>{t("freshShort")}</dt><dd>{t("freshValue", { seconds: String(current.fresh_time_limit) })}</dd></div>
-        <div><dt>{t("emails")}</dt><dd>{current.early_warning_emails.join(", ") || "—"}</dd></div>
-        <div><dt>{t("stations")}</dt><dd>{current.stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>
+        <div><dt>{t("name")}</dt><dd>{valueText(current, "name")}</dd></div>
+        <div><dt>{t("slug")}</dt><dd>{valueText(current, "slug")}</dd></div>
+        <div><dt>{t("zone")}</dt><dd>{zoneChoiceLabel(valueText(current, "display_timezone"))}</dd></div>
+        <div><dt>{t("freshShort")}</dt><dd>{t("freshValue", { seconds: valueText(current, "fresh_time_limit") })}</dd></div>
+        <div><dt>{t("emails")}</dt><dd>{valueList(current, "early_warning_emails").join(", ") || "—"}</dd></div>
+        <div><dt>{t("stations")}</dt><dd>{stations.map((s) => `${stationName(s.station)} (${s.timeseries_groups.length})`).join(", ") || "—"}</dd></div>
       </dl>
-      <p>{t.rich("conflictNote", { link: (chunks) => <a href={`/manage/synoptic/${current.id}/`}>{chunks}</a> })}</p>
+      <p>{t.rich("conflictNote", { link: (chunks) => <a href={`/manage/synoptic/${id}/`}>{chunks}</a> })}</p>
     </section>
   );
 }

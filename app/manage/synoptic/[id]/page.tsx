@@ -9,9 +9,9 @@ import { stationChoices, synopticGroupJson, synopticWarnings } from "@/lib/synop
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
 import { resendWarningAction } from "@/app/manage/synoptic/actions";
+import ManagedForm from "@/components/manage/Form";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
-import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
-import { FORM_EXPIRED } from "@/lib/site/forms";
+import { formToken } from "@/lib/site/form-token";
 import { managePaths } from "@/lib/site/manage-paths";
 import { formatCountIn } from "@/lib/i18n";
 import { requestLocale } from "@/lib/site/locale";
@@ -45,7 +45,6 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
       </header>
       {sp.saved !== undefined && <p className="message success" role="status">{t("saved")}</p>}
       {sp.resent !== undefined && <p className="message success" role="status">{t("resent")}</p>}
-      {sp.expired !== undefined && <p className="message error" role="alert">{FORM_EXPIRED}</p>}
       <SynopticGroupForm key={json.last_modified} initial={json} token={token} choices={choices} zones={DISPLAY_TIMEZONES} tileUrl={mapTileUrl}
         tileAttribution={mapTileAttribution} defaultBbox={mapDefaultViewport as [number, number, number, number]} />
 
@@ -71,12 +70,8 @@ export default async function EditSynopticGroupPage({ params, searchParams }: { 
                         )}
                         {w.error && <span className="block small error-text">{w.status === "pending" ? t("retrying", { error: w.error }) : w.error}</span>}
                         {w.status === "failed" && (
-                          <form action={resendWarningAction} aria-label={t("resendLabel", { when: formatDateTime(Date.parse(w.created) / 1000, offset) })}>
-                            <input type="hidden" name={TOKEN_FIELD} value={token} />
-                            <input type="hidden" name="id" value={group.id} />
-                            <input type="hidden" name="warning" value={w.id} />
-                            <button type="submit" className="secondary">{t("resend")}</button>
-                          </form>
+                          <ManagedForm action={resendWarningAction.bind(null, group.id, w.id)} initial={{}} token={token} submit={t("resend")} className="inline-form secondary-form"
+                            label={t("resendLabel", { when: formatDateTime(Date.parse(w.created) / 1000, offset) })} />
                         )}
                       </td>
                       <td data-label={t("colAlarms")}><pre>{w.body.split("\n").slice(2).join("\n").trim()}</pre></td>

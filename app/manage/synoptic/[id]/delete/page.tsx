@@ -4,9 +4,9 @@ import Link from "next/link";
 import { getTranslations } from "next-intl/server";
 import { synopticGroupContents } from "@/lib/synoptic";
 import { editable, synopticPageMetadata } from "@/app/manage/synoptic/guard";
-import { deleteSynopticGroupAction } from "@/app/manage/synoptic/actions";
-import { formToken, TOKEN_FIELD } from "@/lib/site/form-token";
-import { FORM_EXPIRED } from "@/lib/site/forms";
+import { removeSynopticGroup } from "@/app/manage/synoptic/actions";
+import ManagedForm from "@/components/manage/Form";
+import { formToken } from "@/lib/site/form-token";
 
 type Params = Promise<{ id: string }>;
 
@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 }
 
 /** `{site}/manage/synoptic/{id}/delete/`: says what goes with it, then deletes on a POST (management.md). */
-export default async function DeleteSynopticGroupPage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DeleteSynopticGroupPage({ params }: { params: Params }) {
   const { user, group } = await editable((await params).id, (id) => `/manage/synoptic/${id}/delete/`);
   const contents = await synopticGroupContents(group.id);
   const t = await getTranslations("manageOpsSynoptic");
@@ -23,14 +23,9 @@ export default async function DeleteSynopticGroupPage({ params, searchParams }: 
     <div className="narrow">
       <div className="card">
         <h1>{t("deleteHeading", { name: group.name })}</h1>
-        {(await searchParams).expired !== undefined && <p className="message error" role="alert">{FORM_EXPIRED}</p>}
         <p>{t("deleteBody", { slug: group.slug, stations: contents.stations, series: contents.series, warnings: contents.warnings })}</p>
-        <form action={deleteSynopticGroupAction} className="form-footer" aria-label={t("deleteButton")}>
-          <input type="hidden" name={TOKEN_FIELD} value={formToken(user.sessionId)} />
-          <input type="hidden" name="id" value={group.id} />
-          <button type="submit" className="danger">{t("deleteButton")}</button>{" "}
-          <Link href={`/manage/synoptic/${group.id}/`}>{t("cancel")}</Link>
-        </form>
+        <ManagedForm action={removeSynopticGroup.bind(null, group.id)} initial={{}} token={formToken(user.sessionId)} submit={t("deleteButton")} danger label={t("deleteButton")} />
+        <p><Link href={`/manage/synoptic/${group.id}/`}>{t("cancel")}</Link></p>
       </div>
     </div>
   );
