@@ -8,7 +8,7 @@ import { RangeFields } from "@/components/chart/drag-range";
 import { timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
 import WorkbenchChart, { type DrawnRow } from "@/components/manage/WorkbenchChart";
-import { epoch, isoInstant, parseCsv, type Rec, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
+import { epoch, isoInstant, parseRecords, RecordColumns, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import { decimalIn, decimalSeparator } from "@/lib/i18n/format";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
@@ -105,7 +105,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     const now = Math.floor(Date.now() / 1000);
     return workbenchRange(initialRange, first, last) ?? { start: now - 30 * DAY, end: now };
   });
-  const [records, setRecords] = useState<Rec[] | null>(null);
+  const [records, setRecords] = useState<RecordColumns | null>(null);
   const [loadError, setLoadError] = useState("");
   const [reload, setReload] = useState(0);
   const [selection, setSelection] = useState<{ from: number; to: number } | null>(null);
@@ -131,7 +131,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     fetch(workbenchRecordsUrl(apiPath, range), { signal: controller.signal, credentials: "same-origin" })
       .then(async (response) => {
         if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
-        setRecords(parseCsv(await response.text()));
+        setRecords(parseRecords(await response.text()));
         setLoadError("");
       })
       .catch((e: Error) => e.name !== "AbortError" && setLoadError(t("loadFailed", { error: e.message })));
@@ -145,25 +145,29 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   }, [apiPath]);
   useEffect(loadHistory, [loadHistory, reload]);
 
-  const recs = useMemo(() => records ?? [], [records]);
-  const selected = useMemo(() => (selection ? recs.filter((r) => r.t >= selection.from && r.t <= selection.to) : []), [recs, selection]);
+  const recs = records ?? RecordColumns.empty;
+  // The records listed: the selection's, else the range's (indexes [from, to) into the columns).
+  const [listFrom, listTo] = useMemo(() => (selection ? recs.between(selection.from, selection.to) : [0, recs.length]), [recs, selection]);
+  const selectedCount = selection ? listTo - listFrom : 0;
 
   // What the chart draws: every record, or min–max bands with the mean over equal intervals.
   const drawn = useMemo((): { rows: DrawnRow[]; maxStep: number } => {
-    if (recs.length <= DRAWN_POINTS) return { rows: recs.map((r) => ({ t: r.t, mean: r.v, band: null })), maxStep: Infinity };
+    const { t: times, v: values } = recs;
+    if (recs.length <= DRAWN_POINTS) return { rows: Array.from(times, (t, i) => ({ t, mean: Number.isNaN(values[i]) ? null : values[i], band: null })), maxStep: Infinity };
     const count = DRAWN_POINTS / 2;
     const width = (range.end - range.start) / count;
     const sum = new Float64Array(count);
     const n = new Uint32Array(count);
     const lo = new Float64Array(count).fill(Infinity);
     const hi = new Float64Array(count).fill(-Infinity);
-    for (const r of recs) {
-      if (r.v === null) continue;
-      const k = Math.min(count - 1, Math.max(0, Math.floor((r.t - range.start) / width)));
-      sum[k] += r.v;
+    for (let i = 0; i < recs.length; i++) {
+      const v = values[i];
+      if (Number.isNaN(v)) continue;
+      const k = Math.min(count - 1, Math.max(0, Math.floor((times[i] - range.start) / width)));
+      sum[k] += v;
       n[k]++;
-      if (r.v < lo[k]) lo[k] = r.v;
-      if (r.v > hi[k]) hi[k] = r.v;
+      if (v < lo[k]) lo[k] = v;
+      if (v > hi[k]) hi[k] = v;
     }
     const rows: DrawnRow[] = [];
     for (let k = 0; k < count; k++) {
@@ -172,7 +176,15 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     // An empty interval between two drawn ones is a gap in the data: the line and band break there.
     return { rows, maxStep: width * 1.5 };
   }, [recs, range]);
-  const flagged = useMemo(() => recs.filter((r) => r.flags !== "" && r.v !== null).slice(0, 2000).map((r) => ({ t: r.t, v: r.v, flags: r.flags })), [recs]);
+  const flagged = useMemo(() => {
+    const marks: { t: number; v: number; flags: string }[] = [];
+    for (const i of recs.flagged) {
+      if (marks.length === 2000) break;
+      const r = recs.at(i);
+      if (r.v !== null) marks.push({ t: r.t, v: r.v, flags: r.flags });
+    }
+    return marks;
+  }, [recs]);
   const after = useMemo(() => (preview ? preview.rows.filter((r) => r.after?.value !== null && r.after !== null).map((r) => ({ t: r.t, v: r.after!.value })) : []), [preview]);
   const axes = useMemo(() => unitAxes(unit, overlays), [unit, overlays]);
   const axis = useMemo(() => timeTicks(range.start, range.end, offsetMinutes), [range, offsetMinutes]);
@@ -215,7 +227,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
         if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
         const answer = (await response.json()) as { deleted: number };
         if (dryRun) {
-          setPreview({ operation, changed: answer.deleted, rows: selected.map((r) => ({ t: r.t, before: { value: r.v, flags: r.flags }, after: null })) });
+          setPreview({ operation, changed: answer.deleted, rows: recs.slice(listFrom, listTo).map((r) => ({ t: r.t, before: { value: r.v, flags: r.flags }, after: null })) });
         } else applied(t("deleted", { count: answer.deleted }));
       } else {
         const response = await send(`${apiPath}data/transform/`, "POST", { ...body(), dry_run: dryRun });
@@ -241,7 +253,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const saveEdit = async (e: FormEvent) => {
     e.preventDefault();
     if (!editing) return;
-    const record = recs.find((r) => r.t === editing.t);
+    const record = recs.find(editing.t);
     const item: Record<string, unknown> = { timestamp: iso(editing.t) };
     const value = typed(editing.value);
     if (value !== (record?.text ?? "")) item.value = value.trim() === "" ? null : Number(value);
@@ -294,9 +306,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const span = range.end - range.start;
   const stateText = (s: State | null) => (s === null ? t("none") : `${s.value === null ? t("empty") : shownValue(s.value)}${s.flags ? ` [${s.flags}]` : ""}`);
 
-  const tableRows = selection ? selected : recs;
-  const pages = Math.max(1, Math.ceil(tableRows.length / PAGE_ROWS));
-  const shown = tableRows.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS);
+  const listed = listTo - listFrom;
+  const pages = Math.max(1, Math.ceil(listed / PAGE_ROWS));
+  const shown = recs.slice(listFrom + page * PAGE_ROWS, Math.min(listTo, listFrom + (page + 1) * PAGE_ROWS));
   const [anchor, setAnchor] = useState<number | null>(null);
   const needsAmount = operation === "offset" || operation === "scale" || operation === "set";
   const needsFlags = operation === "flag" || operation === "unflag";
@@ -335,7 +347,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
         <h2 id="wb-ops">{t("opsHeading")}</h2>
         <p className="muted" data-testid="selection" aria-live="polite">
           {selection
-            ? <>{t("selected", { from: formatDateTime(selection.from, offsetMinutes), to: formatDateTime(selection.to, offsetMinutes), zone, count: selected.length })}{" "}
+            ? <>{t("selected", { from: formatDateTime(selection.from, offsetMinutes), to: formatDateTime(selection.to, offsetMinutes), zone, count: selectedCount })}{" "}
               <button type="button" className="button secondary small" onClick={() => { setSelection(null); setPreview(null); }}>{t("clear")}</button></>
             : t("nothingSelected")}
         </p>
@@ -387,7 +399,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
       </section>
 
       <section className="card" aria-labelledby="wb-records">
-        <h2 id="wb-records">{selection ? t("recordsOfSelection", { count: tableRows.length }) : t("recordsOfRange", { count: tableRows.length })}</h2>
+        <h2 id="wb-records">{selection ? t("recordsOfSelection", { count: listed }) : t("recordsOfRange", { count: listed })}</h2>
         <form onSubmit={saveEdit}>
           <table className="data-table workbench-table">
             <thead><tr><th>{t("timeAxis", { zone })}</th><th>{t("valueUnit", { unit })}</th><th>{t("flags")}</th><th><span className="visually-hidden">{t("edit")}</span></th></tr></thead>
@@ -422,7 +434,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
             </tbody>
           </table>
         </form>
-        {tableRows.length === 0 && <p className="muted">{records === null ? t("loading") : t("noRecordsHere")}</p>}
+        {listed === 0 && <p className="muted">{records === null ? t("loading") : t("noRecordsHere")}</p>}
         {pages > 1 && (
           <p className="pager">
             <button type="button" className="button secondary small" disabled={page === 0} onClick={() => setPage(page - 1)}>{t("previous")}</button>
