@@ -1,3 +1,9 @@
+// The site's languages (public.md §3): next-intl without locale routing; the language of each
+// request is chosen in lib/site/intl-request.ts.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- this file is CommonJS (module.exports)
+const createNextIntlPlugin = require("next-intl/plugin");
+const withNextIntl = createNextIntlPlugin("./lib/site/intl-request.ts");
+
 /** The site URL's host: server.mjs trusts its origin for site forms, so Next's own check must too. */
 function siteHosts() {
   try {
@@ -38,4 +44,4 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: process.env.ENHYDRIS_BUILD_SKIP_TYPECHECK === "1" },
 };
 
-module.exports = nextConfig;
+module.exports = withNextIntl(nextConfig);

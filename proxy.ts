@@ -6,7 +6,8 @@ import { siteUserFromCookies } from "@/lib/site/current-user";
 /**
  * Site pages only (api.md §16): sets the `csrftoken` cookie when the request has none
  * (legacy.md §1.2), sends anonymous users to the login page when authentication is required
- * (§15.4), and tells the layout the current search (to fill the header's search box).
+ * (§15.4), and tells the layout the current search (to fill the header's search box) and address
+ * (for the footer's language switcher).
  *
  * The matcher keeps the proxy off the API, next-auth's routes, the legacy data path, Next's
  * assets and static files: a proxy buffers the bodies of the requests it matches. The management
@@ -21,7 +22,7 @@ export const config = {
 };
 
 /** Pages an anonymous user may open even when authentication is required. */
-const OPEN_PATHS = new Set(["/accounts/login/", "/accounts/password/reset/"]);
+const OPEN_PATHS = new Set(["/accounts/login/", "/accounts/password/reset/", "/language/"]);
 
 export async function proxy(request: NextRequest): Promise<NextResponse> {
   const { pathname, search, searchParams } = request.nextUrl;
@@ -35,6 +36,8 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
   } else {
     const headers = new Headers(request.headers);
     headers.set("x-enhydris-q", encodeURIComponent(pathname === "/" ? (searchParams.get("q") ?? "") : ""));
+    // Where the footer's language switcher comes back to (app/layout.tsx).
+    headers.set("x-enhydris-here", encodeURIComponent(pathname + search));
     response = NextResponse.next({ request: { headers } });
   }
   if (!request.cookies.get(CSRF_COOKIE)?.value) {

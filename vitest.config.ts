@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { SQLITE_ONLY } from "./tests/support/databases.mjs";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -15,7 +16,7 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
-          setupFiles: ["tests/support/fast-check-seed.ts"],
+          setupFiles: ["tests/support/file-accounting.ts", "tests/support/capabilities.ts", "tests/support/fast-check-seed.ts"],
         },
       },
       {
@@ -23,10 +24,13 @@ export default defineConfig({
         test: {
           name: "http",
           include: ["tests/http/**/*.test.ts"],
+          // The files of the HTTP edge alone run on SQLite only (tests/support/databases.mjs).
+          exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE === "postgres" ? Object.keys(SQLITE_ONLY) : [])],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          setupFiles: ["tests/support/file-accounting.ts", "tests/support/capabilities.ts"],
         },
       },
     ],

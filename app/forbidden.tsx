@@ -1,18 +1,18 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { FORBIDDEN_TITLE } from "@/lib/site/manage-guard";
+import { headers } from "next/headers";
+import { currentUser } from "@/lib/site/current-user";
+import { translator } from "@/lib/i18n";
+import { requestLocale } from "@/lib/site/locale";
+import { PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
 
-export const metadata: Metadata = { title: FORBIDDEN_TITLE };
+// The title in the page's language, as the card below.
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await requestLocale(), "refusal")("forbiddenTitle") };
+}
 
-/** 403 (management.md §1): a page the user may not use. */
-export default function Forbidden() {
-  return (
-    <div className="narrow">
-      <div className="card">
-        <h1>You do not have permission to see this page</h1>
-        <p>Only the people who may change it can open it: the editors of its station, the creator of a synoptic group, or for lookups, users and replication the administrators. A station copied from another instance (replication) is read-only here until an administrator detaches it.</p>
-        <p><Link href="/manage/">Your stations</Link> · <Link href="/">Station map</Link></p>
-      </div>
-    </div>
-  );
+/** 403 (management.md §1): a page the user may not use, and what they may not do there (lib/frontend/refusals.ts). */
+export default async function Forbidden() {
+  const [requestHeaders, user, locale] = await Promise.all([headers(), currentUser(), requestLocale()]);
+  const text = await refusalText(403, requestHeaders.get(PATH_HEADER) ?? "", locale);
+  return <div className="narrow" dangerouslySetInnerHTML={{ __html: refusalCardHtml(403, text, user !== null, locale) }} />;
 }

@@ -1,17 +1,18 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { NOT_FOUND_TITLE } from "@/lib/site/manage-guard";
+import { headers } from "next/headers";
+import { currentUser } from "@/lib/site/current-user";
+import { translator } from "@/lib/i18n";
+import { requestLocale } from "@/lib/site/locale";
+import { PATH_HEADER, refusalCardHtml, refusalText } from "@/lib/frontend";
 
-export const metadata: Metadata = { title: NOT_FOUND_TITLE };
+// The title in the page's language, as the card below.
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await requestLocale(), "refusal")("notFoundTitle") };
+}
 
-export default function NotFound() {
-  return (
-    <div className="narrow">
-      <div className="card">
-        <h1>Page not found</h1>
-        <p>There is no station, time series group or page at this address. It may have been removed, or the link may be wrong.</p>
-        <p><Link href="/">Back to the station map</Link></p>
-      </div>
-    </div>
-  );
+/** 404 (api.md §16): what is not at this address (lib/frontend/refusals.ts). */
+export default async function NotFound() {
+  const [requestHeaders, user, locale] = await Promise.all([headers(), currentUser(), requestLocale()]);
+  const text = await refusalText(404, requestHeaders.get(PATH_HEADER) ?? "", locale);
+  return <div className="narrow" dangerouslySetInnerHTML={{ __html: refusalCardHtml(404, text, user !== null, locale) }} />;
 }

@@ -1,7 +1,7 @@
 // npm run backup -- --to FILE: a consistent copy of DATABASE_URL taken while the service runs
-// (SQLite's online backup API; pg_dump's custom format on PostgreSQL). See lib/backup.ts.
+// (SQLite's online backup API; pg_dump's custom format on PostgreSQL). See lib/db/backup.ts.
 import { parseArgs } from "node:util";
-import { backup, BackupError } from "@/lib/backup";
+import { backup, BackupError } from "@/lib/db/backup";
 import { settings } from "@/lib/config";
 import { parseDatabaseUrl } from "@/lib/db/url";
 

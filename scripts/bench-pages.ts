@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reloadSettings } from "@/lib/config";
 import { closeDb } from "@/lib/db";
-import { createUser } from "@/lib/services/users";
+import { createUser } from "@/lib/accounts";
 import { siteLogin } from "../tests/support/site-session";
 import { isPostgresUrl, ROOT, startServer, withScratchPostgres } from "./support";
 

@@ -7,8 +7,8 @@ import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
-import { replicate } from "@/lib/replication/run";
-import { searchColumn } from "@/lib/search/normalize";
+import { replicate } from "@/lib/replication";
+import { searchColumn } from "@/lib/formats/search-normalize";
 import { startServer } from "./support";
 
 export const MIRROR_STATIONS = 1_000;

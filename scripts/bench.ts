@@ -9,7 +9,8 @@
 //                     processing, replication, synoptic, scale); the stations and the uploads are always
 //                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts);
 //                     scale (PostgreSQL only) adds 10,000,000 records over 1,000 series after the
-//                     reads and measures them again
+//                     reads and measures them again; telemetry (scripts/bench-telemetry.ts)
+//                     runs on databases of its own too
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,12 +19,14 @@ import { closeDb, db } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import pg from "pg";
 import { MIRROR_STATIONS, replicationBench } from "./bench-replication";
+import { telemetryBench } from "./bench-telemetry";
 import { CHART_MARKS, CHROMIUM_ARGS } from "./chart-marks";
 import { isPostgresUrl, prepareDatabase, peakDuring, ROOT, rssMb, startServer, STATIONS, withScratchPostgres } from "./support";
 import { recordsBody } from "./upload-body";
+import { correctionsBench, workbenchTimes } from "./bench-corrections";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale"] as const;
+const SECTIONS = ["reads", "legacy", "page", "stations", "processing", "replication", "synoptic", "scale", "corrections", "telemetry"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
@@ -105,6 +108,34 @@ async function storage(databaseUrl: string): Promise<{ bytes: number; records: n
   }
 }
 
+/**
+ * The bytes a correction's history keeps per record it removed (corrections.md §4): the latest
+ * deletion's `before` (its records in the store's encoding) over the records it deleted.
+ */
+async function historyBytesPerRecord(databaseUrl: string): Promise<{ bytes: number; records: number }> {
+  const query = "SELECT LENGTH(\"before\") AS bytes, records_before - records_after AS records FROM correction WHERE kind = 'delete' ORDER BY id DESC LIMIT 1";
+  const target = parseDatabaseUrl(databaseUrl);
+  let row: { bytes: unknown; records: unknown } | undefined;
+  if (target.dialect === "sqlite") {
+    const conn = new Database(target.path, { readonly: true, timeout: 15_000 });
+    try {
+      row = conn.prepare(query).get() as typeof row;
+    } finally {
+      conn.close();
+    }
+  } else {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      row = (await client.query(query)).rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+  if (!row) throw new Error("no deletion in the corrections' history");
+  return { bytes: Number(row.bytes), records: Number(row.records) };
+}
+
 async function run(label: string, databaseUrl: string, dir: string): Promise<Row[]> {
   const rows: Row[] = [];
   const add = (workload: string, value: number, unit: string, target: number, higherIsBetter = false, targetText?: string) =>
@@ -141,9 +172,11 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     let series = 0;
     let uploadPeak = 0;
     const bigGroups: number[] = [];
+    const bigSeries: number[] = [];
     for (let i = 0; i < 3; i++) {
       series = await make();
       bigGroups.push(group);
+      bigSeries.push(series);
       const { value: ms, peak } = await peakDuring(pid, () => timed(async () => ok(await fetch(`${url}/api/stations/1/timeseries/${series}/data/`, {
         method: "POST", headers: { ...auth, "Content-Type": "application/x-www-form-urlencoded" }, body: body as unknown as BodyInit,
       }))));
@@ -250,6 +283,23 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
       const exportRun = await peakDuring(pid, () => timed(async () => (await ok(await fetch(`${url}/api/stations/csv/`))).arrayBuffer()));
       add("CSV export of 10,000 stations", exportRun.value, "ms", 2000);
       add("CSV export: server memory growth", exportRun.peak - exportRun.before, "MB", 50);
+    }
+    // corrections.md §4: SQLite's targets; PostgreSQL has twice the time, as for the records workloads.
+    if (wanted("corrections")) {
+      console.error(`[${label}] corrections…`);
+      for (const r of await correctionsBench(`${base}/`, auth)) add(r.workload, r.ms, "ms", records(r.target));
+      const kept = await historyBytesPerRecord(databaseUrl);
+      const perRecord = stored.bytes / stored.records;
+      rows.push({
+        workload: `corrections: the history of a deletion, bytes per record (${kept.records.toLocaleString("en-US")} records)`,
+        result: `${(kept.bytes / kept.records).toFixed(2)} B`, target: `≤ the store's ${perRecord.toFixed(1)} B`, ok: kept.bytes / kept.records <= perRecord,
+      });
+      // The series' year 2010 with the two other big series compared, as the address names them.
+      const workbench = `/manage/stations/1/timeseriesgroups/${bigGroups[2]}/timeseries/${series}/edit/`
+        + `?start=2010-01-01T00:00:00Z&end=2010-12-31T23:50:00Z&compare=${bigSeries[0]},${bigSeries[1]}`;
+      const interactive = await workbenchTimes(url, workbench, { username: "bench", password: "bench-password" });
+      if (interactive === null) info("corrections: the workbench with one year and two compared series, to interactive", "skipped (no Chromium)");
+      else add("corrections: the workbench with one year (52,560 records) and two compared series, to interactive", interactive, "ms", records(1000));
     }
     if (wanted("processing")) {
       console.error(`[${label}] processing…`);
@@ -610,6 +660,23 @@ async function replicationRows(label: string, dir: string, database: (name: stri
   ];
 }
 
+/** Telemetry (telemetry.md §6): the same targets on both databases. */
+async function telemetryRows(label: string, dir: string, database: (name: string) => Promise<string>): Promise<Row[]> {
+  console.error(`[${label}] telemetry…`);
+  const t = await telemetryBench(dir, database);
+  const row = (workload: string, result: string, target: string, ok: boolean | null): Row => ({ workload, result, target, ok });
+  return [
+    row("telemetry: a year of 10-minute readings (52,560) from a loopback vendor (http_csv), fetched and stored", `${(t.year.ms / 1000).toFixed(2)} s (${t.year.records.toLocaleString("en-US")} records)`,
+      "≤ 2 s", t.year.ms <= 2000 && t.year.records === 52_560),
+    row("telemetry: 1,000 telemetries due in one minute, the vendor answering in 50 ms: all fetched", `${t.storm.seconds.toFixed(1)} s (${t.storm.fetched} fetched, ${t.storm.failed} failed)`,
+      "≤ 60 s", t.storm.seconds <= 60 && t.storm.fetched === 1000),
+    row("telemetry: the API's p99 meanwhile (GET stations/{id}/, two clients)", `${t.storm.busyP99.toFixed(1)} ms (idle ${t.storm.idleP99.toFixed(1)} ms; p50 ${t.storm.busyP50.toFixed(1)} vs ${t.storm.idleP50.toFixed(1)} ms)`,
+      "≤ 2× idle", t.storm.busyP99 <= 2 * t.storm.idleP99),
+    row("telemetry: the scheduler's tick with 10,000 telemetries configured (median of an hour's ticks)", `${t.tick.median.toFixed(1)} ms (worst ${t.tick.max.toFixed(1)} ms; ${t.tick.queued} queued per tick)`,
+      "≤ 50 ms", t.tick.median <= 50),
+  ];
+}
+
 /** New PostgreSQL databases on the server of `given`, dropped by `drop()`. */
 function scratchPostgres(given: string) {
   const names: string[] = [];
@@ -644,10 +711,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "enhydris-bench-"));
   const results: [string, Row[]][] = [];
   try {
-    const onlyReplication = ONLY.length > 0 && ONLY.every((name) => name === "replication");
+    // Replication and telemetry make databases of their own: alone, they need none of the others'.
+    const onlyReplication = ONLY.length > 0 && ONLY.every((name) => name === "replication" || name === "telemetry");
     results.push(["SQLite", [
       ...(onlyReplication ? [] : await run("SQLite", `file:${join(dir, "bench.db")}`, dir)),
       ...(wanted("replication") ? await replicationRows("SQLite", dir, async (name) => `file:${join(dir, `replication-${name}.db`)}`) : []),
+      ...(wanted("telemetry") ? await telemetryRows("SQLite", dir, async (name) => `file:${join(dir, `telemetry-${name}.db`)}`) : []),
     ]]);
     if (isPostgresUrl(given)) {
       const rows = onlyReplication ? [] : await withScratchPostgres(given, "enhydris_bench", (url) => run("PostgreSQL", url, dir));
@@ -655,6 +724,14 @@ async function main(): Promise<void> {
         const scratch = scratchPostgres(given);
         try {
           rows.push(...await replicationRows("PostgreSQL", dir, scratch.create));
+        } finally {
+          await scratch.drop();
+        }
+      }
+      if (wanted("telemetry")) {
+        const scratch = scratchPostgres(given);
+        try {
+          rows.push(...await telemetryRows("PostgreSQL", dir, scratch.create));
         } finally {
           await scratch.drop();
         }

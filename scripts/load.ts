@@ -22,7 +22,7 @@ import autocannon from "autocannon";
 import { closeDb, db } from "@/lib/db";
 import { reloadSettings } from "@/lib/config";
 import { records } from "@/lib/records";
-import { insertSeries } from "@/lib/services/series-writes";
+import { insertSeries } from "@/lib/series";
 import {
   isPostgresUrl, postgresBackendsCpuMs, postgresCpuBetween, prepareDatabase, startServer, stopServer, treeCpuMs, treeRssMb, STATIONS, withScratchPostgres,
 } from "./support";

@@ -4,16 +4,16 @@
 // none of them has a run to do. The service's runners may take some of them (they are waited
 // for), and this one may take runs of other processes that come due meanwhile.
 // Exits 1 when a run failed, 2 on bad arguments.
+import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { latestJobs } from "@/lib/jobs/queue";
 import { startJobRunner } from "@/lib/jobs/runner";
-import { describeProcess } from "@/lib/processing/describe";
-import { processRunHandler, type RunResult } from "@/lib/processing/run";
-import { PROCESS_KIND, processKey } from "@/lib/processing/state";
-import { processesPage, queueGroupRuns } from "@/lib/services/processes";
+import {
+  describeProcess, PROCESS_KIND, processesPage, processKey, processRunHandler, queueGroupRuns, type RunResult,
+} from "@/lib/processing";
 
 function usage(message: string): never {
   console.error(`${message}\nusage: npm run process -- --group <group id> [--from-scratch]`);
@@ -51,6 +51,7 @@ function bar(fraction: number, width = 30): string {
 async function main(): Promise<void> {
   const { groupId, fromScratch } = parseArgs(process.argv.slice(2));
   const settings = settingsOrExit();
+  registerCapabilities();
   await migrate(parseDatabaseUrl(settings.databaseUrl));
   const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, include: { unit: true } });
   if (!group) {

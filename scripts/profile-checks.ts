@@ -7,9 +7,7 @@ import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
-import { readRecords } from "@/lib/processing/run";
-import { runChecks, type ChecksConfig } from "@/lib/processing/numerics/checks";
-import { EMPTY } from "@/lib/processing/numerics/series";
+import { type ChecksConfig, EMPTY, readRecords, runChecks } from "@/lib/processing";
 import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
 import { group, series, station } from "../tests/support/fixtures";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { closeDb } from "@/lib/db";
 import { generateSource, pointAt, newSourceRow } from "./bench-replication";
-import { replicate } from "@/lib/replication/run";
+import { replicate } from "@/lib/replication";
 import { startServer, treeCpuMs } from "./support";
 
 const RECORDS = 1_051_200;

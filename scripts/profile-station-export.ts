@@ -1,10 +1,9 @@
 // tsx scripts/profile-station-export.ts [postgres-url] — the memory that the station export
-// (GET stations/csv/, lib/services/station-export.ts) of 10,000 stations takes in this process:
+// (GET stations/csv/, lib/stations/export.ts) of 10,000 stations takes in this process:
 // peak resident size over the size before, as npm run bench measures the server's. With a
 // postgres:// URL it makes (and drops) its own scratch database on that server.
-import { readStationQuery } from "@/lib/api/station-params";
+import { readStationQuery, stationExportZip } from "@/lib/stations";
 import { closeDb } from "@/lib/db";
-import { stationExportZip } from "@/lib/services/station-export";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

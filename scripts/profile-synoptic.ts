@@ -9,9 +9,7 @@ import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
-import { evaluateSynopticGroup } from "@/lib/services/synoptic-alarms";
-import { createSynopticGroup, findSynopticGroup } from "@/lib/services/synoptic-groups";
-import { latestJson } from "@/lib/services/synoptic-latest";
+import { createSynopticGroup, evaluateSynopticGroup, findSynopticGroup, latestJson } from "@/lib/synoptic";
 import { group, series, station, unit, user, variable } from "../tests/support/fixtures";
 
 /** With PROFILE_OUT=file.cpuprofile: a CPU profile of the evaluations and latest/ (not of the set-up). */

@@ -4,12 +4,12 @@
 // The id map is kept under a replication source of that URL and query (created when missing),
 // so that the next run copies only what is new.
 import { parseArgs } from "node:util";
+import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
 import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { normalizeSourceUrl, SourceError } from "@/lib/replication/remote";
-import { replicate, type RunProgress } from "@/lib/replication/run";
+import { normalizeSourceUrl, replicate, type RunProgress, SourceError } from "@/lib/replication";
 
 const USAGE = "usage: npm run replicate -- --from URL [--username U --password P | --token T] [--query Q] [--dry-run] [--prune]";
 
@@ -102,6 +102,7 @@ async function main(): Promise<void> {
   if (args.password && !args.username) fail(`--password needs --username.\n${USAGE}`);
 
   const settings = settingsOrExit();
+  registerCapabilities();
   await migrate(parseDatabaseUrl(settings.databaseUrl));
   const sourceId = await sourceFor(url, args.query ?? "");
   const bar = new ProgressBar();

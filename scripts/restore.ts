@@ -1,8 +1,8 @@
 // npm run restore -- --from FILE: restores a backup of `npm run backup` into DATABASE_URL, which
 // must be an empty database (a new SQLite file, or a new PostgreSQL database). Start the service
-// on it afterwards: it applies any newer migrations. See lib/backup.ts.
+// on it afterwards: it applies any newer migrations. See lib/db/backup.ts.
 import { parseArgs } from "node:util";
-import { BackupError, restore } from "@/lib/backup";
+import { BackupError, restore } from "@/lib/db/backup";
 import { settings } from "@/lib/config";
 import { parseDatabaseUrl } from "@/lib/db/url";
 

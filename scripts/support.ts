@@ -9,8 +9,8 @@ import { reloadSettings } from "@/lib/config";
 import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { createUser } from "@/lib/services/users";
-import { searchColumn } from "@/lib/search/normalize";
+import { createUser } from "@/lib/accounts";
+import { searchColumn } from "@/lib/formats/search-normalize";
 
 export const ROOT = process.cwd();
 export const STATIONS = 10_000;

@@ -6,16 +6,45 @@
 //   REQUIRE_BROWSER=1             fail instead of skipping when Chromium is missing (CI)
 //   SKIP_BUILD=1                  reuse the existing production build
 //   TEST_SUITES=unit,http-sqlite  run only these suites (unit, http-sqlite, http-postgres, e2e)
-import { spawnSync } from "node:child_process";
+//   TEST_SEQUENTIAL=1             run the HTTP suites on SQLite and on PostgreSQL one after the
+//                                 other (by default they run at the same time: each waits on its
+//                                 servers and databases much of the time, and the machine's
+//                                 cores were 40% idle with one of them running)
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SQLITE_ONLY } from "../tests/support/databases.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const wanted = new Set((process.env.TEST_SUITES ?? "unit,http-sqlite,http-postgres,e2e").split(",").map((s) => s.trim()));
 const results = [];
+
+/** Like run, but at the same time as others: each line it prints is prefixed with `tag`. */
+function runBeside(name, tag, command, args, env = {}, failedTests = () => []) {
+  console.log(`\n===== ${name} (lines marked [${tag}]) =====\n`);
+  const started = Date.now();
+  const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (text) => {
+      const lines = (rest + text).split("\n");
+      rest = lines.pop();
+      for (const line of lines) console.log(`[${tag}] ${line}`);
+    });
+    stream.on("end", () => rest && console.log(`[${tag}] ${rest}`));
+  }
+  return new Promise((resolve) => {
+    child.on("close", (code, signal) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      const ok = code === 0;
+      resolve({ name, ok, note: ok ? `passed (${seconds} s)` : `FAILED (exit ${code ?? signal}, ${seconds} s)`, failed: ok ? [] : failedTests() });
+    });
+  });
+}
 
 function run(name, command, args, env = {}, failedTests = () => []) {
   console.log(`\n===== ${name} =====\n`);
@@ -31,10 +60,16 @@ function run(name, command, args, env = {}, failedTests = () => []) {
 // says what failed: vitest also writes a JSON report, read back here.
 const reports = mkdtempSync(join(tmpdir(), "enhydris-npm-test-"));
 process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
+function vitestArgs(project, report) {
+  return ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+}
 function vitest(name, project, env = {}) {
   const report = join(reports, `${project}-${results.length}.json`);
-  const args = ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
-  return run(name, bin("vitest"), args, env, () => failedIn(report));
+  return run(name, bin("vitest"), vitestArgs(project, report), env, () => failedIn(report));
+}
+function vitestBeside(name, tag, project, env = {}) {
+  const report = join(reports, `${project}-${tag}.json`);
+  return runBeside(name, tag, bin("vitest"), vitestArgs(project, report), env, () => failedIn(report));
 }
 function failedIn(report) {
   if (!existsSync(report)) return ["(no report: the runner stopped before writing one)"];
@@ -66,18 +101,36 @@ function postgresUrl() {
   return { url: started.stdout.trim() };
 }
 
-if (!process.env.SKIP_BUILD || !existsSync(join(root, ".next", "BUILD_ID"))) {
-  if (!run("build", bin("next"), ["build"])) {
+// The build is Next's and the server's (npm run build: scripts/build-server.mjs bundles lib/server/).
+const built = existsSync(join(root, ".next", "BUILD_ID")) && existsSync(join(root, ".next", "enhydris", "main.mjs"));
+if (!process.env.SKIP_BUILD || !built) {
+  if (!run("build", bin("next"), ["build"]) || !run("server build", process.execPath, [join(root, "scripts", "build-server.mjs")])) {
     console.error("\nThe build failed; no tests were run.");
     process.exit(1);
   }
 }
 if (wanted.has("unit")) vitest("unit tests", "unit");
-if (wanted.has("http-sqlite")) vitest("HTTP tests on SQLite", "http", { TEST_DATABASE: "sqlite" });
-if (wanted.has("http-postgres")) {
-  const pg = postgresUrl();
-  if (pg.url) vitest("HTTP tests on PostgreSQL", "http", { TEST_DATABASE: "postgres", TEST_PG_URL: pg.url });
-  else skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
+{
+  const SQLITE = ["HTTP tests on SQLite", { TEST_DATABASE: "sqlite" }];
+  const pg = wanted.has("http-postgres") ? postgresUrl() : null;
+  const POSTGRES = ["HTTP tests on PostgreSQL", { TEST_DATABASE: "postgres", TEST_PG_URL: pg?.url }];
+  const edgeOnly = Object.keys(SQLITE_ONLY);
+  const noteEdge = (r) => {
+    if (edgeOnly.length) r.note += ` (on SQLite alone, as they test the HTTP edge: ${edgeOnly.map((f) => f.replace("tests/http/", "")).join(", ")})`;
+  };
+  if (pg && !pg.url) skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
+  const both = wanted.has("http-sqlite") && pg?.url;
+  if (both && !process.env.TEST_SEQUENTIAL) {
+    const [onSqlite, onPostgres] = await Promise.all([vitestBeside(SQLITE[0], "sqlite", "http", SQLITE[1]), vitestBeside(POSTGRES[0], "postgres", "http", POSTGRES[1])]);
+    noteEdge(onPostgres);
+    results.push(onSqlite, onPostgres);
+  } else {
+    if (wanted.has("http-sqlite")) vitest(SQLITE[0], "http", SQLITE[1]);
+    if (pg?.url) {
+      vitest(POSTGRES[0], "http", POSTGRES[1]);
+      noteEdge(results.at(-1));
+    }
+  }
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
   if (existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
@@ -85,7 +138,7 @@ if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
 }
 
 console.log("\n===== Summary =====");
-for (const r of results.filter((r) => r.name !== "build")) {
+for (const r of results.filter((r) => r.name !== "build" && r.name !== "server build")) {
   console.log(`${r.ok ? "✓" : "✗"} ${r.name}: ${r.note}`);
   for (const test of r.failed ?? []) console.log(`    ✗ ${test}`);
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useActionState, useState, type FormEvent } from "react";
 import { logInWithoutScript } from "@/app/accounts/login/actions";
 import { signInWithCredentials } from "@/components/accounts/nextauth-client";
@@ -18,6 +19,7 @@ export default function LoginForm({ next, initialError }: { next: string; initia
   const error = scriptError === undefined ? posted.error : scriptError;
   const [busy, setBusy] = useState(false);
   const live = useHydrated();
+  const t = useTranslations("login");
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -28,14 +30,14 @@ export default function LoginForm({ next, initialError }: { next: string; initia
       const target = safeNextPath(next);
       const code = await signInWithCredentials(String(form.get("username") ?? "").trim(), String(form.get("password") ?? ""), `${window.location.origin}${target}`);
       if (code) {
-        setError(loginErrorMessage(code));
+        setError(loginErrorMessage(code, (key, values) => t(key, values)));
         setBusy(false);
         return;
       }
       // A full load, so that every part of the page shows the new login state.
       window.location.assign(target);
     } catch {
-      setError("The server could not be reached. Please try again.");
+      setError(t("unreachable"));
       setBusy(false);
     }
   }
@@ -46,13 +48,14 @@ export default function LoginForm({ next, initialError }: { next: string; initia
       {error && (
         <div className="form-errors" role="alert">
           <p>{error}</p>
+          {error === t("notActivated") && <p><a href="/accounts/register/resend/">{t("resendLink")}</a></p>}
         </div>
       )}
-      <label htmlFor="login-username">Username or e-mail address</label>
+      <label htmlFor="login-username">{t("username")}</label>
       <input id="login-username" name="username" type="text" defaultValue={posted.username} autoComplete="username" autoCapitalize="none" spellCheck={false} required autoFocus />
-      <label htmlFor="login-password">Password</label>
+      <label htmlFor="login-password">{t("password")}</label>
       <input id="login-password" name="password" type="password" autoComplete="current-password" required />
-      <button type="submit" disabled={busy}>{busy ? "Logging in…" : "Log in"}</button>
+      <button type="submit" disabled={busy}>{busy ? t("submitting") : t("submit")}</button>
     </form>
   );
 }

@@ -1,11 +1,13 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { signOut } from "@/components/accounts/nextauth-client";
 
 export default function LogoutButton() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const t = useTranslations("logout");
   async function logout() {
     setBusy(true);
     setError(null);
@@ -15,7 +17,7 @@ export default function LogoutButton() {
       // eslint-disable-next-line @next/next/no-location-assign-relative-destination
       window.location.assign("/?logged_out=1");
     } catch {
-      setError("Logging out failed. Please try again.");
+      setError(t("failed"));
       setBusy(false);
     }
   }
@@ -23,7 +25,7 @@ export default function LogoutButton() {
     <>
       {error && <p className="form-errors" role="alert">{error}</p>}
       <button type="button" className="button" onClick={logout} disabled={busy}>
-        {busy ? "Logging out…" : "Log out"}
+        {busy ? t("submitting") : t("submit")}
       </button>
     </>
   );

@@ -1,19 +1,29 @@
-/** The login page's messages for next-auth's error codes (api.md §12.1, §16). */
-export const LOGIN_FAILED = "Unable to log in with provided credentials.";
+/** The login page's messages for next-auth's error codes (api.md §12.1, §16), as keys of the "login" catalogue. */
+export type LoginErrorKey = "failed" | "notActivated" | "throttledSeconds" | "throttledMinutes" | "other";
 
-function waitText(seconds: number): string {
-  if (seconds < 90) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minutes`;
+export interface LoginError {
+  key: LoginErrorKey;
+  values?: { count: number };
 }
 
-export function loginErrorMessage(code: string | null | undefined): string | null {
+export function loginError(code: string | null | undefined): LoginError | null {
   if (!code) return null;
   const throttled = /^Throttled:(\d+)$/.exec(code);
   if (throttled) {
     const seconds = Math.max(1, Number(throttled[1]));
-    return `Too many failed login attempts. Try again in ${waitText(seconds)}.`;
+    return seconds < 90 ? { key: "throttledSeconds", values: { count: seconds } } : { key: "throttledMinutes", values: { count: Math.ceil(seconds / 60) } };
   }
-  if (code === "CredentialsSignin") return LOGIN_FAILED;
-  return "Logging in failed. Please try again.";
+  if (code === "CredentialsSignin") return { key: "failed" };
+  // A refusal because the account is not activated yet (public.md §1); the form offers a new link.
+  if (code === "NotActivated") return { key: "notActivated" };
+  return { key: "other" };
+}
+
+/** A translator of the "login" catalogue (next-intl's, from getTranslations or useTranslations). */
+export type LoginTranslator = (key: LoginErrorKey, values?: { count: number }) => string;
+
+/** The message of a code in the page's language; null for none. */
+export function loginErrorMessage(code: string | null | undefined, t: LoginTranslator): string | null {
+  const error = loginError(code);
+  return error ? t(error.key, error.values) : null;
 }

@@ -2,13 +2,17 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
+import { useLocale, useTranslations } from "next-intl";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from "react";
 import {
   Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis,
 } from "recharts";
+import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
+import { RangeFields, useDragRange } from "@/components/chart/drag-range";
 import { drawnRows } from "@/components/chart/gaps";
 import StaticChart from "@/components/chart/StaticChart";
 import { formatTick, timeTicks } from "@/components/chart/ticks";
+import { decimalIn } from "@/lib/i18n/format";
 import { chartApiUrl } from "@/lib/site/paths";
 import { formatDateTime, formatLocalInput, isoWithOffset, offsetLabel, parseInstant } from "@/lib/site/time";
 
@@ -99,6 +103,8 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
   const start = startParam ? parseInstant(startParam, offsetMinutes) : null;
   const end = endParam ? parseInstant(endParam, offsetMinutes) : null;
   const zone = offsetLabel(offsetMinutes);
+  const t = useTranslations("chart");
+  const locale = useLocale();
 
   // The answer of the last chart request, with the request it answers: while the current
   // request has no answer yet, the chart is loading.
@@ -107,7 +113,6 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     initialChart ? { url: initialChart.url, load: { state: "ready", rows: toRows(initialChart.points, step) } } : { url: "", load: { state: "idle" } });
   // The server's chart stands for the first request only; every later range is fetched anew.
   const served = useRef(initialChart?.url ?? null);
-  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
 
   /** Writes the chart state into the page's URL (a new history entry, so Back undoes a zoom). */
   const navigate = useCallback((next: { series?: number; start?: number | null; end?: number | null }) => {
@@ -146,19 +151,23 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
           } catch {
             /* not JSON */
           }
-          return setLoad({ state: "error", message: `The chart could not be loaded${detail ? `: ${detail}` : ` (HTTP ${response.status})`}` });
+          return setLoad({ state: "error", message: detail ? t("loadFailedDetail", { detail }) : t("loadFailedStatus", { status: response.status }) });
         }
         const rows = toRows((await response.json()) as Point[], step);
         setLoad({ state: "ready", rows });
       })
       .catch((e: Error) => {
-        if (e.name !== "AbortError") setLoad({ state: "error", message: "The chart could not be loaded. Check the connection and try again." });
+        if (e.name !== "AbortError") setLoad({ state: "error", message: t("loadFailedNetwork") });
       });
     return () => controller.abort();
-  }, [chartUrl, step]);
+  }, [chartUrl, step, t]);
 
   const shownStart = start ?? current?.first ?? null;
   const shownEnd = end ?? current?.last ?? null;
+  // "Compare with…" (corrections.md §3): other series overlaid, each unit on its own axis.
+  const [compared, setCompared] = useState<Compared[]>([]);
+  const overlays = useOverlays(compared, shownStart, shownEnd, offsetMinutes);
+  const axes = unitAxes(unit, overlays);
 
   const zoomTo = (a: number, b: number) => {
     let from = Math.min(a, b);
@@ -174,6 +183,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
       navigate({ start: Math.round(from), end: Math.round(to) });
     }
   };
+  const { drag, handlers: dragHandlers } = useDragRange(zoomTo);
 
   const span = shownStart !== null && shownEnd !== null ? Math.max(shownEnd - shownStart, 1) : 0;
   const zoomBy = (factor: number) => {
@@ -201,7 +211,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     const a = parseInstant(fromText, offsetMinutes);
     const b = parseInstant(toText, offsetMinutes);
     if (a === null || b === null || a >= b) {
-      setFormError("Enter a start before the end, as date and time.");
+      setFormError(t("startBeforeEnd"));
       return;
     }
     setFormError("");
@@ -215,16 +225,18 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
     [shownStart, shownEnd, offsetMinutes],
   );
 
-  if (!current) return <p className="message">This group has no time series.</p>;
+  if (!current) return <p className="message">{t("noSeries")}</p>;
+  const decimals = (value: number | string) => decimalIn(locale, value);
+  const chartLabel = (from: string, to: string) => (unit ? t("labelUnit", { variable, unit, from, to, zone }) : t("label", { variable, from, to, zone }));
 
   const selector = (
     <div className="field inline">
-      <label htmlFor="chart-series">Time series</label>
+      <label htmlFor="chart-series">{t("timeSeries")}</label>
       <select id="chart-series" value={current.id} onChange={(e) => navigate({ series: Number(e.target.value) })}>
         {series.map((s) => (
           <option key={s.id} value={s.id}>
             {s.label}
-            {s.canRead ? "" : " (not public)"}
+            {s.canRead ? "" : t("notPublicOption")}
           </option>
         ))}
       </select>
@@ -235,17 +247,17 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
   if (!current.canRead || load.state === "denied") {
     body = (
       <div className="chart-message" role="status">
-        <p><strong>The data of this time series are not public.</strong></p>
+        <p><strong>{t("notPublic")}</strong></p>
         <p>
-          Only users allowed by the station’s owner may see them.
-          {loginHref ? <> <Link href={loginHref}>Log in</Link> if you have such an account.</> : null}
+          {t("onlyAllowed")}
+          {loginHref ? <> {t.rich("logInIfAccount", { link: (chunks) => <Link href={loginHref}>{chunks}</Link> })}</> : null}
         </p>
       </div>
     );
   } else if (!hasRecords) {
     body = (
       <div className="chart-message" role="status">
-        <p><strong>This time series has no records yet.</strong></p>
+        <p><strong>{t("noRecordsYet")}</strong></p>
       </div>
     );
   } else if (load.state === "error") {
@@ -261,15 +273,17 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
       <div className="chart-box" data-state={load.state} aria-busy={load.state === "loading"}>
         {empty ? (
           <div className="chart-message" role="status">
-            <p><strong>No records in this range.</strong></p>
-            <p><button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })}>Show the whole series</button></p>
+            <p><strong>{t("noRecordsInRange")}</strong></p>
+            <p><button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })}>{t("showWhole")}</button></p>
           </div>
         ) : !hydrated ? (
           shownStart !== null && shownEnd !== null && (
             <StaticChart
-              rows={rows} start={shownStart} end={shownEnd} axis={axis} offsetMinutes={offsetMinutes} zone={zone}
+              rows={rows} start={shownStart} end={shownEnd} axis={axis} offsetMinutes={offsetMinutes}
               yLabel={unit ? `${variable} (${unit})` : variable}
-              label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${formatDateTime(shownStart, offsetMinutes)} to ${formatDateTime(shownEnd, offsetMinutes)} (${zone})`}
+              label={chartLabel(formatDateTime(shownStart, offsetMinutes), formatDateTime(shownEnd, offsetMinutes))}
+              timeLabel={t("timeAxis", { zone })}
+              formatValue={decimals}
             />
           )
         ) : (
@@ -277,16 +291,10 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
             <ComposedChart
               data={rows}
               margin={{ top: 12, right: 16, bottom: 28, left: 8 }}
-              onMouseDown={(s) => s.activeLabel !== undefined && setDrag({ from: Number(s.activeLabel), to: Number(s.activeLabel) })}
-              onMouseMove={(s) => drag && s.activeLabel !== undefined && setDrag({ from: drag.from, to: Number(s.activeLabel) })}
-              onMouseUp={() => {
-                if (drag && Math.abs(drag.to - drag.from) > 0) zoomTo(drag.from, drag.to);
-                setDrag(null);
-              }}
-              onMouseLeave={() => setDrag(null)}
+              {...dragHandlers}
               style={{ userSelect: "none", cursor: "crosshair" }}
               role="img"
-              aria-label={`Chart of ${variable}${unit ? ` in ${unit}` : ""} from ${shownStart !== null ? formatDateTime(shownStart, offsetMinutes) : ""} to ${shownEnd !== null ? formatDateTime(shownEnd, offsetMinutes) : ""} (${zone})`}
+              aria-label={chartLabel(shownStart !== null ? formatDateTime(shownStart, offsetMinutes) : "", shownEnd !== null ? formatDateTime(shownEnd, offsetMinutes) : "")}
             >
               <CartesianGrid stroke="#dfe5ea" strokeDasharray="3 3" />
               <XAxis
@@ -298,22 +306,31 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
                 ticks={axis.ticks}
                 tickFormatter={(t: number) => formatTick(t, offsetMinutes, axis.format)}
                 tick={{ fill: "#3d4b57", fontSize: 12 }}
-                label={{ value: `Time (${zone})`, position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }}
+                label={{ value: t("timeAxis", { zone }), position: "insideBottom", offset: -16, fill: "#3d4b57", fontSize: 13 }}
               />
               <YAxis
+                yAxisId="left"
                 domain={["auto", "auto"]}
                 tick={{ fill: "#3d4b57", fontSize: 12 }}
+                tickFormatter={(v: number) => decimals(v)}
                 width={64}
                 label={{ value: unit ? `${variable} (${unit})` : variable, angle: -90, position: "insideLeft", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }}
               />
-              <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} />} />
-              <Area type="linear" dataKey="band" name="Min–max" stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
-              <Line type="linear" dataKey="line" name="Mean" stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
-              {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
+              <Tooltip content={(p) => <ChartTooltip active={p.active} payload={p.payload as unknown as { payload: Row }[]} offsetMinutes={offsetMinutes} unit={unit} zone={zone} decimals={decimals} />} />
+              {[...axes.entries()].slice(1).map(([u, axisId]) => (
+                <YAxis key={axisId} yAxisId={axisId} orientation="right" domain={["auto", "auto"]} width={56} tick={{ fill: "#3d4b57", fontSize: 12 }} tickFormatter={(v: number) => decimals(v)}
+                  label={{ value: u, angle: -90, position: "insideRight", offset: 12, fill: "#3d4b57", fontSize: 13, style: { textAnchor: "middle" } }} />
+              ))}
+              <Area yAxisId="left" type="linear" dataKey="band" name={t("minMax")} stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
+              <Line yAxisId="left" type="linear" dataKey="line" name={t("mean")} stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
+              {overlays.map((o) => (
+                <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
+              ))}
+              {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
             </ComposedChart>
           </ResponsiveContainer>
         )}
-        {load.state === "loading" && <div className="chart-loading">Loading the chart…</div>}
+        {load.state === "loading" && <div className="chart-loading">{t("loading")}</div>}
       </div>
     );
   }
@@ -325,7 +342,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
         {selector}
         {chartable && (
           <p className="chart-range" aria-live="polite">
-            <span className="visually-hidden">Showing </span>
+            <span className="visually-hidden">{t("showing")}</span>
             {shownStart !== null && shownEnd !== null ? (
               <>
                 <time dateTime={new Date(shownStart * 1000).toISOString()}>{formatDateTime(shownStart, offsetMinutes)}</time>
@@ -341,29 +358,23 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
       {chartable && (
         <>
           <div className="chart-legend" aria-hidden="true">
-            <span className="legend-mean">Mean</span>
-            <span className="legend-band">Min–max range</span>
-            <span className="muted">Drag across the chart to zoom in.</span>
+            <span className="legend-mean">{t("mean")}</span>
+            <span className="legend-band">{t("minMaxRange")}</span>
+            <span className="muted">{t("dragToZoom")}</span>
           </div>
-          <div className="chart-toolbar" role="group" aria-label="Chart range">
-            <button type="button" className="button secondary" onClick={() => pan(-0.5)}>← Earlier</button>
-            <button type="button" className="button secondary" onClick={() => zoomBy(0.5)}>Zoom in</button>
-            <button type="button" className="button secondary" onClick={() => zoomBy(2)}>Zoom out</button>
-            <button type="button" className="button secondary" onClick={() => pan(0.5)}>Later →</button>
+          <div className="chart-toolbar" role="group" aria-label={t("rangeGroup")}>
+            <button type="button" className="button secondary" onClick={() => pan(-0.5)}>{t("earlier")}</button>
+            <button type="button" className="button secondary" onClick={() => zoomBy(0.5)}>{t("zoomIn")}</button>
+            <button type="button" className="button secondary" onClick={() => zoomBy(2)}>{t("zoomOut")}</button>
+            <button type="button" className="button secondary" onClick={() => pan(0.5)}>{t("later")}</button>
             <button type="button" className="button secondary" onClick={() => navigate({ start: null, end: null })} disabled={start === null && end === null}>
-              Whole series
+              {t("wholeSeries")}
             </button>
           </div>
+          <ComparePicker compared={compared} onChange={setCompared} excludeSeriesId={current.id} />
           <form className="chart-range-form" onSubmit={applyRange}>
-            <div className="field">
-              <label htmlFor="chart-from">From ({zone})</label>
-              <input id="chart-from" type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} required />
-            </div>
-            <div className="field">
-              <label htmlFor="chart-to">To ({zone})</label>
-              <input id="chart-to" type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} required />
-            </div>
-            <button type="submit" className="button">Show this range</button>
+            <RangeFields idPrefix="chart" zone={zone} from={fromText} to={toText} onFrom={setFromText} onTo={setToText} />
+            <button type="submit" className="button">{t("showRange")}</button>
             {formError && <p className="field-error" role="alert">{formError}</p>}
           </form>
         </>
@@ -372,7 +383,10 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
   );
 }
 
-function ChartTooltip({ active, payload, offsetMinutes, unit, zone }: { active?: boolean; payload?: { payload: Row }[]; offsetMinutes: number; unit: string; zone: string }) {
+function ChartTooltip({ active, payload, offsetMinutes, unit, zone, decimals }: {
+  active?: boolean; payload?: { payload: Row }[]; offsetMinutes: number; unit: string; zone: string; decimals: (value: string) => string;
+}) {
+  const t = useTranslations("chart");
   if (!active || !payload?.length) return null;
   const row = payload[0].payload;
   const u = unit ? ` ${unit}` : "";
@@ -380,11 +394,11 @@ function ChartTooltip({ active, payload, offsetMinutes, unit, zone }: { active?:
     <div className="chart-tooltip">
       <div className="muted">{formatDateTime(row.t, offsetMinutes)} ({zone})</div>
       {row.mean === null && row.range === null ? (
-        <div>No data</div>
+        <div>{t("noData")}</div>
       ) : (
         <>
-          <div><strong>Mean {row.text.mean ?? "—"}{u}</strong></div>
-          {row.range && <div>Min {row.text.min}{u} · Max {row.text.max}{u}</div>}
+          <div><strong>{t("meanValue", { value: row.text.mean === null ? "—" : decimals(row.text.mean), unit: u })}</strong></div>
+          {row.range && <div>{t("minMaxValues", { min: decimals(row.text.min ?? ""), max: decimals(row.text.max ?? ""), unit: u })}</div>}
         </>
       )}
     </div>

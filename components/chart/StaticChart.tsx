@@ -22,9 +22,12 @@ interface StaticChartProps {
   end: number;
   axis: { ticks: number[]; format: TickFormat };
   offsetMinutes: number;
-  zone: string;
   yLabel: string;
   label: string;
+  /** The time axis' title ("Time (UTC+02:00)", in the page's language). */
+  timeLabel: string;
+  /** A value as the page's language writes it (its decimal separator). */
+  formatValue: (value: number) => string;
 }
 
 const WIDTH = 800;
@@ -66,7 +69,7 @@ function bandPath(rows: StaticChartRow[], x: (t: number) => number, y: (v: numbe
   return d;
 }
 
-export default function StaticChart({ rows, start, end, axis, offsetMinutes, zone, yLabel, label }: StaticChartProps) {
+export default function StaticChart({ rows, start, end, axis, offsetMinutes, yLabel, label, timeLabel, formatValue }: StaticChartProps) {
   let lo = Infinity;
   let hi = -Infinity;
   for (const r of rows) {
@@ -113,8 +116,8 @@ export default function StaticChart({ rows, start, end, axis, offsetMinutes, zon
         {axis.ticks.filter((t) => t >= start && t <= end).map((t) => (
           <text key={`tx${t}`} x={x(t)} y={bottom + 16} textAnchor="middle">{formatTick(t, offsetMinutes, axis.format)}</text>
         ))}
-        {yTicks.map((v) => <text key={`ty${v}`} x={MARGIN.left - 6} y={y(v) + 4} textAnchor="end">{v}</text>)}
-        <text x={MARGIN.left + plotW / 2} y={HEIGHT - 6} textAnchor="middle" fontSize={13}>{`Time (${zone})`}</text>
+        {yTicks.map((v) => <text key={`ty${v}`} x={MARGIN.left - 6} y={y(v) + 4} textAnchor="end">{formatValue(v)}</text>)}
+        <text x={MARGIN.left + plotW / 2} y={HEIGHT - 6} textAnchor="middle" fontSize={13}>{timeLabel}</text>
         <text transform={`translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)`} textAnchor="middle" fontSize={13}>{yLabel}</text>
       </g>
     </svg>

@@ -1,8 +1,11 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { createContext, useActionState, useContext, useId, type FormEvent, type ReactNode } from "react";
+import FieldErrors from "@/components/accounts/FieldErrors";
 import { useHydrated } from "@/components/site/useHydrated";
 import { initialFormState, valueList, valueText, type FormState, type FormValues } from "@/lib/site/form-state";
+import { inFormWords } from "@/lib/site/form-words";
 
 /**
  * The management forms (management.md §1): a plain POST form (a server action, so it works
@@ -39,15 +42,16 @@ export interface ManagedFormProps {
 export default function ManagedForm({ action, initial, token, submit, children, multipart, danger, className, label }: ManagedFormProps) {
   const [state, formAction, pending] = useActionState(action, initialFormState(initial));
   const live = useHydrated();
+  const t = useTranslations("manageForm");
   return (
     <FormContext.Provider value={state}>
       <form action={formAction} className={`manage-form ${className ?? ""}`} encType={multipart ? "multipart/form-data" : undefined}
-        aria-label={label} noValidate data-client="" data-hydrated={live || undefined} data-seq={state.seq} onSubmit={refuseLargeFiles}>
+        aria-label={label} noValidate data-client="" data-hydrated={live || undefined} data-seq={state.seq} onSubmit={(event) => refuseLargeFiles(event, (limit) => t("tooLarge", { limit: String(limit) }))}>
         <input type="hidden" name="csrfmiddlewaretoken" value={token} />
         <FormStatus state={state} />
         {children}
         <div className="form-actions">
-          <button type="submit" className={danger ? "danger" : undefined} disabled={pending}>{pending ? "Working…" : submit}</button>
+          <button type="submit" className={danger ? "danger" : undefined} disabled={pending}>{pending ? t("working") : submit}</button>
         </div>
       </form>
     </FormContext.Provider>
@@ -55,13 +59,13 @@ export default function ManagedForm({ action, initial, token, submit, children, 
 }
 
 /** A chosen file above the upload limit is refused here, with the API's message, instead of being sent for nothing. */
-function refuseLargeFiles(event: FormEvent<HTMLFormElement>) {
+function refuseLargeFiles(event: FormEvent<HTMLFormElement>, tooLarge: (limit: number) => string) {
   for (const input of event.currentTarget.querySelectorAll<HTMLInputElement>("input[type=file][data-max-bytes]")) {
     const file = input.files?.[0];
     const limit = Number(input.dataset.maxBytes);
     if (file && file.size > limit) {
       event.preventDefault();
-      input.setCustomValidity(`Request body too large; the limit is ${limit} bytes.`);
+      input.setCustomValidity(tooLarge(limit));
       input.reportValidity();
       return;
     }
@@ -70,14 +74,15 @@ function refuseLargeFiles(event: FormEvent<HTMLFormElement>) {
 }
 
 function FormStatus({ state }: { state: FormState }) {
+  const t = useTranslations("manageForm");
   const general = FORM_KEYS.flatMap((k) => state.errors[k] ?? []);
   const fieldCount = Object.keys(state.errors).filter((k) => !FORM_KEYS.includes(k)).length;
   if (general.length || fieldCount) {
     return (
       <div className="form-errors" role="alert">
-        {general.map((m) => <p key={m}>{m}</p>)}
-        {fieldCount > 0 && <p>Please correct the {fieldCount === 1 ? "error" : "errors"} below; nothing has been saved.</p>}
-        {state.current && <p>The values saved now are shown under each field that differs. Save again to replace them with yours.</p>}
+        {general.map((m) => <p key={m}>{inFormWords(m)}</p>)}
+        {fieldCount > 0 && <p>{t("correct", { count: fieldCount })}</p>}
+        {state.current && <p>{t("stale")}</p>}
       </div>
     );
   }
@@ -104,6 +109,7 @@ interface FieldProps {
 /** The label, the control, the help, the messages and the stored value of one field. */
 function Field({ name, label, help, required, show, control }: FieldProps & { control: (ids: { id: string; describedBy?: string; invalid: boolean; key: string }) => ReactNode }) {
   const state = useFormState();
+  const t = useTranslations("manageForm");
   const id = `${useId()}-${name}`;
   const errors = state.errors[name];
   const stored = state.current && valueText(state.current, name) !== valueText(state.values, name) ? valueText(state.current, name) : null;
@@ -113,19 +119,14 @@ function Field({ name, label, help, required, show, control }: FieldProps & { co
       <label htmlFor={id}>{label}{required && <span className="required" aria-hidden="true"> *</span>}</label>
       {control({ id, describedBy, invalid: !!errors?.length, key: `${name}-${state.seq}` })}
       {help && <p className="help" id={`${id}-help`}>{help}</p>}
-      <FieldMessages id={`${id}-errors`} errors={errors} />
-      {stored !== null && <p className="stored-value" id={`${id}-stored`}>Saved now: {stored === "" ? "(empty)" : show ? show(stored) : stored}</p>}
+      <FieldMessages id={`${id}-errors`} errors={errors} field={name} />
+      {stored !== null && <p className="stored-value" id={`${id}-stored`}>{t("savedNow", { value: stored === "" ? t("empty") : show ? show(stored) : stored })}</p>}
     </div>
   );
 }
 
-export function FieldMessages({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul className="field-errors" id={id}>
-      {errors.map((e) => <li key={e}>{e}</li>)}
-    </ul>
-  );
+export function FieldMessages({ id, errors, field }: { id: string; errors?: string[]; field?: string }) {
+  return <FieldErrors id={id} errors={errors} field={field} />;
 }
 
 export function TextField(props: FieldProps & { type?: "text" | "email" | "date" | "number" | "password"; maxLength?: number; inputMode?: "decimal" | "numeric"; autoComplete?: string; placeholder?: string }) {
@@ -177,6 +178,7 @@ export function SelectField(props: FieldProps & { options: Option[]; empty?: str
  */
 export function CheckboxField({ name, label, help }: { name: string; label: string; help?: string }) {
   const state = useFormState();
+  const t = useTranslations("manageForm");
   const id = `${useId()}-${name}`;
   const errors = state.errors[name];
   const checked = ["true", "on", "1"].includes(valueText(state.values, name).toLowerCase());
@@ -189,7 +191,7 @@ export function CheckboxField({ name, label, help }: { name: string; label: stri
       <label htmlFor={id}>{label}</label>
       {help && <p className="help" id={`${id}-help`}>{help}</p>}
       <FieldMessages id={`${id}-errors`} errors={errors} />
-      {stored !== null && <p className="stored-value">Saved now: {stored === "true" ? "yes" : "no"}</p>}
+      {stored !== null && <p className="stored-value">{t("savedNow", { value: stored === "true" ? t("yes") : t("no") })}</p>}
     </div>
   );
 }
@@ -197,6 +199,7 @@ export function CheckboxField({ name, label, help }: { name: string; label: stri
 /** Several choices of a list of references (station types); the empty first value keeps an empty list. */
 export function CheckboxList({ name, label, options, help }: { name: string; label: string; options: Option[]; help?: string }) {
   const state = useFormState();
+  const t = useTranslations("manageForm");
   const id = `${useId()}-${name}`;
   const chosen = new Set(valueList(state.values, name));
   const errors = state.errors[name];
@@ -206,7 +209,7 @@ export function CheckboxList({ name, label, options, help }: { name: string; lab
     <fieldset className="field checkbox-list" aria-describedby={errors?.length ? `${id}-errors` : undefined}>
       <legend>{label}</legend>
       <input type="hidden" name={name} value="" />
-      {options.length === 0 && <p className="muted small">None defined yet.</p>}
+      {options.length === 0 && <p className="muted small">{t("noneDefined")}</p>}
       <div className="checkbox-grid">
         {options.map((o) => (
           <label key={`${o.value}-${state.seq}`} className="checkbox-option">
@@ -216,19 +219,20 @@ export function CheckboxList({ name, label, options, help }: { name: string; lab
       </div>
       {help && <p className="help">{help}</p>}
       <FieldMessages id={`${id}-errors`} errors={errors} />
-      {differs && <p className="stored-value">Saved now: {stored!.map((v) => options.find((o) => o.value === v)?.label ?? v).join(", ") || "(none)"}</p>}
+      {differs && <p className="stored-value">{t("savedNow", { value: stored!.map((v) => options.find((o) => o.value === v)?.label ?? v).join(", ") || t("none") })}</p>}
     </fieldset>
   );
 }
 
 export function FileField(props: FieldProps & { accept?: string; maxBytes: number }) {
   const state = useFormState();
+  const t = useTranslations("manageForm");
   const { name, accept, maxBytes } = props;
   return (
     <Field {...props} control={({ id, describedBy, invalid, key }) => (
       <input key={key} id={id} name={name} type="file" accept={accept} aria-invalid={invalid || undefined} aria-describedby={describedBy}
         data-max-bytes={maxBytes} />
-    )} help={[props.help, state.seq > 0 && Object.keys(state.errors).length ? "Choose the file again: browsers do not keep a chosen file after an error." : ""].filter(Boolean).join(" ") || undefined} />
+    )} help={[props.help, state.seq > 0 && Object.keys(state.errors).length ? t("chooseAgain") : ""].filter(Boolean).join(" ") || undefined} />
   );
 }
 

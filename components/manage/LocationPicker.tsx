@@ -2,8 +2,9 @@
 
 import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
+import { useTranslations } from "next-intl";
 import { useEffect, useId, useRef, useState } from "react";
-import { locate } from "@/app/manage/actions";
+import { locate } from "@/app/manage/actions/stations";
 import { FieldMessages, useFormState } from "@/components/manage/Form";
 import { valueText, type FormState } from "@/lib/site/form-state";
 
@@ -19,9 +20,9 @@ export interface LocationPickerProps {
 }
 
 /** Systems offered in the list; any other EPSG code may be typed (api.md §4.2 lists what the server knows). */
-const SRIDS: [string, string][] = [
-  ["4326", "WGS84 longitude/latitude"], ["2100", "Greek Grid (GGRS87)"], ["4258", "ETRS89 longitude/latitude"],
-  ["4121", "GGRS87 longitude/latitude"], ["3857", "Web Mercator"], ["3035", "ETRS89 / LAEA Europe"],
+const SRIDS: [string, { key: "wgs84" | "greekGrid" | "etrs89" | "ggrs87" } | string][] = [
+  ["4326", { key: "wgs84" }], ["2100", { key: "greekGrid" }], ["4258", { key: "etrs89" }],
+  ["4121", { key: "ggrs87" }], ["3857", "Web Mercator"], ["3035", "ETRS89 / LAEA Europe"],
   ["32634", "WGS84 / UTM 34N"], ["32635", "WGS84 / UTM 35N"], ["25834", "ETRS89 / UTM 34N"], ["25835", "ETRS89 / UTM 35N"],
 ];
 
@@ -49,6 +50,8 @@ export default function LocationPicker(props: LocationPickerProps) {
 }
 
 function Location({ state, viewport, tileUrl, tileAttribution }: LocationPickerProps & { state: FormState }) {
+  const t = useTranslations("managePickers");
+  const tf = useTranslations("manageForm");
   const id = useId();
   const [x, setX] = useState(valueText(state.values, "geom_x"));
   const [y, setY] = useState(valueText(state.values, "geom_y"));
@@ -83,35 +86,35 @@ function Location({ state, viewport, tileUrl, tileAttribution }: LocationPickerP
 
   return (
     <fieldset className={`field location-picker${errors?.length ? " has-errors" : ""}`}>
-      <legend>Location <span className="required" aria-hidden="true">*</span></legend>
+      <legend>{t("location")} <span className="required" aria-hidden="true">*</span></legend>
       <div className="map-frame small picker-frame" data-point={point ? `${point[0]},${point[1]}` : ""}>
         <PickerMap point={point} onPick={pick} viewport={viewport} tileUrl={tileUrl} tileAttribution={tileAttribution} />
       </div>
-      <p className="help" id={`${id}-help`}>Click the map or drag the marker, or type the coordinates in any coordinate system (EPSG code).</p>
+      <p className="help" id={`${id}-help`}>{t("locationHelp")}</p>
       <div className="coordinate-fields">
         <div>
-          <label htmlFor={`${id}-x`}>Longitude or easting (x)</label>
+          <label htmlFor={`${id}-x`}>{t("x")}</label>
           <input id={`${id}-x`} name="geom_x" value={x} onChange={(e) => setX(e.target.value)} inputMode="decimal" autoComplete="off"
             aria-invalid={errors?.length ? true : undefined} aria-describedby={describedBy} />
         </div>
         <div>
-          <label htmlFor={`${id}-y`}>Latitude or northing (y)</label>
+          <label htmlFor={`${id}-y`}>{t("y")}</label>
           <input id={`${id}-y`} name="geom_y" value={y} onChange={(e) => setY(e.target.value)} inputMode="decimal" autoComplete="off"
             aria-invalid={errors?.length ? true : undefined} aria-describedby={describedBy} />
         </div>
         <div>
-          <label htmlFor={`${id}-srid`}>Coordinate system (SRID)</label>
+          <label htmlFor={`${id}-srid`}>{t("srid")}</label>
           <input id={`${id}-srid`} name="geom_srid" value={srid} onChange={(e) => setSrid(e.target.value)} inputMode="numeric" list={`${id}-srids`}
             autoComplete="off" aria-describedby={`${id}-srid-help`} />
           <datalist id={`${id}-srids`}>
-            {SRIDS.map(([code, label]) => <option key={code} value={code}>{label}</option>)}
+            {SRIDS.map(([code, label]) => <option key={code} value={code}>{typeof label === "string" ? label : t(label.key)}</option>)}
           </datalist>
-          <p className="help" id={`${id}-srid-help`}>4326 for WGS84 longitude and latitude.</p>
+          <p className="help" id={`${id}-srid-help`}>{t("sridHelp")}</p>
         </div>
       </div>
       {problem && !errors?.length && <p className="help warning" id={`${id}-preview`}>{problem}</p>}
       <FieldMessages id={`${id}-errors`} errors={errors} />
-      {stored && <p className="stored-value">Saved now: {stored}</p>}
+      {stored && <p className="stored-value">{tf("savedNow", { value: stored })}</p>}
     </fieldset>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import L from "leaflet";
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { CircleMarker, MapContainer, Marker, TileLayer, useMap, useMapEvents } from "react-leaflet";
 
@@ -59,6 +60,7 @@ function Neighbours() {
 
 /** The map of the station form: click or drag the marker to set the location; works without tiles. */
 export default function PickerMap({ point, onPick, viewport, tileUrl, tileAttribution }: PickerMapProps) {
+  const t = useTranslations("managePickers");
   const bounds: L.LatLngBoundsExpression = [[viewport[1], viewport[0]], [viewport[3], viewport[2]]];
   return (
     <MapContainer {...(point ? { center: [point[1], point[0]] as L.LatLngExpression, zoom: 11 } : { bounds })} className="leaflet-map"
@@ -68,7 +70,7 @@ export default function PickerMap({ point, onPick, viewport, tileUrl, tileAttrib
       <Clicks onPick={onPick} />
       <Follow point={point} />
       {point && (
-        <Marker position={[point[1], point[0]]} icon={icon} draggable keyboard={false} title="Station location (drag to move)"
+        <Marker position={[point[1], point[0]]} icon={icon} draggable keyboard={false} title={t("marker")}
           eventHandlers={{ dragend: (e) => { const p = (e.target as L.Marker).getLatLng(); onPick(p.lng, p.lat); } }} />
       )}
     </MapContainer>

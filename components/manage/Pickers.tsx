@@ -1,7 +1,8 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
-import { findOwners, findUsers } from "@/app/manage/actions";
+import { findOwners, findUsers } from "@/app/manage/actions/stations";
 import { FieldMessages, useFormState } from "@/components/manage/Form";
 import { valueList, valueText } from "@/lib/site/form-state";
 
@@ -94,9 +95,6 @@ function Combobox({ label, required, search, onChoose, placeholder, invalid, des
   );
 }
 
-const searchOwners = async (q: string): Promise<Choice[]> =>
-  (await findOwners(q)).map((o) => ({ id: o.id, label: o.name || `#${o.id}`, detail: o.kind }));
-
 /**
  * The owner of a station: an organization or a person. The chosen owner's name travels with the
  * form (`owner_label`) so that it is shown again after a refusal. Without JavaScript the page's
@@ -108,7 +106,11 @@ export function OwnerPicker({ fallback }: { fallback: { id: number; name: string
 
 function OwnerField({ fallback }: { fallback: { id: number; name: string }[] }) {
   const state = useFormState();
+  const t = useTranslations("managePickers");
+  const tf = useTranslations("manageForm");
   const id = useId();
+  const searchOwners = async (q: string): Promise<Choice[]> =>
+    (await findOwners(q)).map((o) => ({ id: o.id, label: o.name || `#${o.id}`, detail: t(o.kind) }));
   const [owner, setOwner] = useState({ id: valueText(state.values, "owner"), label: valueText(state.values, "owner_label") });
   const errors = state.errors.owner;
   const stored = state.current && valueText(state.current, "owner") !== owner.id ? valueText(state.current, "owner_label") : null;
@@ -117,19 +119,21 @@ function OwnerField({ fallback }: { fallback: { id: number; name: string }[] }) 
       {/* Sent only when chosen: a missing owner is "This field is required.", as in the API. */}
       {owner.id && <input type="hidden" name="owner" value={owner.id} />}
       <input type="hidden" name="owner_label" value={owner.label} />
-      <Combobox label="Owner" required search={searchOwners} initial={owner.label} placeholder="Type part of a name"
+      <Combobox label={t("owner")} required search={searchOwners} initial={owner.label} placeholder={t("ownerPlaceholder")}
         onChoose={(c) => setOwner({ id: String(c.id), label: c.label })} invalid={!!errors?.length}
         describedBy={`${id}-help${errors?.length ? ` ${id}-errors` : ""}`} />
-      <p className="help" id={`${id}-help`}>An organization or a person{owner.id ? <> (chosen: <strong>{owner.label || `#${owner.id}`}</strong>)</> : null}.</p>
+      <p className="help" id={`${id}-help`}>
+        {owner.id ? t.rich("ownerHelpChosen", { owner: owner.label || `#${owner.id}`, strong: (chunks) => <strong>{chunks}</strong> }) : t("ownerHelp")}
+      </p>
       <noscript>
-        <label htmlFor={`${id}-fallback`}>Owner (without JavaScript)</label>
+        <label htmlFor={`${id}-fallback`}>{t("ownerNoScript")}</label>
         <select id={`${id}-fallback`} name="owner" defaultValue={owner.id}>
           <option value="">—</option>
           {fallback.map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
         </select>
       </noscript>
       <FieldMessages id={`${id}-errors`} errors={errors} />
-      {stored !== null && <p className="stored-value">Saved now: {stored}</p>}
+      {stored !== null && <p className="stored-value">{tf("savedNow", { value: stored })}</p>}
     </div>
   );
 }
@@ -151,6 +155,8 @@ export function UserPicker(props: UserPickerProps) {
 
 function UserField({ name, label, help, stationId }: UserPickerProps) {
   const state = useFormState();
+  const t = useTranslations("managePickers");
+  const tf = useTranslations("manageForm");
   const id = useId();
   const labels = (() => {
     try {
@@ -176,16 +182,16 @@ function UserField({ name, label, help, stationId }: UserPickerProps) {
           {chosen.map((c) => (
             <li key={c.id}>
               <span>{c.label}</span>
-              <button type="button" className="chip-remove" aria-label={`Remove ${c.label}`} onClick={() => setChosen(chosen.filter((x) => x.id !== c.id))}>×</button>
+              <button type="button" className="chip-remove" aria-label={t("remove", { name: c.label })} onClick={() => setChosen(chosen.filter((x) => x.id !== c.id))}>×</button>
             </li>
           ))}
         </ul>
-      ) : <p className="muted small">Nobody.</p>}
-      <Combobox label={`Add to ${label.toLowerCase()}`} search={search} placeholder="Type part of a username" onChoose={(c) => setChosen([...chosen, c])}
+      ) : <p className="muted small">{t("nobody")}</p>}
+      <Combobox label={t("addTo", { list: label.toLowerCase() })} search={search} placeholder={t("userPlaceholder")} onChoose={(c) => setChosen([...chosen, c])}
         clearOnChoose describedBy={`${id}-help`} />
       <p className="help" id={`${id}-help`}>{help}</p>
       <FieldMessages id={`${id}-errors`} errors={errors} />
-      {differs && <p className="stored-value">Saved now: {stored!.map((v) => `#${v}`).join(", ") || "(nobody)"}</p>}
+      {differs && <p className="stored-value">{tf("savedNow", { value: stored!.map((v) => `#${v}`).join(", ") || t("nobodySaved") })}</p>}
     </fieldset>
   );
 }

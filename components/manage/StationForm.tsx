@@ -1,14 +1,15 @@
+import { useTranslations } from "next-intl";
 import ManagedForm, { CheckboxList, Hidden, SelectField, TextArea, TextField } from "@/components/manage/Form";
 import LocationPicker from "@/components/manage/LocationPicker";
 import { OwnerPicker } from "@/components/manage/Pickers";
-import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
+import { DISPLAY_TIMEZONES } from "@/lib/stations";
 import { settings } from "@/lib/config";
-import type { Choice } from "@/lib/services/manage";
+import type { Choice } from "@/lib/manage";
 import type { FormState, FormValues } from "@/lib/site/form-state";
-import { zoneChoiceLabel, zoneOffsetMinutes } from "@/lib/site/time";
+import { zoneChoices } from "@/lib/site/time";
 
-const ZONES = DISPLAY_TIMEZONES.map((z) => ({ value: z, label: zoneChoiceLabel(z) }))
-  .sort((a, b) => (zoneOffsetMinutes(a.value) ?? 0) - (zoneOffsetMinutes(b.value) ?? 0));
+/** The display zones of api.md §4.1, as every form of the site offers zones. */
+const ZONES = zoneChoices().filter((z) => (DISPLAY_TIMEZONES as readonly string[]).includes(z.value));
 
 /**
  * The station form (management.md §2; fields and rules of api.md §4.1): the same fields for a new
@@ -23,26 +24,27 @@ export default function StationForm({ action, initial, token, stationTypes, owne
   submit: string;
 }) {
   const { mapDefaultViewport, mapTileUrl, mapTileAttribution } = settings();
+  const t = useTranslations("manageFields");
   return (
-    <ManagedForm action={action} initial={initial} token={token} submit={submit} className="station-form" label="Station">
+    <ManagedForm action={action} initial={initial} token={token} submit={submit} className="station-form" label={t("station")}>
       <Hidden name="last_modified" />
       <Hidden name="geom_initial" />
       <Hidden name="stored_original_srid" />
       <div className="form-grid">
-        <TextField name="name" label="Name" maxLength={200} />
-        <TextField name="code" label="Code" maxLength={50} />
+        <TextField name="name" label={t("name")} maxLength={200} />
+        <TextField name="code" label={t("code")} maxLength={50} />
       </div>
       <OwnerPicker fallback={owners} />
       <LocationPicker viewport={mapDefaultViewport} tileUrl={mapTileUrl} tileAttribution={mapTileAttribution} />
       <div className="form-grid">
-        <TextField name="altitude" label="Altitude" type="number" help="Metres; may be empty." />
-        <SelectField name="display_timezone" label="Display time zone" options={ZONES} help="The zone of the station's times on the site and in downloads." />
-        <TextField name="start_date" label="Start date" type="date" help="May be empty." />
-        <TextField name="end_date" label="End date" type="date" help="May be empty." />
-        <TextField name="overseer" label="Overseer" maxLength={30} />
+        <TextField name="altitude" label={t("altitude")} type="number" help={t("altitudeHelp")} />
+        <SelectField name="display_timezone" label={t("displayTimezone")} options={ZONES} help={t("displayTimezoneHelp")} />
+        <TextField name="start_date" label={t("startDate")} type="date" help={t("mayBeEmpty")} />
+        <TextField name="end_date" label={t("endDate")} type="date" help={t("mayBeEmpty")} />
+        <TextField name="overseer" label={t("overseer")} maxLength={30} />
       </div>
-      <CheckboxList name="stype" label="Station types" options={stationTypes.map((t) => ({ value: String(t.id), label: t.label }))} />
-      <TextArea name="remarks" label="Remarks" rows={3} />
+      <CheckboxList name="stype" label={t("stationTypes")} options={stationTypes.map((type) => ({ value: String(type.id), label: type.label }))} />
+      <TextArea name="remarks" label={t("remarks")} rows={3} />
     </ManagedForm>
   );
 }

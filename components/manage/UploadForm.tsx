@@ -1,12 +1,16 @@
 "use client";
 
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { FieldMessages } from "@/components/manage/Form";
 import UploadRuns from "@/components/manage/UploadRuns";
+import { useApiMessages } from "@/components/manage/api-messages";
+import { csrfToken } from "@/components/manage/csrf";
 import { useHydrated } from "@/components/site/useHydrated";
-import { formatDateTime, offsetLabel } from "@/lib/site/time";
+import { useZoneWords } from "@/components/site/zone-words";
+import { formatDateTime, offsetLabel, zoneChoices } from "@/lib/site/time";
 
 /**
  * The upload page's form (management.md §2): a file or pasted text, its time zone and mode. Step 1
@@ -29,31 +33,49 @@ export interface UploadFormProps {
 }
 
 type Outcome =
-  | { kind: "checked"; count: number; start: string | null; end: string | null; lines: string[] }
+  | { kind: "checked"; count: number; start: string | null; end: string | null; replaced: number | null; lines: string[] }
   | { kind: "stored"; count: number; start: string | null; end: string | null; at: number }
-  | { kind: "refused"; errors: Record<string, string[]> };
+  | { kind: "refused"; errors: Record<string, string[]>; refused?: number | null; hint?: string | null };
 
-const ZONES = ["UTC", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT+1", "Europe/Athens", "Europe/London", "Europe/Berlin"];
 const FIRST_LINES = 8;
 
+const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
+
+type UploadTranslator = ReturnType<typeof useTranslations<"manageSeriesUpload">>;
+
 /** "2026-01-01 00:00 to 2026-01-01 00:20 (UTC+02:00)": the API's UTC range as the page shows the stored one. */
-function rangeText(start: string, end: string, offset: number): string {
+function rangeText(t: UploadTranslator, start: string, end: string, offset: number): string {
   const at = (iso: string) => formatDateTime(Date.parse(iso) / 1000, offset);
-  return `${at(start)} to ${at(end)} (${offsetLabel(offset)})`;
+  return t("range", { start: at(start), end: at(end), zone: offsetLabel(offset) });
 }
 
-/** The csrftoken cookie, created when the browser has none yet (the API compares it with the header). */
-function csrfToken(): string {
-  const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
-  if (found) return decodeURIComponent(found.slice("csrftoken=".length));
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  const token = Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[b % 62]).join("");
-  document.cookie = `csrftoken=${token}; Path=/; Max-Age=31536000; SameSite=Lax${location.protocol === "https:" ? "; Secure" : ""}`;
-  return token;
+/** An instant of the API's messages ("2025-01-01T00:10:00+02:00"), written as the page writes times. */
+const INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}\b/g;
+
+function pageTimes(message: string, offset: number): string {
+  return message.replace(INSTANT, (iso) => formatDateTime(Date.parse(iso) / 1000, offset));
+}
+
+/**
+ * What the list of problems is: the API sends the first 10; the storage checks say how many lines
+ * they refused in all (REFUSED_LINES_HEADER), the line checks stop at the tenth problem.
+ */
+function problemsIntro(t: UploadTranslator, shown: number, refused: number | null): string {
+  if (refused !== null && refused > shown) return t("problemsFirstOf", { shown, refused });
+  if (refused === null && shown >= 10) return t("problemsFirst", { shown });
+  return shown === 1 ? t("problemOne") : t("problemsAll", { shown });
+}
+
+/** Which mode the refused lines call for, when the API's messages tell. */
+function modeHint(t: UploadTranslator, mode: "append" | "insert" | "replace" | undefined, messages: string[]): string | null {
+  // The API's messages are in English whatever the page's language.
+  if (mode === "append" && messages.some((m) => m.includes("is not later than the last stored record"))) return t("hintAppend");
+  if (mode === "insert" && messages.some((m) => m.includes("already exists"))) return t("hintInsert");
+  return null;
 }
 
 /** Sends the upload with XMLHttpRequest (fetch reports no upload progress). */
-function send(url: string, body: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; json: unknown; date: number }> {
+function send(url: string, body: FormData, onProgress: (fraction: number) => void, failed: string): Promise<{ status: number; json: unknown; date: number; refused: number | null }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -67,9 +89,10 @@ function send(url: string, body: FormData, onProgress: (fraction: number) => voi
         json = null;
       }
       const date = Date.parse(xhr.getResponseHeader("Date") ?? "");
-      resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now() });
+      const refused = Number(xhr.getResponseHeader("X-Enhydris-Refused-Lines") ?? "");
+      resolve({ status: xhr.status, json, date: Number.isFinite(date) ? date : Date.now(), refused: refused > 0 ? refused : null });
     };
-    xhr.onerror = () => reject(new Error("The connection failed."));
+    xhr.onerror = () => reject(new Error(failed));
     xhr.send(body);
   });
 }
@@ -80,6 +103,8 @@ async function firstLines(source: File | string): Promise<string[]> {
 }
 
 export default function UploadForm({ apiPath, defaultZone, displayOffset, chartHref, maxBytes, processesApi, processes }: UploadFormProps) {
+  const t = useTranslations("manageSeriesUpload");
+  const zoneWords = useZoneWords();
   const id = useId();
   const router = useRouter();
   const live = useHydrated();
@@ -87,10 +112,19 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   const [file, setFile] = useState<File | null>(null);
   const [text, setText] = useState("");
   const [zone, setZone] = useState(defaultZone);
-  const [mode, setMode] = useState<"append" | "insert">("append");
+  const [mode, setMode] = useState<"append" | "insert" | "replace">("append");
+  const [comment, setComment] = useState("");
   const [busy, setBusy] = useState<null | "check" | "store">(null);
   const [progress, setProgress] = useState(0);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const translate = useApiMessages();
+  /** The API's messages, field by field, in the page's language (one request for all of them). */
+  const inPageLanguage = async (errors: Record<string, string[]>): Promise<Record<string, string[]>> => {
+    const fields = Object.entries(errors).map(([field, messages]) => [field, [messages].flat().map(String)] as const);
+    const shown = await translate(fields.flatMap(([, messages]) => messages));
+    let at = 0;
+    return Object.fromEntries(fields.map(([field, messages]) => [field, messages.map(() => shown[at++])]));
+  };
   const status = useRef<HTMLDivElement>(null);
 
   // A change of what is uploaded needs a new check before it can be stored.
@@ -105,22 +139,23 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   const upload = async (dryRun: boolean) => {
     const content = source === "file" ? file : text;
     if (source === "file" && file && file.size > maxBytes) {
-      setOutcome({ kind: "refused", errors: { form: [`Request body too large; the limit is ${maxBytes} bytes.`] } });
+      setOutcome({ kind: "refused", errors: { form: [t("tooLarge", { max: maxBytes })] } });
       return;
     }
     const body = new FormData();
     if (content !== null) body.append("timeseries_records", content);
     body.append("timezone", zone);
     body.append("mode", mode);
+    if (comment.trim()) body.append("comment", comment.trim());
     body.append("dry_run", dryRun ? "true" : "false");
     setBusy(dryRun ? "check" : "store");
     setProgress(0);
     try {
-      const answer = await send(apiPath, body, setProgress);
+      const answer = await send(apiPath, body, setProgress, t("connectionFailed"));
       const json = answer.json as Record<string, unknown> | null;
       if (answer.status === 200 && dryRun) {
-        const r = json as { count: number; start_date: string | null; end_date: string | null };
-        setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, lines: content === null ? [] : await firstLines(content) });
+        const r = json as { count: number; start_date: string | null; end_date: string | null; replaced?: number };
+        setOutcome({ kind: "checked", count: r.count, start: r.start_date, end: r.end_date, replaced: r.replaced ?? null, lines: content === null ? [] : await firstLines(content) });
       } else if (answer.status === 204 && !dryRun) {
         const checked = outcome?.kind === "checked" ? outcome : null;
         setOutcome({ kind: "stored", count: checked?.count ?? 0, start: checked?.start ?? null, end: checked?.end ?? null, at: answer.date });
@@ -128,10 +163,15 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         setText("");
         router.refresh();
       } else if (answer.status === 400 && json) {
-        setOutcome({ kind: "refused", errors: json as Record<string, string[]> });
+        const english = json as Record<string, string[]>;
+        // The hint reads the API's English words; the page shows them in its language.
+        const hint = modeHint(t, mode, english.timeseries_records ?? []);
+        setOutcome({ kind: "refused", errors: await inPageLanguage(english), refused: answer.refused, hint });
+      } else if (answer.status === 401) {
+        setOutcome({ kind: "refused", errors: { form: [t("sessionEnded")] } });
       } else {
-        const detail = typeof json?.detail === "string" ? json.detail : `The server answered ${answer.status}.`;
-        setOutcome({ kind: "refused", errors: { form: [answer.status === 401 ? "Your session has ended. Log in again." : detail] } });
+        const detail = typeof json?.detail === "string" ? json.detail : null;
+        setOutcome({ kind: "refused", errors: detail === null ? { form: [t("serverAnswered", { status: answer.status })] } : await inPageLanguage({ form: [detail] }) });
       }
     } catch (error) {
       setOutcome({ kind: "refused", errors: { form: [(error as Error).message] } });
@@ -148,51 +188,59 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
   return (
     <form className="manage-form upload-form" onSubmit={(e) => { e.preventDefault(); upload(true); }} data-client="" data-hydrated={live || undefined} noValidate>
       <fieldset className="field">
-        <legend>Records from</legend>
-        <label className="checkbox-option"><input type="radio" name="source" value="file" checked={source === "file"} onChange={() => changed(setSource)("file")} /> a file</label>
-        <label className="checkbox-option"><input type="radio" name="source" value="text" checked={source === "text"} onChange={() => changed(setSource)("text")} /> pasted text</label>
+        <legend>{t("recordsFrom")}</legend>
+        <label className="checkbox-option"><input type="radio" name="source" value="file" checked={source === "file"} onChange={() => changed(setSource)("file")} /> {t("fromFile")}</label>
+        <label className="checkbox-option"><input type="radio" name="source" value="text" checked={source === "text"} onChange={() => changed(setSource)("text")} /> {t("fromText")}</label>
       </fieldset>
       {source === "file" ? (
         <div className="field">
-          <label htmlFor={`${id}-file`}>File</label>
+          <label htmlFor={`${id}-file`}>{t("file")}</label>
           <input id={`${id}-file`} type="file" accept=".csv,.txt,.hts,.dat,text/csv,text/plain" onChange={(e) => changed(setFile)(e.target.files?.[0] ?? null)}
             aria-describedby={`${id}-file-help`} aria-invalid={records ? true : undefined} />
-          <p className="help" id={`${id}-file-help`}>CSV record lines (<code>2025-01-01 00:10,12.3,</code>) or an HTS file, up to {Math.floor(maxBytes / 1048576)} MB.</p>
+          <p className="help" id={`${id}-file-help`}>{t.rich("fileHelp", { mb: Math.floor(maxBytes / 1048576), code: (chunks) => <code>{chunks}</code> })}</p>
         </div>
       ) : (
         <div className="field">
-          <label htmlFor={`${id}-text`}>Records</label>
+          <label htmlFor={`${id}-text`}>{t("records")}</label>
           <textarea id={`${id}-text`} rows={8} value={text} onChange={(e) => changed(setText)(e.target.value)} spellCheck={false} className="mono"
             placeholder="2025-01-01 00:10,12.3," aria-invalid={records ? true : undefined} />
         </div>
       )}
       <div className="form-grid">
         <div className="field">
-          <label htmlFor={`${id}-zone`}>Time zone</label>
-          <input id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)} list={`${id}-zones`} autoComplete="off"
-            aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined} />
-          <datalist id={`${id}-zones`}>{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
-          <p className="help" id={`${id}-zone-help`}>Of timestamps without an offset; the station&apos;s is {defaultZone}.</p>
+          <label htmlFor={`${id}-zone`}>{t("zone")}</label>
+          <select id={`${id}-zone`} value={zone} onChange={(e) => changed(setZone)(e.target.value)}
+            aria-describedby={`${id}-zone-help${errors.timezone ? ` ${id}-zone-errors` : ""}`} aria-invalid={errors.timezone ? true : undefined}>
+            {zoneChoices({ station: defaultZone, summerTime: true, words: zoneWords }).map((z) => <option key={z.value} value={z.value}>{z.label}</option>)}
+          </select>
+          <p className="help" id={`${id}-zone-help`}>{t("zoneHelp")}</p>
           <FieldMessages id={`${id}-zone-errors`} errors={errors.timezone} />
         </div>
         <fieldset className="field">
-          <legend>Mode</legend>
-          <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> append (after the last stored record)</label>
-          <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> insert (between stored records)</label>
+          <legend>{t("mode")}</legend>
+          <label className="checkbox-option"><input type="radio" name="mode" value="append" checked={mode === "append"} onChange={() => changed(setMode)("append")} /> {t("modeAppend")}</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="insert" checked={mode === "insert"} onChange={() => changed(setMode)("insert")} /> {t("modeInsert")}</label>
+          <label className="checkbox-option"><input type="radio" name="mode" value="replace" checked={mode === "replace"} onChange={() => changed(setMode)("replace")} /> {t("modeReplace")}</label>
           <FieldMessages id={`${id}-mode-errors`} errors={errors.mode} />
         </fieldset>
+        <div className="field">
+          <label htmlFor={`${id}-comment`}>{t("comment")}</label>
+          <input id={`${id}-comment`} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} aria-describedby={`${id}-comment-help`} />
+          <p className="help" id={`${id}-comment-help`}>{t("commentHelp")}</p>
+          <FieldMessages id={`${id}-comment-errors`} errors={errors.comment} />
+        </div>
       </div>
 
       <div className="form-actions">
-        <button type="submit" disabled={busy !== null || !ready}>{busy === "check" ? "Checking…" : "Check (nothing is stored)"}</button>
+        <button type="submit" disabled={busy !== null || !ready}>{busy === "check" ? t("checking") : t("check")}</button>
         {outcome?.kind === "checked" && outcome.count > 0 && (
-          <button type="button" onClick={() => upload(false)} disabled={busy !== null}>{busy === "store" ? "Storing…" : `Store ${outcome.count.toLocaleString("en-US")} records`}</button>
+          <button type="button" onClick={() => upload(false)} disabled={busy !== null}>{busy === "store" ? t("storing") : t("store", { count: outcome.count })}</button>
         )}
       </div>
       {busy && (
         <div className="upload-progress">
-          <progress max={1} value={progress} aria-label="Upload progress" />
-          <span className="small muted">{progress < 1 ? `Sending… ${Math.round(progress * 100)}%` : busy === "check" ? "Checking the records…" : "Storing the records…"}</span>
+          <progress max={1} value={progress} aria-label={t("progress")} />
+          <span className="small muted">{progress < 1 ? t("sending", { percent: Math.round(progress * 100) }) : busy === "check" ? t("checkingRecords") : t("storingRecords")}</span>
         </div>
       )}
 
@@ -200,22 +248,28 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         {outcome?.kind === "refused" && (
           <div className="form-errors" role="alert">
             {general.map((m) => <p key={m}>{m}</p>)}
-            {records && (
+            {records && outcome?.kind === "refused" && (
               <>
-                <p>Nothing has been stored. {records.length === 1 ? "The problem:" : `The ${records.length} problems:`}</p>
+                <p>
+                  {t("nothingStored")} {problemsIntro(t, records.length, outcome.refused ?? null)}
+                  {records.some((m) => m.search(INSTANT) >= 0) ? ` ${t("timesIn", { zone: offsetLabel(displayOffset) })}` : ""}:
+                </p>
                 {/* Focusable, as the first lines below: a long list scrolls in its box, and keyboard users scroll it too. */}
-                <ul className="line-errors" tabIndex={0} aria-label="The problems, by line">{records.map((m, i) => <li key={i}>{m}</li>)}</ul>
+                <ul className="line-errors" tabIndex={0} aria-label={t("problemsByLine")}>{records.map((m, i) => <li key={i}>{pageTimes(m, displayOffset)}</li>)}</ul>
+                {outcome.hint && <p className="mode-hint">{outcome.hint}</p>}
               </>
             )}
-            {!general.length && !records && <p>Please correct the fields marked above; nothing has been stored.</p>}
+            {!general.length && !records && <p>{t("correctFields")}</p>}
           </div>
         )}
         {outcome?.kind === "checked" && (
           <div className="message" role="status">
-            {outcome.count === 0 ? <p>There are no records in it: nothing to store.</p> : (
+            {outcome.count === 0 ? <p>{t("noRecordsInIt")}</p> : (
               <>
-                <p><strong>{outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}. Nothing has been stored yet.</p>
-                <p className="small">The first lines:</p>
+                <p>{outcome.start && outcome.end
+                  ? t.rich("checkedRange", { count: outcome.count, range: rangeText(t, outcome.start, outcome.end, displayOffset), strong })
+                  : t.rich("checked", { count: outcome.count, strong })}. {outcome.replaced !== null && <> {t("replaces", { count: outcome.replaced })}</>} {t("notStoredYet")}</p>
+                <p className="small">{t("firstLines")}</p>
                 <pre className="first-lines" tabIndex={0}>{outcome.lines.join("\n")}</pre>
               </>
             )}
@@ -223,8 +277,10 @@ export default function UploadForm({ apiPath, defaultZone, displayOffset, chartH
         )}
         {outcome?.kind === "stored" && (
           <div className="message success" role="status">
-            <p><strong>Stored {outcome.count.toLocaleString("en-US")} records</strong>{outcome.start && outcome.end ? `, from ${rangeText(outcome.start, outcome.end, displayOffset)}` : ""}.</p>
-            <p><Link href={chartHref}>See the chart</Link></p>
+            <p>{outcome.start && outcome.end
+              ? t.rich("storedRange", { count: outcome.count, range: rangeText(t, outcome.start, outcome.end, displayOffset), strong })
+              : t.rich("stored", { count: outcome.count, strong })}</p>
+            <p><Link href={chartHref}>{t("seeChart")}</Link></p>
             {Object.keys(processes).length > 0 && <UploadRuns processesApi={processesApi} descriptions={processes} storedAt={outcome.at} />}
           </div>
         )}

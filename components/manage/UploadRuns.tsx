@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
+import { useCallback, useEffect, useState } from "react";
 
 /**
  * After an upload is stored (management.md §2 "shows the processes that the upload queued"):
@@ -50,23 +51,28 @@ export function runsAfter(processes: Listed[], storedAt: number, fed?: ReadonlyS
   });
 }
 
-export function runWords(run: Run): string {
+/** The messages runWords needs, of the upload page's catalogue (a translator of "manageSeriesUpload"). */
+type RunTranslator = (key: "runQueued" | "runQueuedAgain" | "runRunning" | "runDone" | "runFailed" | "runNoReason", values?: Record<string, string | number>) => string;
+
+export function runWords(run: Run, t: RunTranslator): string {
   switch (run.status) {
     case "queued":
-      return run.error ? `queued again after an error: ${run.error}` : "queued";
+      return run.error ? t("runQueuedAgain", { error: run.error }) : t("runQueued");
     case "running":
-      return "running…";
+      return t("runRunning");
     case "succeeded":
-      return `done, ${run.records_written.toLocaleString("en-US")} ${run.records_written === 1 ? "record" : "records"}`;
+      return t("runDone", { count: run.records_written });
     case "failed":
-      return `failed: ${run.error ?? "no reason given"}`;
+      return t("runFailed", { error: run.error ?? t("runNoReason") });
   }
 }
 
 export default function UploadRuns({ processesApi, descriptions, storedAt }: UploadRunsProps) {
+  const t = useTranslations("manageSeriesUpload");
   const [runs, setRuns] = useState<{ id: number; run: Run }[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
+  const serverAnswered = useCallback((status: number) => t("serverAnswered", { status }), [t]);
   const fedKey = Object.keys(descriptions).join(",");
   useEffect(() => {
     const fed = new Set(fedKey.split(",").map(Number));
@@ -75,7 +81,7 @@ export default function UploadRuns({ processesApi, descriptions, storedAt }: Upl
     const poll = async (n: number) => {
       try {
         const answer = await fetch(processesApi, { credentials: "same-origin", headers: { Accept: "application/json" } });
-        if (!answer.ok) throw new Error(`The server answered ${answer.status}.`);
+        if (!answer.ok) throw new Error(serverAnswered(answer.status));
         const found = runsAfter(((await answer.json()) as { results: Listed[] }).results, storedAt, fed);
         if (stopped) return;
         setRuns(found);
@@ -92,21 +98,21 @@ export default function UploadRuns({ processesApi, descriptions, storedAt }: Upl
       stopped = true;
       clearTimeout(timer);
     };
-  }, [processesApi, storedAt, fedKey]);
+  }, [processesApi, storedAt, fedKey, serverAnswered]);
 
-  if (runs === null && problem === null) return <p className="small muted">Looking for the processing queued by this upload…</p>;
-  if (runs !== null && runs.length === 0) return <p className="small muted">This upload queued no processing.</p>;
+  if (runs === null && problem === null) return <p className="small muted">{t("runsLooking")}</p>;
+  if (runs !== null && runs.length === 0) return <p className="small muted">{t("runsNone")}</p>;
   return (
     <div className="upload-runs">
-      <p className="small">Processing queued by this upload:</p>
+      <p className="small">{t("runsQueued")}</p>
       {runs && (
         <ul className="upload-runs-list" aria-live="polite">
           {runs.map(({ id, run }) => (
-            <li key={id} data-status={run.status}><span className="upload-run-process">{descriptions[id] ?? `Process ${id}`}</span>: <span className="upload-run-status">{runWords(run)}</span></li>
+            <li key={id} data-status={run.status}><span className="upload-run-process">{descriptions[id] ?? t("runsProcess", { id })}</span>: <span className="upload-run-status">{runWords(run, t)}</span></li>
           ))}
         </ul>
       )}
-      {problem && <p className="small muted">Could not read the runs: {problem}</p>}
+      {problem && <p className="small muted">{t("runsUnreadable", { problem })}</p>}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 
 import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
+import { useTranslations } from "next-intl";
 import type { PointMapViewProps } from "@/components/map/PointMapView";
 
 const PointMapView = dynamic(() => import("@/components/map/PointMapView"), {
@@ -10,8 +11,9 @@ const PointMapView = dynamic(() => import("@/components/map/PointMapView"), {
 });
 
 export default function PointMap(props: PointMapViewProps) {
+  const t = useTranslations("map");
   return (
-    <div className="map-frame small" role="region" aria-label={`Map showing the location of ${props.name}`}>
+    <div className="map-frame small" role="region" aria-label={t("location", { name: props.name })}>
       <PointMapView {...props} />
     </div>
   );

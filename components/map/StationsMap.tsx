@@ -3,6 +3,7 @@
 import "leaflet/dist/leaflet.css";
 import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useCallback, useState } from "react";
 import type L from "leaflet";
 import type { MapStatus } from "@/components/map/StationsMapView";
@@ -26,6 +27,7 @@ const round = (x: number) => Number(x.toFixed(5));
 /** The map of the home page with its "Search in this area" button and a status line. */
 export default function StationsMap({ q, bbox, initialBbox, tileUrl, tileAttribution }: StationsMapProps) {
   const router = useRouter();
+  const t = useTranslations("map");
   const [map, setMap] = useState<L.Map | null>(null);
   const [status, setStatus] = useState<MapStatus>({ state: "loading" });
   const params = new URLSearchParams();
@@ -56,12 +58,12 @@ export default function StationsMap({ q, bbox, initialBbox, tileUrl, tileAttribu
       />
       <div className="map-toolbar">
         <button type="button" className="button secondary" onClick={searchHere} disabled={!map}>
-          Search in this area
+          {t("searchHere")}
         </button>
       </div>
       <p className="map-status" role="status">
-        {status.state === "loading" && "Loading the stations on the map…"}
-        {status.state === "ready" && `${status.count.toLocaleString("en")} ${status.count === 1 ? "station" : "stations"} on the map`}
+        {status.state === "loading" && t("loading")}
+        {status.state === "ready" && t("onMap", { count: status.count })}
         {status.state === "error" && <span className="error-text">{status.message}</span>}
       </p>
     </div>

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import L from "leaflet";
 import { MapContainer, TileLayer, useMap } from "react-leaflet";
@@ -30,10 +31,13 @@ const boundsOf = (b: Bbox) => L.latLngBounds([b[1], b[0]], [b[3], b[2]]);
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-function popupHtml(f: StationFeature): string {
+/** The map's words in the page's language. */
+type MapWords = ReturnType<typeof useTranslations<"map">>;
+
+function popupHtml(f: StationFeature, t: MapWords, stationName: string): string {
   const p = f.properties;
-  const update = p.last_update ? `Last update ${escape(p.last_update.replace("T", " ").replace("Z", " UTC"))}` : "No records yet";
-  return `<div class="map-popup"><a href="/stations/${f.id}/">${escape(p.name || `Station ${f.id}`)}</a>`
+  const update = escape(p.last_update ? t("lastUpdate", { at: p.last_update.replace("T", " ").replace("Z", " UTC") }) : t("noRecordsYet"));
+  return `<div class="map-popup"><a href="/stations/${f.id}/">${escape(stationName)}</a>`
     + `${p.code ? ` <span class="code">${escape(p.code)}</span>` : ""}`
     + `<div>${escape(p.owner_name)}</div><div class="muted">${update}</div></div>`;
 }
@@ -52,6 +56,8 @@ const stationIcon = (id: number) =>
 
 function ClusterLayer({ features }: { features: StationFeature[] }) {
   const map = useMap();
+  const t = useTranslations("map");
+  const tc = useTranslations("common");
   const index = useMemo(() => {
     const sc = new Supercluster<Props, Props>({ radius: 56, maxZoom: 16, minPoints: 2 });
     sc.load(features.map((f) => ({ type: "Feature", geometry: f.geometry, properties: { ...f.properties, id: f.id } })));
@@ -74,23 +80,23 @@ function ClusterLayer({ features }: { features: StationFeature[] }) {
         const props = c.properties as Props & { cluster?: boolean; cluster_id?: number; point_count?: number };
         if (props.cluster) {
           const count = props.point_count ?? 0;
-          const marker = L.marker([lat, lon], { icon: clusterIcon(count), title: `${count} stations: zoom in`, keyboard: true, riseOnHover: true });
+          const marker = L.marker([lat, lon], { icon: clusterIcon(count), title: t("clusterTitle", { count: String(count) }), keyboard: true, riseOnHover: true });
           marker.on("click", () => {
             const z = Math.min(index.getClusterExpansionZoom(props.cluster_id!), map.getMaxZoom());
             map.setView([lat, lon], z);
           });
           marker.addTo(layer);
           marker.getElement()?.setAttribute("role", "button");
-          marker.getElement()?.setAttribute("aria-label", `${count} stations; press Enter to zoom in`);
+          marker.getElement()?.setAttribute("aria-label", t("clusterLabel", { count: String(count) }));
         } else {
           const f = byId.get((props as { id: number }).id);
           if (!f) continue;
-          const name = f.properties.name || `Station ${f.id}`;
+          const name = f.properties.name || tc("station", { id: f.id });
           const marker = L.marker([lat, lon], { icon: stationIcon(f.id), title: name, keyboard: true, riseOnHover: true });
-          marker.bindPopup(popupHtml(f), { minWidth: 160 });
+          marker.bindPopup(popupHtml(f, t, name), { minWidth: 160 });
           marker.addTo(layer);
           marker.getElement()?.setAttribute("role", "button");
-          marker.getElement()?.setAttribute("aria-label", `Station ${name}`);
+          marker.getElement()?.setAttribute("aria-label", t("stationLabel", { name }));
         }
       }
     };
@@ -100,7 +106,7 @@ function ClusterLayer({ features }: { features: StationFeature[] }) {
       map.off("moveend", render);
       layer.remove();
     };
-  }, [map, index, byId]);
+  }, [map, index, byId, t, tc]);
   return null;
 }
 
@@ -123,6 +129,7 @@ function FitTo({ bbox }: { bbox: Bbox | null }) {
 export default function StationsMapView({ geojsonUrl, initialBbox, tileUrl, tileAttribution, onMap, onStatus }: StationsMapViewProps) {
   const [data, setData] = useState<StationFeatureCollection | null>(null);
   const statusRef = useRef(onStatus);
+  const t = useTranslations("map");
   useEffect(() => {
     statusRef.current = onStatus;
   }, [onStatus]);
@@ -140,7 +147,7 @@ export default function StationsMapView({ geojsonUrl, initialBbox, tileUrl, tile
           } catch {
             /* not JSON */
           }
-          throw new Error(detail || `The map points could not be loaded (HTTP ${response.status}).`);
+          throw new Error(detail || t("loadFailed", { status: response.status }));
         }
         return (await response.json()) as StationFeatureCollection;
       })
@@ -152,7 +159,7 @@ export default function StationsMapView({ geojsonUrl, initialBbox, tileUrl, tile
         if (e.name !== "AbortError") statusRef.current?.({ state: "error", message: e.message });
       });
     return () => controller.abort();
-  }, [geojsonUrl]);
+  }, [geojsonUrl, t]);
 
   return (
     <MapContainer

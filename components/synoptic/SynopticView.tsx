@@ -4,9 +4,10 @@ import "leaflet/dist/leaflet.css";
 import "./synoptic.css";
 import dynamic from "next/dynamic";
 import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useMemo, useState } from "react";
 import { formatDateTime } from "@/lib/site/time";
-import { STATUS_WORDS, valueText, type LatestStation } from "@/components/synoptic/types";
+import { STATUS_KEYS, valueText, type LatestStation } from "@/components/synoptic/types";
 
 const SynopticMapView = dynamic(() => import("@/components/synoptic/SynopticMapView"), {
   ssr: false,
@@ -29,9 +30,9 @@ export interface SynopticViewProps {
   refreshMs?: number;
 }
 
-/** "2025-06-01 12:10" in the group's zone, from latest/'s UTC text. */
-export function localDate(iso: string | null, offsetMinutes: number): string {
-  return iso ? formatDateTime(Date.parse(iso) / 1000, offsetMinutes) : "no data";
+/** "2025-06-01 12:10" in the group's zone, from latest/'s UTC text; `none` without one. */
+export function localDate(iso: string | null, offsetMinutes: number, none = "no data"): string {
+  return iso ? formatDateTime(Date.parse(iso) / 1000, offsetMinutes) : none;
 }
 
 /** The titles of the variables, in the order they first appear: the table's columns. */
@@ -50,6 +51,13 @@ export default function SynopticView({ groupId, slug, initial, offsetMinutes, zo
   const [stations, setStations] = useState(initial);
   const [updated, setUpdated] = useState<number | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const t = useTranslations("synoptic");
+  const locale = useLocale();
+  const words = { locale, hidden: t("hidden") };
+  const mapWords = useMemo(() => ({
+    locale, hidden: t("hidden"), noData: t("noData"),
+    status: { ok: t("statusOk"), low: t("statusLow"), high: t("statusHigh"), error: t("statusError"), hidden: t("statusHidden") },
+  }), [locale, t]);
 
   useEffect(() => {
     let stop = false;
@@ -63,7 +71,7 @@ export default function SynopticView({ groupId, slug, initial, offsetMinutes, zo
         setUpdated(Date.now());
         setProblem(null);
       } catch (e) {
-        if (!stop) setProblem(`The latest values could not be read (${(e as Error).message}); trying again in a minute.`);
+        if (!stop) setProblem(t("readFailed", { problem: (e as Error).message }));
       }
     };
     const timer = setInterval(refresh, refreshMs);
@@ -71,29 +79,29 @@ export default function SynopticView({ groupId, slug, initial, offsetMinutes, zo
       stop = true;
       clearInterval(timer);
     };
-  }, [groupId, refreshMs]);
+  }, [groupId, refreshMs, t]);
 
   const columns = useMemo(() => columnsOf(stations), [stations]);
   const stationHref = (id: number) => `/synoptic/${encodeURIComponent(slug)}/stations/${id}/`;
 
   return (
     <div className="synoptic" data-updated={updated ?? undefined}>
-      <div className="map-frame synoptic-map" role="region" aria-label="Map of the stations with their latest values">
+      <div className="map-frame synoptic-map" role="region" aria-label={t("mapLabel")}>
         <SynopticMapView stations={stations} offsetMinutes={offsetMinutes} precisions={precisions} stationHref={stationHref} tileUrl={tileUrl}
-          tileAttribution={tileAttribution} defaultBbox={defaultBbox} />
+          tileAttribution={tileAttribution} defaultBbox={defaultBbox} words={mapWords} />
       </div>
       <p className="synoptic-status muted small" role="status">
-        {problem ?? `Times are in ${zoneLabel}. The values are read again every minute${updated ? `; last read ${new Date(updated).toLocaleTimeString("en-GB")}` : ""}.`}
+        {problem ?? (updated ? t("timesInRead", { zone: zoneLabel, time: new Date(updated).toLocaleTimeString(locale === "en" ? "en-GB" : locale) }) : t("timesIn", { zone: zoneLabel }))}
       </p>
       <section className="card" aria-labelledby="synoptic-table-heading">
-        <h2 id="synoptic-table-heading">Latest values</h2>
-        {stations.length === 0 ? <p className="muted">This synoptic group has no stations yet.</p> : (
+        <h2 id="synoptic-table-heading">{t("latestValues")}</h2>
+        {stations.length === 0 ? <p className="muted">{t("noStations")}</p> : (
           <div className="table-wrap">
             <table className="data-table synoptic-table">
               <thead>
                 <tr>
-                  <th scope="col">Station</th>
-                  <th scope="col">Last common date</th>
+                  <th scope="col">{t("station")}</th>
+                  <th scope="col">{t("lastCommonDate")}</th>
                   {columns.map((c) => <th key={c} scope="col">{c}</th>)}
                 </tr>
               </thead>
@@ -101,17 +109,17 @@ export default function SynopticView({ groupId, slug, initial, offsetMinutes, zo
                 {stations.map((s) => (
                   <tr key={s.station} data-station={s.station} data-freshness={s.freshness}>
                     <th scope="row"><Link href={stationHref(s.station)}>{s.name}</Link></th>
-                    <td data-label="Last common date" className={`freshness-${s.freshness}`}>
-                      {localDate(s.last_common_date, offsetMinutes)}
-                      <span className="freshness-word">{s.freshness === "old" ? " (old)" : ""}</span>
+                    <td data-label={t("lastCommonDate")} className={`freshness-${s.freshness}`}>
+                      {localDate(s.last_common_date, offsetMinutes, t("noData"))}
+                      <span className="freshness-word">{s.freshness === "old" ? t("old") : ""}</span>
                     </td>
                     {columns.map((c) => {
                       const v = s.values.find((x) => x.title === c);
                       if (!v) return <td key={c} data-label={c} className="muted">—</td>;
                       return (
-                        <td key={c} data-label={c} className={`value status-${v.status}`} data-status={v.status} title={STATUS_WORDS[v.status]}>
-                          {valueText(v, precisions[v.timeseries_group])}
-                          {v.status !== "ok" && v.status !== "hidden" && <span className="visually-hidden"> ({STATUS_WORDS[v.status]})</span>}
+                        <td key={c} data-label={c} className={`value status-${v.status}`} data-status={v.status} title={t(STATUS_KEYS[v.status])}>
+                          {valueText(v, precisions[v.timeseries_group], words)}
+                          {v.status !== "ok" && v.status !== "hidden" && <span className="visually-hidden"> ({t(STATUS_KEYS[v.status])})</span>}
                         </td>
                       );
                     })}
@@ -122,10 +130,10 @@ export default function SynopticView({ groupId, slug, initial, offsetMinutes, zo
           </div>
         )}
         <p className="synoptic-legend small">
-          <span className="status-low">below the low limit</span>
-          <span className="status-high">above the high limit</span>
-          <span className="status-error">no value at the last common date</span>
-          <span className="freshness-old">older than the freshness limit</span>
+          <span className="status-low">{t("statusLow")}</span>
+          <span className="status-high">{t("statusHigh")}</span>
+          <span className="status-error">{t("statusError")}</span>
+          <span className="freshness-old">{t("legendOld")}</span>
         </p>
       </section>
     </div>

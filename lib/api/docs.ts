@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/respond";
-import type { RouteContext } from "@/lib/http/router";
+import type { RouteContext } from "@/lib/routing/router";
 import { requestOrigin } from "@/lib/http/urls";
 import { openApiDocument } from "@/lib/api/openapi";
 import { standalonePage } from "@/lib/site/chrome";
@@ -110,6 +110,13 @@ ${errors.length ? `<p class="help">Errors: ${errors.join(", ")}</p>` : ""}
 .method { display: inline-block; min-width: 4.5em; text-align: center; border-radius: 4px; padding: 0 0.4em; color: #fff; font-size: 0.85em; }
 .method-get { background: #1f6f43; } .method-post { background: #1b4f8a; } .method-put, .method-patch { background: #7a5200; } .method-delete { background: #9b1c1c; }
 .doc-toc { columns: 2; }
+/* Long names and paths break anywhere rather than widen the page (a phone's 390 px). */
+.doc-table th, .doc-table td, .doc-op h3 code { overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  .doc-toc { columns: 1; }
+  .doc-table { font-size: 0.85rem; }
+  .doc-table th, .doc-table td { padding: 0.3rem 0.25rem; }
+}
 </style>
 <h1>API reference</h1>
 <p>${escapeHtml(String(doc.info.description))}</p>

@@ -1,19 +1,20 @@
 import { z } from "zod";
+import { AccessRequestSchema, ACCESS_STATUSES, approveFields, denyFields, requestFields } from "@/lib/access";
 import { specSchema, text, type FieldSpec } from "@/lib/http/fields";
-import { attachmentFields, eventFields } from "@/lib/api/attachment-writes";
-import { groupFields, olderShapeFields, seriesFields } from "@/lib/api/series-fields";
-import { stationFields } from "@/lib/api/station-fields";
+import { attachmentFields, eventFields, stationFields } from "@/lib/stations";
+import { deleteFields, editFields, groupFields, olderShapeFields, revertFields, seriesFields, transformFields, uploadFields } from "@/lib/series";
 import {
-  ActivitySchema, BoundingBoxSchema, ChartPointSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
-  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, ReplicationRunSchema, ReplicationSourceSchema, RunSchema,
+  ActivitySchema, BoundingBoxSchema, ChartPointSchema, CorrectedSchema, CorrectionPreviewSchema, CorrectionSchema, DeletedSchema, DetailErrorSchema, DryRunSchema, EventSchema, FieldErrorsSchema, FileSchema, GeoJsonSchema,
+  GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ReplicationRunSchema, ReplicationSourceSchema,
   StationSchema, SynopticGroupSchema, SynopticLatestSchema, SynopticWarningSchema, TimeseriesSchema, TokenSchema, UserSchema,
-} from "@/lib/api/schemas";
-import { allProcessFields, processBodySchema, runFields } from "@/lib/api/process-fields";
-import { runFields as replicationRunFields, sourceFields } from "@/lib/api/replication";
-import { LOOKUP_FIELDS } from "@/lib/api/lookup-fields";
-import { synopticGroupFields } from "@/lib/api/synoptic-fields";
-import { uploadFields } from "@/lib/api/upload-fields";
-import { LOOKUP_NAMES } from "@/lib/services/lookups";
+} from "@/lib/http/openapi-schemas";
+import { allProcessFields, processBodySchema, ProcessSchema, RunSchema, runFields } from "@/lib/processing";
+import { runFields as replicationRunFields, sourceFields } from "@/lib/replication";
+import { LOOKUP_FIELDS, LOOKUP_NAMES } from "@/lib/lookups";
+import { synopticGroupFields } from "@/lib/synoptic";
+import {
+  discoverFields, DiscoveredSchema, fetchFields, FetchRunSchema, telemetryFields, TelemetryLogSchema, TelemetrySchema, TelemetryTypeSchema,
+} from "@/lib/telemetry";
 
 /**
  * The OpenAPI 3.1 document of the current interface (api.md §3), generated from the zod
@@ -86,6 +87,47 @@ const HealthSchema = z.object({
   queue: z.object({ depth: z.int(), running: z.int(), failed_24h: z.int(), oldest_job_age_seconds: z.number().nullable() }).nullable(),
 }).meta({ id: "Health" });
 
+/** Telemetry (telemetry.md §1): everything but the list of types is for the station's editors. */
+function telemetryOperations(station: string): Operation[] {
+  const base = `${station}telemetry/`;
+  const tag = "Telemetry";
+  const write = [400, 401, 403, 404, 413, 415];
+  return [
+    { method: "get", path: base, tag, summary: "The station's telemetry (404 when it has none)", who: "editor", ok: [200, "The telemetry", TelemetrySchema], errors: [401, 403, 404] },
+    { method: "put", path: base, tag, summary: "Create (201) or replace (200; omitted optional fields keep their values, the password too)", who: "editor",
+      body: { spec: telemetryFields() }, ok: [200, "Replaced", TelemetrySchema], alsoOk: [201, "Created", TelemetrySchema], errors: write },
+    { method: "patch", path: base, tag, summary: "Update the fields sent", who: "editor", body: { spec: telemetryFields() }, ok: [200, "Updated", TelemetrySchema], errors: write },
+    { method: "delete", path: base, tag, summary: "Delete (the fetched records stay)", who: "editor", ok: [204, "Deleted", null], errors: [401, 403, 404] },
+    { method: "post", path: `${base}discover/`, tag, summary: "Connect with the connection fields (the saved ones stand in for those not sent) and list the vendor's stations, or the sensors of remote_station_id; what the vendor said on failure under connection (400)",
+      who: "editor", body: { spec: discoverFields() }, ok: [200, "Stations or sensors", DiscoveredSchema], errors: write },
+    { method: "get", path: `${base}fetch/`, tag, summary: "The last fetch (running, or the one that started last), or null", who: "editor", ok: [200, "The fetch", FetchRunSchema.nullable()], errors: [401, 403, 404] },
+    { method: "post", path: `${base}fetch/`, tag, summary: "Fetch now (a job; wait: answer with the finished fetch, at most 60 s)", who: "editor",
+      body: { spec: fetchFields() }, ok: [202, "Queued (or not finished within 60 s)", FetchRunSchema], alsoOk: [200, "Finished (wait)", FetchRunSchema], errors: write },
+    { method: "get", path: `${base}logs/`, tag, summary: "The log of the fetches, newest first: one entry per sensor fetched, and one without a sensor when a whole fetch failed", who: "editor",
+      query: PAGE, ok: [200, "A page", pageSchema(TelemetryLogSchema)], errors: [401, 403, 404] },
+    { method: "get", path: "/api/telemetry/types/", tag, summary: "The telemetry types and the fields each shows, with their labels", who: "everyone", ok: [200, "The types", z.array(TelemetryTypeSchema)] },
+  ];
+}
+
+/** Access requests (public.md §2): a user asks to read a station's protected data, its editors decide. */
+function accessOperations(station: string): Operation[] {
+  const base = `${station}accessrequests/`;
+  const tag = "Access requests";
+  const write = [400, 401, 403, 404, 413, 415];
+  return [
+    { method: "get", path: base, tag, summary: "The requests: an editor of the station sees all, another user their own; newest first", who: "user",
+      query: [{ name: "status", description: "Only requests in this state", schema: z.enum(ACCESS_STATUSES) }, ...PAGE], ok: [200, "A page", pageSchema(AccessRequestSchema)], errors: [400, 401, 404] },
+    { method: "post", path: base, tag, summary: "Ask to read the station's protected data (400 when the caller can read it already, already has a pending request, or the station has none); the station's maintainers are e-mailed",
+      who: "user", body: { spec: requestFields() }, ok: [201, "Requested", AccessRequestSchema], errors: [400, 401, 404, 413, 415] },
+    { method: "get", path: `${base}{id}/`, tag, summary: "One request (its requester, or an editor of the station)", who: "user", ok: [200, "The request", AccessRequestSchema], errors: [401, 403, 404] },
+    { method: "delete", path: `${base}{id}/`, tag, summary: "Withdraw the request (its requester only); withdrawing an approved one ends the access it gave", who: "user", ok: [204, "Withdrawn", null], errors: [401, 403, 404] },
+    { method: "post", path: `${base}{id}/approve/`, tag, summary: "Approve a pending request: the requester reads the station's protected data until valid_until (null: no end; the hourly upkeep ends it), and is e-mailed",
+      who: "editor", body: { spec: approveFields() }, ok: [200, "Approved", AccessRequestSchema], errors: write },
+    { method: "post", path: `${base}{id}/deny/`, tag, summary: "Deny a pending request with a reason, which the requester is e-mailed", who: "editor",
+      body: { spec: denyFields() }, ok: [200, "Denied", AccessRequestSchema], errors: write },
+  ];
+}
+
 function operations(): Operation[] {
   const station = "/api/stations/{sid}/";
   const group = `${station}timeseriesgroups/{gid}/`;
@@ -93,7 +135,23 @@ function operations(): Operation[] {
   const dataOps = (base: string, tag: string): Operation[] => [
     { method: "get", path: `${base}data/`, tag, summary: "Records as CSV, HTS or HTS2 (streamed)", who: "everyone",
       query: [{ name: "fmt", description: "csv (default), hts or hts2" }, TIMEZONE, ...RANGE], ok: [200, "Record lines (csv: text/csv; hts and hts2: text/vnd.openmeteo.timeseries)", ["text/csv", "text/vnd.openmeteo.timeseries"]], errors: [400, 401, 403, 404] },
-    { method: "post", path: `${base}data/`, tag, summary: "Append or insert records", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "post", path: `${base}data/`, tag, summary: "Append, insert or replace records (recorded as a correction)", who: "editor", body: { spec: uploadFields() }, ok: [204, "Stored (200 with the summary on a dry run)", null], errors: [400, 401, 403, 404, 413, 415] },
+    { method: "delete", path: `${base}data/`, tag: "Corrections", summary: "Delete the records of a range (at least one bound, or all=true), as a correction", who: "editor",
+      query: Object.entries(deleteFields()).map(([name, field]) => ({ name, description: (field.schema.meta() as { description?: string } | undefined)?.description ?? name, schema: field.schema })),
+      ok: [200, "Deleted", DeletedSchema], errors: [400, 401, 403, 404] },
+    { method: "patch", path: `${base}data/`, tag: "Corrections", summary: "Change the value and/or flags of stored records named by their timestamps, all or none, as a correction", who: "editor",
+      body: { spec: editFields(), schema: specSchema(editFields()) }, ok: [200, "Changed (a dry run: the records that would change)", z.union([CorrectedSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 413, 415] },
+    { method: "post", path: `${base}data/transform/`, tag: "Corrections", summary: "Offset, scale, set, interpolate, flag or unflag the records of a range, as a correction", who: "editor",
+      body: { spec: transformFields() }, ok: [200, "Changed (a dry run: the records that would change)", z.union([CorrectedSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 413, 415] },
+    { method: "get", path: `${base}corrections/`, tag: "Corrections", summary: "The history of the series' corrections (uploads included), newest first", who: "editor",
+      query: [...PAGE, { name: "after", description: "Only corrections with a larger id", schema: z.int().min(0) }], ok: [200, "A page", pageSchema(CorrectionSchema)], errors: [400, 401, 403, 404] },
+    { method: "get", path: `${base}corrections/{cid}/`, tag: "Corrections", summary: "One correction", who: "editor", ok: [200, "The correction", CorrectionSchema], errors: [401, 403, 404] },
+    { method: "post", path: `${base}corrections/{cid}/revert/`, tag: "Corrections",
+      summary: "Restore exactly the records a correction changed, as a new correction; 409 when it was reverted already, when a later correction of the same records stands (named), or when they changed outside the history",
+      who: "editor", body: { spec: revertFields() }, ok: [200, "The new correction (a dry run: the records that would change)", z.union([CorrectionSchema, CorrectionPreviewSchema])],
+      errors: [400, 401, 403, 404, 409, 413, 415] },
     { method: "get", path: `${base}bottom/`, tag, summary: "The last record", who: "everyone", query: [TIMEZONE], ok: [200, "One record line", "text/plain"], errors: [400, 401, 403, 404] },
     { method: "get", path: `${base}chart/`, tag, summary: "Min, max and mean over equal intervals", who: "everyone",
       query: [...RANGE, { name: "points", description: "Number of intervals, 1–2000 (default 200)", schema: z.int() }], ok: [200, "Chart points", z.array(ChartPointSchema)], errors: [400, 401, 403, 404] },
@@ -155,6 +213,8 @@ function operations(): Operation[] {
     { method: "get", path: "/api/synopticgroups/{id}/warnings/", tag: "Synoptic groups", who: "the creator of the synoptic group and superusers",
       summary: "The early warnings recorded, newest first, and whether their e-mail has gone", query: PAGE,
       ok: [200, "A page", pageSchema(SynopticWarningSchema)], errors: [401, 403, 404] },
+    ...telemetryOperations(station),
+    ...accessOperations(station),
     { method: "post", path: "/api/auth/login/", tag: "Authentication", summary: "Log in: a new token", who: "everyone",
       body: { spec: { username: text(), email: text(), password: text({ required: true, trim: false }) } }, ok: [200, "The token", TokenSchema], errors: [400, 415, 429] },
     { method: "post", path: "/api/auth/logout/", tag: "Authentication", summary: "Revoke the token used (or end the site sessions)", who: "user", ok: [200, "Logged out", DetailErrorSchema], errors: [401] },
@@ -169,7 +229,7 @@ function operations(): Operation[] {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid parameters or fields", 401: "Not authenticated, or bad credentials (WWW-Authenticate: Token)", 403: "Not allowed",
-  404: "Not found (or an invalid page)", 409: "Still referenced", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
+  404: "Not found (or an invalid page)", 409: "Still referenced, or a correction that cannot be reverted (the detail says why)", 413: "Body too large", 415: "Unsupported media type", 429: "Throttled (Retry-After)",
   503: "The database cannot be reached, or a write found no disk space left and was undone (Retry-After)",
 };
 

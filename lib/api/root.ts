@@ -1,6 +1,6 @@
 import { requestOrigin } from "@/lib/http/urls";
 import { json } from "@/lib/http/respond";
-import type { RouteContext } from "@/lib/http/router";
+import type { RouteContext } from "@/lib/routing/router";
 
 const TOP_LEVEL = ["stations", "gareas", "organizations", "persons", "eventtypes", "variables", "units", "stationtypes", "filetypes"];
 

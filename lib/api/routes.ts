@@ -1,92 +1,21 @@
-import { Router, type Route } from "@/lib/http/router";
+import { capabilityRoutes } from "@/lib/capabilities";
+import { Router, type Route } from "@/lib/routing/router";
 import { apiRoot } from "@/lib/api/root";
-import { lookupRoutes } from "@/lib/api/lookups";
-import { getUser, login, logout, passwordChange, passwordReset, passwordResetConfirm, updateUser } from "@/lib/api/auth";
-import { complete, openLink, showForm, submitForm } from "@/lib/api/reset-pages";
-import {
-  createStationHandler, deleteStationHandler, getStation, listStations, stationsCsv, stationsGeoJson, updateStationHandler,
-} from "@/lib/api/stations";
-import {
-  attachmentReaders, getEvent, getGroup, getOlderShape, getSeries, listEvents, listGroups, listOlderShape, listSeries,
-} from "@/lib/api/station-children";
-import {
-  createGroupHandler, createOlderShapeHandler, createSeriesHandler, deleteGroupHandler, deleteOlderShapeHandler, deleteSeriesHandler,
-  updateGroupHandler, updateOlderShapeHandler, updateSeriesHandler,
-} from "@/lib/api/series-writes";
-import { attachmentWriters, createEventHandler, deleteEventHandler, updateEventHandler } from "@/lib/api/attachment-writes";
-import { DATA_ROUTES } from "@/lib/api/data";
-import { listActivity } from "@/lib/api/activity";
-import { processRoutes } from "@/lib/api/processes";
-import { legacyRoutes } from "@/lib/legacy/routes";
 import { apiDocs, apiSchema } from "@/lib/api/docs";
 import { health } from "@/lib/api/health";
-import { replicationRoutes } from "@/lib/api/replication";
-import { synopticRoutes } from "@/lib/api/synoptic";
-
-/** data/, bottom/ and chart/ under a time series path. */
-function dataRoutes(series: string): Route[] {
-  return Object.entries(DATA_ROUTES).map(([name, handlers]) => ({ path: `${series}${name}/`, handlers }));
-}
 
 /**
- * The routes of the current interface under {site}/api/ (api.md). Paths end in "/"; `:name`
- * segments are decimal ids, `*name` any text; the first match wins.
+ * The routes of the current interface under {site}/api/ (api.md), and the older interface's
+ * (legacy.md): the API's own, then each capability's (lib/capabilities). Paths end in "/";
+ * `:name` segments are decimal ids, `*name` any text; the first match wins.
  */
-function groupRoutes(word: "timeseriesgroups" | "timeseriesgroup"): Route[] {
-  const group = `stations/:sid/${word}/:gid/`;
-  return [
-    { path: `stations/:sid/${word}/`, handlers: { GET: listGroups, POST: createGroupHandler } },
-    { path: group, handlers: { GET: getGroup, PUT: updateGroupHandler, PATCH: updateGroupHandler, DELETE: deleteGroupHandler } },
-    { path: `${group}timeseries/`, handlers: { GET: listSeries, POST: createSeriesHandler } },
-    { path: `${group}timeseries/:tid/`, handlers: { GET: getSeries, PUT: updateSeriesHandler, PATCH: updateSeriesHandler, DELETE: deleteSeriesHandler } },
-    ...dataRoutes(`${group}timeseries/:tid/`),
-    ...processRoutes(group),
-  ];
-}
-
-function attachmentRoutes(kind: "files" | "images"): Route[] {
-  const r = attachmentReaders(kind);
-  const w = attachmentWriters(kind);
-  return [
-    { path: `stations/:sid/${kind}/`, handlers: { GET: r.list, POST: w.create } },
-    { path: `stations/:sid/${kind}/:id/`, handlers: { GET: r.detail, PUT: w.update, PATCH: w.update, DELETE: w.remove } },
-    { path: `stations/:sid/${kind}/:id/content/`, handlers: { GET: r.content } },
-  ];
-}
-
 export function apiRoutes(): Route[] {
   return [
     { path: "", handlers: { GET: apiRoot } },
     { path: "schema/", handlers: { GET: apiSchema } },
     { path: "docs/", handlers: { GET: apiDocs } },
     { path: "health/", handlers: { GET: health }, open: true },
-    { path: "stations/", handlers: { GET: listStations, POST: createStationHandler } },
-    { path: "stations/csv/", handlers: { GET: stationsCsv } },
-    { path: "stations/geojson/", handlers: { GET: stationsGeoJson } },
-    { path: "stations/:sid/", handlers: { GET: getStation, PUT: updateStationHandler, PATCH: updateStationHandler, DELETE: deleteStationHandler } },
-    ...groupRoutes("timeseriesgroups"),
-    ...groupRoutes("timeseriesgroup"),
-    { path: "stations/:sid/timeseries/", handlers: { GET: listOlderShape, POST: createOlderShapeHandler } },
-    { path: "stations/:sid/timeseries/:tid/", handlers: { GET: getOlderShape, PUT: updateOlderShapeHandler, PATCH: updateOlderShapeHandler, DELETE: deleteOlderShapeHandler } },
-    ...dataRoutes("stations/:sid/timeseries/:tid/"),
-    ...attachmentRoutes("files"),
-    ...attachmentRoutes("images"),
-    { path: "stations/:sid/events/", handlers: { GET: listEvents, POST: createEventHandler } },
-    { path: "stations/:sid/events/:id/", handlers: { GET: getEvent, PUT: updateEventHandler, PATCH: updateEventHandler, DELETE: deleteEventHandler } },
-    { path: "stations/:sid/activity/", handlers: { GET: listActivity } },
-    ...lookupRoutes(),
-    ...replicationRoutes(),
-    ...synopticRoutes(),
-    { path: "auth/login/", handlers: { POST: login }, open: true },
-    { path: "auth/logout/", handlers: { POST: logout } },
-    { path: "auth/user/", handlers: { GET: getUser, PUT: updateUser, PATCH: updateUser } },
-    { path: "auth/password/change/", handlers: { POST: passwordChange } },
-    { path: "auth/password/reset/", handlers: { POST: passwordReset }, open: true },
-    { path: "auth/password/reset/confirm/", handlers: { POST: passwordResetConfirm }, open: true },
-    { path: "auth/password/reset/confirm/*uid/set-password/", handlers: { GET: showForm, POST: submitForm }, open: true, csrfExempt: true },
-    { path: "auth/password/reset/confirm/*uid/*token/", handlers: { GET: openLink, POST: submitForm }, open: true, csrfExempt: true },
-    { path: "auth/password/reset/complete/", handlers: { GET: complete }, open: true },
-    ...legacyRoutes(),
+    ...capabilityRoutes(),
   ];
 }
 

@@ -1,9 +1,9 @@
 import { unauthorized } from "@/lib/http/errors";
 import { clientAddress } from "@/lib/auth/client-address";
 import { readSiteSession } from "@/lib/auth/session";
-import { clearNameFailures, ensureNotThrottled, recordFailure, throttleKeys } from "@/lib/auth/throttle";
+import { clearNameAndAccountFailures, ensureNotThrottled, recordFailure, throttleKeys } from "@/lib/auth/throttle";
 import { findToken } from "@/lib/auth/tokens";
-import { checkCredentials, findAuthUser, type AuthUser } from "@/lib/auth/users";
+import { checkCredentials, findAuthUser, findLoginUser, type AuthUser } from "@/lib/auth/users";
 
 export type { AuthUser };
 /** "current": Token/Bearer header or site session; "legacy": also HTTP Basic (legacy.md §1.1). */
@@ -56,7 +56,9 @@ async function basicAuth(request: Request, parts: string[]): Promise<Auth> {
   if (colon < 0) throw invalidHeader();
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  const keys = throttleKeys(name, clientAddress(request));
+  // The account the name logs in to counts too (its username and e-mail address together, api.md §12.1).
+  const account = name ? await findLoginUser(name, null) : null;
+  const keys = throttleKeys(name, clientAddress(request), account?.id ?? null);
   await ensureNotThrottled(keys);
   const result = await checkCredentials(name, null, password);
   if (!result.ok) {
@@ -64,6 +66,6 @@ async function basicAuth(request: Request, parts: string[]): Promise<Auth> {
     await recordFailure(keys);
     throw unauthorized("Basic", "Invalid username/password.");
   }
-  await clearNameFailures(name);
+  await clearNameAndAccountFailures(name, result.user.id);
   return { user: result.user, via: "basic", tokenId: null, sessionId: null };
 }

@@ -1,13 +1,22 @@
 import { settings } from "@/lib/config";
-import { PermissionDenied } from "@/lib/services/errors";
+import { PermissionDenied } from "@/lib/domain/errors";
 import type { AuthUser } from "@/lib/auth/users";
-import type { StationAccess } from "@/lib/services/stations";
 
 /**
  * The permission model of api.md §15, in one place: yes/no functions for pages (show only what
  * the user may use) and `ensure…` functions for services, which throw PermissionDenied (401 for
  * an anonymous actor, 403 for a known one, api.md §15.3).
  */
+
+/** What permission checks need to know about a station (read by lib/stations). */
+export interface StationAccess {
+  id: number;
+  creatorId: number | null;
+  maintainers: number[];
+  dataViewers: number[];
+  /** The replication source the station is copied from (read-only here), or null. */
+  replicatedFrom: number | null;
+}
 
 /** Who acts: the authenticated user, or null for an anonymous request. */
 export type Actor = AuthUser | null;

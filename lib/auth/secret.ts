@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { settings } from "@/lib/config";
+import { makePrivateDirectory, writeNewPrivateFileSync } from "@/lib/runtime/private-files";
 
 /**
  * ENHYDRIS_SECRET_KEY, or a key generated at the first start and kept in ./data/secret_key
@@ -15,9 +16,9 @@ export function secretKey(): string {
   if (configured) return (cached = configured);
   const file = resolve(/* turbopackIgnore: true */ process.env.ENHYDRIS_SECRET_KEY_FILE ?? "./data/secret_key");
   if (!existsSync(/* turbopackIgnore: true */ file)) {
-    mkdirSync(/* turbopackIgnore: true */ dirname(file), { recursive: true });
+    makePrivateDirectory(dirname(file));
     try {
-      writeFileSync(/* turbopackIgnore: true */ file, randomBytes(48).toString("base64url") + "\n", { flag: "wx", mode: 0o600 });
+      writeNewPrivateFileSync(file, randomBytes(48).toString("base64url") + "\n");
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }

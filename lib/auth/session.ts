@@ -3,6 +3,7 @@ import { decode } from "next-auth/jwt";
 import { db, fromPrimary } from "@/lib/db";
 import { secretKey } from "@/lib/auth/secret";
 import { cookieOfHeader, readCookie } from "@/lib/auth/csrf";
+import { bridge } from "@/lib/runtime/bridge";
 
 /**
  * Site sessions (api.md §2.1): next-auth's JWT cookie names a row of `site_session`; deleting
@@ -64,14 +65,13 @@ export function readSiteSession(request: Request): Promise<{ id: string; userId:
 }
 
 /**
- * server.mjs asks this before Next reads a large site form post (a server action's body is read
+ * The server asks this before Next reads a large site form post (a server action's body is read
  * whole, up to 100 MB, before the action can refuse an anonymous caller): whether the request's
- * Cookie header carries a live site session. Set on globalThis by whichever bundle loads this
- * module first (the API's, at the server's warm-up); every copy answers alike.
+ * Cookie header carries a live site session. Set on the bridge (lib/runtime/bridge.ts) by
+ * whichever bundle loads this module first (the API's, at the server's warm-up); every copy
+ * answers alike.
  */
-const SITE_SESSION_CHECK = Symbol.for("enhydris.siteSessionCheck");
-(globalThis as { [SITE_SESSION_CHECK]?: (cookieHeader: string) => Promise<boolean> })[SITE_SESSION_CHECK] ??=
-  async (cookieHeader) => (await siteSessionFromCookies((name) => cookieOfHeader(cookieHeader, name))) !== null;
+bridge().siteSessionCheck ??= async (cookieHeader) => (await siteSessionFromCookies((name) => cookieOfHeader(cookieHeader, name))) !== null;
 
 export async function sessionIdOfToken(token: string): Promise<string | null> {
   try {

@@ -1,17 +1,21 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
-import { Throttled } from "@/lib/services/errors";
+import { Throttled } from "@/lib/domain/errors";
 
 /**
  * The login throttle (api.md §12.1): counters of failed attempts within a sliding window, one
- * per lower-cased name and one per client address, kept in the database so that every app
- * instance shares them.
+ * per lower-cased name, one per account the name logs in to (so that its username and its
+ * e-mail address count together) and one per client address, kept in the database so that
+ * every app instance shares them.
  */
-export function throttleKeys(name: string | null | undefined, address: string): string[] {
+export function throttleKeys(name: string | null | undefined, address: string, accountId: number | null = null): string[] {
   const keys = [`addr:${address}`];
   if (name) keys.unshift(`name:${name.toLowerCase()}`);
+  if (accountId !== null) keys.unshift(accountKey(accountId));
   return keys;
 }
+
+const accountKey = (id: number) => `user:${id}`;
 
 /** Failures at or before this moment no longer count. */
 function windowStart(now: number): Date {
@@ -53,10 +57,11 @@ export async function recordFailure(keys: string[]): Promise<void> {
   });
 }
 
-/** A success clears the counter of its name (not the address counter). */
-export async function clearNameFailures(name: string | null | undefined): Promise<void> {
-  if (!name) return;
-  await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: `name:${name.toLowerCase()}` } }));
+/** A success clears the counters of its name and account (not the address counter). */
+export async function clearNameAndAccountFailures(name: string | null | undefined, accountId: number | null = null): Promise<void> {
+  const keys = [...(name ? [`name:${name.toLowerCase()}`] : []), ...(accountId !== null ? [accountKey(accountId)] : [])];
+  if (!keys.length) return;
+  await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: { in: keys } } }));
 }
 
 /**

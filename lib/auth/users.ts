@@ -27,10 +27,12 @@ interface AuthUserRow { id: number; username: string; email: string; is_superuse
 export interface UserProfile extends AuthUser {
   firstName: string;
   lastName: string;
+  /** The site's language the account chose ("" for none: public.md §3). */
+  language: string;
 }
 
 export async function findUserProfile(id: number): Promise<UserProfile | null> {
-  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true } }));
+  return fromPrimary(() => db().prisma.user.findUnique({ where: { id }, select: { ...AUTH_USER_SELECT, firstName: true, lastName: true, language: true } }));
 }
 
 /**
@@ -57,14 +59,15 @@ async function findLoginUserNow(username: string | null, email: string | null): 
 
 export type CredentialCheck =
   | { ok: true; user: AuthUser }
-  | { ok: false; reason: "invalid" | "inactive" };
+  | { ok: false; reason: "invalid" }
+  | { ok: false; reason: "inactive"; userId: number };
 
 /** Checks a name and password; the password is verified even for unknown users (timing). */
 export async function checkCredentials(username: string | null, email: string | null, password: string): Promise<CredentialCheck> {
   const user = await findLoginUser(username, email);
   const valid = await verifyPassword(password, user?.password ?? null);
   if (!user || !valid) return { ok: false, reason: "invalid" };
-  if (!user.isActive) return { ok: false, reason: "inactive" };
+  if (!user.isActive) return { ok: false, reason: "inactive", userId: user.id };
   const { password: _omit, ...authUser } = user;
   return { ok: true, user: authUser };
 }

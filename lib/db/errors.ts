@@ -1,4 +1,4 @@
-import { isConnectionClosed } from "@/lib/http/connection-closed.mjs";
+import { isConnectionClosed } from "@/lib/runtime/connection-closed.mjs";
 
 /** The error and the errors it wraps (causes, a driver adapter's original error). */
 function* chain(error: unknown): Generator<{ code?: unknown; originalCode?: unknown; message?: unknown }> {

@@ -7,8 +7,10 @@ import { settings } from "@/lib/config";
 import { Mutex } from "@/lib/db/mutex";
 import { logger } from "@/lib/observability/logger.mjs";
 import { deferredCheckpoints, openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import { ensurePrivateSqliteFile } from "@/lib/runtime/private-files";
 import { connectionName, readConnections, ReplicaSet, routedPrisma, type ReadConnections } from "@/lib/db/replicas";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
+import { jobsQueued, watchingQueuedWork } from "@/lib/db/queued-work";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated/postgres/client";
 
@@ -153,6 +155,8 @@ async function withSqliteWriteLock<T>(attempt: () => Promise<T> | T): Promise<T>
 }
 
 function createSqliteDb(path: string): Db {
+  // Before Prisma's connections can create the file with SQLite's own mode (lib/runtime/private-files.ts).
+  ensurePrivateSqliteFile(path);
   const lock = new Mutex();
   const adapter = () =>
     new PrismaBetterSQLite3({ url: `file:${path}`, timeout: SQLITE_BUSY_MS }, { timestampFormat: "unixepoch-ms" });
@@ -248,6 +252,8 @@ function nameStatement(text: string): string {
 
 /** Connections of an app instance's workers together, when ENHYDRIS_PG_POOL_SIZE is not set. */
 const INSTANCE_CONNECTIONS = 40;
+/** The connections of the job process's runner thread and of each of its job threads (lib/jobs/threads.ts). */
+const JOB_CONNECTIONS: Record<string, number> = { jobs: 2, "job-thread": 3 };
 /** A process's connections by default: never more than this, nor fewer than the smallest. */
 const PROCESS_CONNECTIONS = { most: 20, fewest: 5 };
 
@@ -259,7 +265,11 @@ const PROCESS_CONNECTIONS = { most: 20, fewest: 5 };
  */
 export function poolSize(env: Record<string, string | undefined> = process.env, cores = availableParallelism()): number {
   const given = Number(env.ENHYDRIS_PG_POOL_SIZE);
-  if (env.ENHYDRIS_PG_POOL_SIZE && Number.isInteger(given) && given > 0) return given;
+  const valid = Boolean(env.ENHYDRIS_PG_POOL_SIZE) && Number.isInteger(given) && given > 0;
+  // The job process's runner (claims, leases) and each of its threads (one job at a time) need few.
+  const job = JOB_CONNECTIONS[env.ENHYDRIS_CLUSTER_ROLE ?? ""];
+  if (job) return valid ? Math.min(given, job) : job;
+  if (valid) return given;
   // A worker of the multi-process server (its role is set) shares the instance's connections with the others.
   if (!env.ENHYDRIS_CLUSTER_ROLE) return PROCESS_CONNECTIONS.most;
   const workers = Number(env.ENHYDRIS_WORKERS) > 0 ? Math.floor(Number(env.ENHYDRIS_WORKERS)) : Math.max(1, cores);
@@ -346,6 +356,20 @@ export function postgresValue(v: unknown): unknown {
   return v instanceof Date ? v.toISOString() : v;
 }
 
+/** `write` that wakes the job runners once a transaction that queued work has committed (lib/db/queued-work.ts). */
+function wakingRunners(current: Db): Db {
+  const write = current.write;
+  return {
+    ...current,
+    async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+      const seen = { queued: false };
+      const value = await write((tx) => fn(watchingQueuedWork(tx, seen)));
+      if (seen.queued) jobsQueued();
+      return value;
+    },
+  };
+}
+
 const KEY = Symbol.for("enhydris.db");
 type Holder = { [KEY]?: Db };
 
@@ -356,7 +380,7 @@ export function db(): Db {
     const target = parseDatabaseUrl(settings().databaseUrl);
     const { databaseReplicaUrls, replicaMaxLag } = settings();
     // SQLite has no replicas: DATABASE_REPLICA_URLS is ignored there (start-up says so).
-    holder[KEY] = target.dialect === "sqlite" ? createSqliteDb(target.path) : createPostgresDb(target.url, databaseReplicaUrls, replicaMaxLag);
+    holder[KEY] = wakingRunners(target.dialect === "sqlite" ? createSqliteDb(target.path) : createPostgresDb(target.url, databaseReplicaUrls, replicaMaxLag));
   }
   return holder[KEY];
 }

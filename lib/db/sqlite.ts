@@ -1,12 +1,12 @@
 import { statSync } from "node:fs";
 import Database from "better-sqlite3";
-import { ensureParentDirectory } from "@/lib/db/url";
+import { ensurePrivateSqliteFile } from "@/lib/runtime/private-files";
 
 export type SqliteDatabase = Database.Database;
 
 /** Opens a native connection with the settings every connection of the service uses. */
 export function openSqlite(path: string): SqliteDatabase {
-  ensureParentDirectory(path);
+  ensurePrivateSqliteFile(path);
   const db = new Database(path, { timeout: 15_000 });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

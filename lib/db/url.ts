@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -16,8 +15,4 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { dialect: "postgres", url };
   throw new Error(`DATABASE_URL must be file:<path> or postgres://…, not ${JSON.stringify(url)}`);
-}
-
-export function ensureParentDirectory(path: string): void {
-  if (path !== ":memory:") mkdirSync(/* turbopackIgnore: true */ dirname(path), { recursive: true });
 }

@@ -102,6 +102,14 @@ export function addToChart(agg: ChartAggregates, t: number, v: number | null, S:
   agg.count[i]++;
 }
 
+/**
+ * A point's value; null when it is not finite: a mean of huge values overflows, and a value
+ * written into the store directly may be infinite (the chart then leaves it out).
+ */
+function chartValue(x: number, precision: number): string | null {
+  return Number.isFinite(x) ? formatValue(x, precision) : null;
+}
+
 /** The N points of §7.2 step 6 from per-interval aggregates. */
 export function chartPoints(S: number, E: number, N: number, agg: ChartAggregates, precision: number): ChartPoint[] {
   const out: ChartPoint[] = new Array(N);
@@ -109,12 +117,7 @@ export function chartPoints(S: number, E: number, N: number, agg: ChartAggregate
     const timestamp = chartTimestamp(i, S, E, N);
     const c = agg.count[i];
     if (c > 0) {
-      out[i] = {
-        timestamp,
-        min: formatValue(agg.min[i], precision),
-        max: formatValue(agg.max[i], precision),
-        mean: formatValue(agg.sum[i] / c, precision),
-      };
+      out[i] = { timestamp, min: chartValue(agg.min[i], precision), max: chartValue(agg.max[i], precision), mean: chartValue(agg.sum[i] / c, precision) };
     } else {
       out[i] = { timestamp, min: null, max: null, mean: null };
     }

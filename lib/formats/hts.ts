@@ -62,10 +62,11 @@ export function htsHeader(version: 1 | 2, meta: HtsMeta): string {
   lines.push(`Variable=${singleLine(meta.variableDescr)}`);
   lines.push(`Precision=${meta.precision}`);
   if (version === 1) {
-    if (meta.lon !== null && meta.lat !== null) {
+    // Coordinates that are not finite (never stored by the API) are left out, as missing ones.
+    if (meta.lon !== null && meta.lat !== null && Number.isFinite(meta.lon) && Number.isFinite(meta.lat)) {
       lines.push(`Location=${formatValue(meta.lon, 6)} ${formatValue(meta.lat, 6)} 4326`);
     }
-    if (meta.altitude !== null) lines.push(`Altitude=${formatValue(meta.altitude, 2)}`);
+    if (meta.altitude !== null && Number.isFinite(meta.altitude)) lines.push(`Altitude=${formatValue(meta.altitude, 2)}`);
   }
   lines.push("");
   return lines.join("\r\n") + "\r\n";

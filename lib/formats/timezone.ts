@@ -342,3 +342,12 @@ export function invalidTimeZoneMessage(name: string): string {
 export function noFixedOffsetMessage(name: string): string {
   return `"${name}" has no fixed UTC offset; HTS output needs a zone such as "Etc/GMT-2".`;
 }
+
+/**
+ * A station's display zone by name. The API accepts only names it knows (api.md §4.1); a name it
+ * does not (written into the database directly, or by an older version) is read as UTC, so that
+ * the station's data can still be read and written.
+ */
+export function stationZone(name: string): TimeZone {
+  return resolveTimeZone(name) ?? resolveTimeZone("UTC")!;
+}

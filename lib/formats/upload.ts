@@ -563,17 +563,29 @@ function upperBound(ts: Float64Array, t: number): number {
  * message per offending line (at most 10, in line order).
  */
 export function appendErrors(parsed: UploadParsed, lastStoredEpoch: number | null): string[] {
-  if (lastStoredEpoch === null) return [];
+  return appendCheck(parsed, lastStoredEpoch).messages;
+}
+
+/** A storage check's messages (at most 10, in line order) and how many lines it refused in all. */
+export interface StorageCheck {
+  messages: string[];
+  refused: number;
+}
+
+/** appendErrors, with the number of lines refused. */
+export function appendCheck(parsed: UploadParsed, lastStoredEpoch: number | null): StorageCheck {
+  if (lastStoredEpoch === null) return { messages: [], refused: 0 };
   const k = upperBound(parsed.timestamps, lastStoredEpoch);
-  if (k === 0) return [];
+  if (k === 0) return { messages: [], refused: 0 };
   function* range(): Iterable<number> {
     for (let i = 0; i < k; i++) yield i;
   }
   const last = formatInstantWithOffset(lastStoredEpoch, parsed.zone);
-  return firstByLine(parsed, range()).map(
+  const messages = firstByLine(parsed, range()).map(
     (idx) =>
       `line ${parsed.lines[idx]}: ${formatInstantWithOffset(parsed.timestamps[idx], parsed.zone)} is not later than the last stored record (${last})`,
   );
+  return { messages, refused: k };
 }
 
 /**
@@ -586,6 +598,14 @@ export function insertErrors(
   parsed: UploadParsed,
   existing: Iterable<number> | ((epochs: Float64Array) => Iterable<number>),
 ): string[] {
+  return insertCheck(parsed, existing).messages;
+}
+
+/** insertErrors, with the number of lines refused. */
+export function insertCheck(
+  parsed: UploadParsed,
+  existing: Iterable<number> | ((epochs: Float64Array) => Iterable<number>),
+): StorageCheck {
   const ts = parsed.timestamps;
   const stored = typeof existing === "function" ? existing(ts) : existing;
   const hits = new Set<number>();
@@ -593,9 +613,10 @@ export function insertErrors(
     const k = upperBound(ts, s) - 1;
     if (k >= 0 && ts[k] === s) hits.add(k);
   }
-  return firstByLine(parsed, hits).map(
+  const messages = firstByLine(parsed, hits).map(
     (idx) => `line ${parsed.lines[idx]}: a record at ${formatInstantWithOffset(ts[idx], parsed.zone)} already exists`,
   );
+  return { messages, refused: hits.size };
 }
 
 /** The body of a successful dry run (§6.6). */
@@ -610,4 +631,35 @@ export function dryRunSummary(parsed: UploadParsed): {
     start_date: n > 0 ? formatUtcSeconds(parsed.timestamps[0]) : null,
     end_date: n > 0 ? formatUtcSeconds(parsed.timestamps[n - 1]) : null,
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// One record's fields outside a record line (the PATCH of single records, the flags of a
+// transform): the grammar and messages of §6.3, without the line number.
+
+/**
+ * The instant of one timestamp field of §6.3 (trimmed) in `zone` (an offset wins), or the
+ * problem as a record line's message would give it: invalid, a skipped local time, out of range.
+ */
+export function parseTimestampField(text: string, zone: TimeZone): { ok: true; t: number } | { ok: false; error: string } {
+  const s = text.trim();
+  if (!scan(s, 0, s.length, false)) return { ok: false, error: `invalid timestamp ${quoted(s)}` };
+  let t: number;
+  if (SC.hasOffset) t = SC.local - SC.offset;
+  else {
+    const u = zone.naiveToUtc(SC.local);
+    if (u === "nonexistent") return { ok: false, error: `${quoted(s)} does not exist in time zone ${zone.name}` };
+    t = u;
+  }
+  if (t < MIN_INSTANT || t > MAX_INSTANT) return { ok: false, error: `timestamp ${quoted(s)} is outside 1680-01-01 to 2260-01-01` };
+  return { ok: true, t };
+}
+
+/** Flags as §6.3 stores them (words joined by single spaces), or the problem: an invalid character, too long. */
+export function parseFlagsField(text: string): { ok: true; flags: string } | { ok: false; error: string } {
+  const s = text.trim();
+  const flags = parseFlags(s, 0, s.length);
+  if (flags === null) return { ok: false, error: "invalid character in flags" };
+  if (tooLong(flags)) return { ok: false, error: `flags longer than ${MAX_FLAGS_LENGTH} characters` };
+  return { ok: true, flags };
 }

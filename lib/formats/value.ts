@@ -95,11 +95,14 @@ export function formatValueExact(x: number | null, p: number): string {
 
 /**
  * formats.md §1.1: `x` rounded to a multiple of 10^-p (ties to even) on its exact binary
- * value. A null (or NaN, the null marker of typed arrays) gives "". p is an integer
+ * value. A null (or NaN, the null marker of typed arrays) gives "", and so does an infinity:
+ * no record value is one (uploads refuse them), but a value written into the store directly,
+ * or a mean of huge values, must not fail a page or a download. p is an integer
  * (−10 … 20 for group precisions; −350 … 350 are accepted).
  */
 export function formatValue(x: number | null, p: number): string {
-  if (x === null || x !== x) return "";
+  // x − x is NaN for NaN and ±Infinity, 0 for every finite x.
+  if (x === null || x - x !== 0) return "";
   if (p >= 0 && p <= 100 && (p | 0) === p) {
     if (x < 1e21 && x > -1e21) {
       if (x === 0) return 1 / x < 0 ? "-" + POINT_ZEROS[p] : POINT_ZEROS[p];

@@ -225,6 +225,9 @@ export function parsePointGeom(input: string): PointGeom | GeomError {
 
 /** `POINT (<lon> <lat>)`, numbers in shortest round-trip plain notation. */
 export function formatPointWkt(lon: number, lat: number): string {
+  // A point without finite coordinates (the API never stores one; a database holds infinities,
+  // and PostgreSQL NaN, written to it directly) is shown as no point.
+  if (!Number.isFinite(lon) || !Number.isFinite(lat)) return "POINT EMPTY";
   return `POINT (${plainNumber(lon)} ${plainNumber(lat)})`;
 }
 

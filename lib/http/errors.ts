@@ -1,8 +1,8 @@
-import { Conflict, NotFound, PermissionDenied, Throttled, ValidationFailed } from "@/lib/services/errors";
+import { Conflict, NotFound, PermissionDenied, Throttled, ValidationFailed } from "@/lib/domain/errors";
 
 /**
  * An error that becomes an HTTP response with a JSON body (api.md §1.6): what is truly HTTP
- * (routing, methods, body reading, credentials). The domain's errors (lib/services/errors.ts)
+ * (routing, methods, body reading, credentials). The domain's errors (lib/domain/errors.ts)
  * become responses through `httpError`.
  */
 export class ApiError extends Error {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isUploadedFile, pythonTypeName, type RequestInput, type UploadedFile } from "@/lib/http/body";
-import { parseBoolean } from "@/lib/http/boolean";
-import { ErrorCollector } from "@/lib/services/errors";
+import { parseBoolean } from "@/lib/config/boolean";
+import { ErrorCollector } from "@/lib/domain/errors";
 
 /**
  * Request field validation with Django REST framework's semantics and messages (api.md §1.2,
@@ -333,4 +333,19 @@ export function specSchema(spec: FieldSpec): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(spec)) shape[name] = field.required ? field.schema : field.schema.optional();
   return z.object(shape);
+}
+
+/** A parent id that defaults to the one in the path and may never differ from it. */
+export function parentField(): Field<number> {
+  return { required: false, parse: (raw) => parsePk(raw), schema: z.int() };
+}
+
+/**
+ * The check of a parent id sent in the body against the path's: `equal` on create when it
+ * differs, `fixed` on a change.
+ */
+export function parentCheck(field: string, equal: string, fixed: string) {
+  return (errors: ErrorCollector, sent: number | undefined, path: number, mode: WriteMode): void => {
+    if (sent !== undefined && sent !== path) errors.add(field, mode === "create" ? equal : fixed);
+  };
 }

@@ -1,6 +1,6 @@
 import { settings } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
-import { DISALLOWED_HOST, isAllowedHost } from "@/lib/http/hosts.mjs";
+import { DISALLOWED_HOST, isAllowedHost } from "@/lib/config/hosts.mjs";
 
 function firstValue(header: string | null): string | null {
   const value = header?.split(",")[0]?.trim();

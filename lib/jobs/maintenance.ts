@@ -1,21 +1,22 @@
-import { deleteEndedSiteSessions } from "@/lib/auth/session";
-import { deleteExpiredFailures } from "@/lib/auth/throttle";
-import type { JobHandler } from "@/lib/jobs/kinds";
+import { upkeepTasks, type JobHandler } from "@/lib/jobs/registry";
 import { enqueue, pruneJobs } from "@/lib/jobs/queue";
-import { logError } from "@/lib/log";
+import { logError } from "@/lib/observability/log";
 
 /**
  * The hourly upkeep of the tables that would otherwise grow for ever: the job run history (the
- * newest 100 per key, 90 days), site sessions past their lifetime and login failures older than
- * the throttle window. Its result counts the rows deleted per table.
+ * newest 100 per key, 90 days) and what the capabilities register (site sessions past their
+ * lifetime, login failures older than the throttle window, early-warning e-mails sent more
+ * than an hour ago, …). Its result counts the rows deleted per table.
  */
 export const PRUNE_KIND = "jobs.prune";
 export const PRUNE_KEY = "jobs:prune";
 const EVERY = 3_600_000;
 
-export const upkeep: JobHandler = async () => ({
-  deleted: { job: await pruneJobs(), site_session: await deleteEndedSiteSessions(), login_failure: await deleteExpiredFailures() },
-});
+export const upkeep: JobHandler = async () => {
+  const deleted: Record<string, number> = { job: await pruneJobs() };
+  for (const task of upkeepTasks()) deleted[task.name] = await task.run();
+  return { deleted };
+};
 
 /**
  * Every runner that takes the prune kind enqueues it a minute after it starts and then hourly;

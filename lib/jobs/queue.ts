@@ -2,8 +2,11 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { db, postgresValue, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
-import { isoMillis } from "@/lib/services/serialize";
-import { isUniqueViolation, now, nowPlus, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
+import { isoMillis } from "@/lib/domain/serialize";
+import { now, nowPlus } from "@/lib/db/dialect-sql";
+import { isUniqueViolation, sqliteRows, sqliteTransaction, write, type Row } from "@/lib/jobs/sql";
+import { jobsQueued, queuesWork, queuingWork } from "@/lib/db/queued-work";
+import { bridge } from "@/lib/runtime/bridge";
 
 /**
  * The durable job queue (docs/decisions/0009-job-queue.md): a `job` table in the service's own
@@ -60,8 +63,10 @@ export interface JobsFromQuery extends JobOptions {
  * The statement that enqueues (for use inside any transaction: `tx.$executeRaw(enqueueSql(…))`,
  * a records write's `also`, or `enqueue`). A key that already has a queued job updates that job
  * instead: it runs at the earlier of the two times (a manual run overrides a retry's backoff)
- * with its tries counted anew (a new cause). Returns the id of each queued job as `id`. On
- * PostgreSQL it also notifies the runners (NOTIFY is delivered at commit).
+ * with its tries counted anew (a new cause). Returns the id of each queued job as `id`. The
+ * runners wake once it has committed: this process's and the server's job process through the
+ * commit paths (lib/db/queued-work.ts: run the statement as it is), other processes' through
+ * NOTIFY on PostgreSQL (delivered at commit) and data_version on SQLite.
  */
 export function enqueueSql(spec: JobSpec | JobsFromQuery, dialect: Dialect = db().dialect): Prisma.Sql {
   const pg = dialect === "postgres";
@@ -74,64 +79,35 @@ export function enqueueSql(spec: JobSpec | JobsFromQuery, dialect: Dialect = db(
   const runAfter = nowPlus(dialect, spec.delayMs ?? 0);
   if (!pg) {
     // "WHERE true": without it SQLite would read ON CONFLICT as a join's ON.
-    return Prisma.sql`INSERT INTO job (kind, key, payload, status, attempts, max_attempts, run_after, queued_at)
+    return queuesWork(Prisma.sql`INSERT INTO job (kind, key, payload, status, attempts, max_attempts, run_after, queued_at)
       SELECT ${spec.kind}, s.key, MIN(s.payload), 'queued', 0, ${maxAttempts}, ${runAfter}, ${now(dialect)}
       FROM (${source}) AS s WHERE true GROUP BY s.key
       ON CONFLICT (key) WHERE status = 'queued' DO UPDATE SET run_after = MIN(run_after, excluded.run_after), attempts = 0
-      RETURNING id`;
+      RETURNING id`);
   }
-  return Prisma.sql`WITH queued AS (
+  return queuesWork(Prisma.sql`WITH queued AS (
       INSERT INTO job AS j (kind, key, payload, status, attempts, max_attempts, run_after, queued_at)
       SELECT ${spec.kind}::text, s.key, MIN(s.payload), 'queued', 0, ${maxAttempts}::int, ${runAfter}, ${now(dialect)}
       FROM (${source}) AS s GROUP BY s.key
       ON CONFLICT (key) WHERE status = 'queued' DO UPDATE SET run_after = LEAST(j.run_after, excluded.run_after), attempts = 0
       RETURNING j.id)
-    SELECT queued.id FROM queued, (SELECT pg_notify(${CHANNEL}, '')) AS notified`;
+    SELECT queued.id FROM queued, (SELECT pg_notify(${CHANNEL}, '')) AS notified`);
 }
 
-/**
- * Enqueues in a transaction of its own and wakes this process's runner; returns the ids of the
- * queued jobs (the one that covers each key).
- */
+/** Enqueues in a transaction of its own; returns the ids of the queued jobs (the one that covers each key). */
 export async function enqueue(spec: JobSpec | JobsFromQuery): Promise<number[]> {
   const rows = await write(enqueueSql(spec));
-  notifyJobsQueued();
   return rows.map((r) => Number(r.id));
 }
 
-const LISTENERS = Symbol.for("enhydris.jobs.listeners");
-type Holder = { [LISTENERS]?: Set<() => void> };
-
-function listeners(): Set<() => void> {
-  // On globalThis: Next may load this module once per bundle, and all must reach the one runner.
-  return ((globalThis as Holder)[LISTENERS] ??= new Set());
-}
-
-let wakeScheduled = false;
-
 /**
- * Wakes this process's runners: call it after a transaction that enqueued has committed. The
- * runners wake in the next turn of the event loop, so that the request that queued the work
- * answers first (an upload does not wait for the runs it causes to start).
+ * Calls `listener` on each wake-up of this process (lib/db/queued-work.ts, jobsQueued: after
+ * every commit that ran an enqueueSql statement); returns the function that stops it.
  */
-export function notifyJobsQueued(): void {
-  if (wakeScheduled) return;
-  wakeScheduled = true;
-  setImmediate(() => {
-    wakeScheduled = false;
-    for (const listener of listeners()) listener();
-    // A follower worker of the multi-process server has no runner: the primary relays the
-    // wake-up to the lead's (lib/http/cluster.mjs).
-    if (process.env.ENHYDRIS_CLUSTER_ROLE === "follower" && process.send && process.connected) {
-      process.send({ type: "enhydris:jobs-queued" });
-    }
-  });
-}
-
-/** Calls `listener` on each notifyJobsQueued(); returns the function that stops it. */
 export function onJobsQueued(listener: () => void): () => void {
-  listeners().add(listener);
-  return () => listeners().delete(listener);
+  const { listeners } = bridge().jobWakeups;
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** host:pid:random — names a runner in lease_owner. */
@@ -288,6 +264,7 @@ export async function runWhileHeld(jobId: number, owner: string, statements: rea
       let rows: Row[] = [];
       for (const sql of statements) rows = await run(sql);
       await client.query("COMMIT");
+      if (queuingWork(statements)) jobsQueued();
       return rows;
     } catch (e) {
       await client.query("ROLLBACK").catch(() => { broken = true; });
@@ -401,6 +378,14 @@ export function defaultBackoff(attempt: number): number {
 /** A handler failed: retried after the backoff while tries are left, otherwise failed with the error. */
 export function failJob(job: Job, owner: string, error: string, delayMs: number) {
   return requeueOrFail(job, owner, { retry: job.attempts < job.maxAttempts, delayMs, refund: false, error, failError: error });
+}
+
+/**
+ * Stops a claimed job for good (it ran past ENHYDRIS_JOB_TIMEOUT, or out of memory): failed with
+ * the error, not retried, whatever tries it has left. Its next cause queues it anew.
+ */
+export function failJobForGood(job: Job, owner: string, error: string) {
+  return requeueOrFail(job, owner, { retry: false, delayMs: 0, refund: false, error, failError: error });
 }
 
 /** How a run's job is shown (the runs/ of processes and of replication sources): its id, status and times. */

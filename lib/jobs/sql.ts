@@ -1,7 +1,8 @@
 import type { Statement } from "better-sqlite3";
 import { db, Prisma, sqliteValue } from "@/lib/db";
+import { jobsQueued, queuingWork } from "@/lib/db/queued-work";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
-import type { Dialect } from "@/lib/db/url";
+
 
 /**
  * How the queue runs its statements. SQLite: on the native connection, under the process's write
@@ -10,23 +11,6 @@ import type { Dialect } from "@/lib/db/url";
  * one autocommitted statement at a time (row locks and SKIP LOCKED do the rest).
  */
 export type Row = Record<string, unknown>;
-
-/**
- * The database's clock, as the dialect's timestamp columns hold it: epoch ms on SQLite, UTC in
- * TIMESTAMP(3) on PostgreSQL. Rounded to the millisecond as the columns are, so that a job queued
- * "now" is due to a claim that reads the clock a moment later (an unrounded clock could still be
- * half a millisecond below the stored, rounded-up time).
- */
-export function now(dialect: Dialect): Prisma.Sql {
-  return Prisma.raw(dialect === "sqlite" ? "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)" : "(now() AT TIME ZONE 'UTC')::timestamp(3)");
-}
-
-/** The database's clock plus `ms` milliseconds (negative for the past). */
-export function nowPlus(dialect: Dialect, ms: number): Prisma.Sql {
-  return dialect === "sqlite"
-    ? Prisma.sql`(${now(dialect)} + ${Math.round(ms)})`
-    : Prisma.sql`(${now(dialect)} + make_interval(secs => ${ms / 1000}::float8))`;
-}
 
 const statements = new WeakMap<SqliteDatabase, Map<string, Statement>>();
 
@@ -42,8 +26,12 @@ function prepared(conn: SqliteDatabase, text: string): Statement {
   return stmt;
 }
 
+/** Whether the open sqliteTransaction ran a statement that queues work (its commit wakes the runners). */
+let transactionQueued = false;
+
 /** Runs one statement on the native SQLite connection (the caller holds the write lock); its rows, if it returns any. */
 export function sqliteRows(conn: SqliteDatabase, sql: Prisma.Sql): Row[] {
+  if (queuingWork([sql])) transactionQueued = true;
   const stmt = prepared(conn, sql.sql);
   const values = sql.values.map(sqliteValue);
   if (stmt.reader) return stmt.all(values) as Row[];
@@ -57,13 +45,17 @@ export function sqliteTransaction<T>(fn: (conn: SqliteDatabase) => T): Promise<T
   const conn = current.sqlite!;
   return current.withWriteLock(() => {
     conn.exec("BEGIN IMMEDIATE");
+    transactionQueued = false;
     try {
       const value = fn(conn);
       conn.exec("COMMIT");
+      if (transactionQueued) jobsQueued();
       return value;
     } catch (e) {
       if (conn.inTransaction) conn.exec("ROLLBACK");
       throw e;
+    } finally {
+      transactionQueued = false;
     }
   });
 }
@@ -71,11 +63,10 @@ export function sqliteTransaction<T>(fn: (conn: SqliteDatabase) => T): Promise<T
 /** Runs one writing statement (autocommitted) and returns its rows (RETURNING), on either database. */
 export async function write(sql: Prisma.Sql): Promise<Row[]> {
   const current = db();
-  if (current.sqlite) {
-    const conn = current.sqlite;
-    return current.withWriteLock(() => sqliteRows(conn, sql));
-  }
-  return current.query<Row>(sql);
+  const conn = current.sqlite;
+  const rows = conn ? await current.withWriteLock(() => sqliteRows(conn, sql)) : await current.query<Row>(sql);
+  if (queuingWork([sql])) jobsQueued();
+  return rows;
 }
 
 /** PostgreSQL's unique_violation: a concurrent enqueue queued the key first. */

@@ -1,4 +1,4 @@
-import type { LegacyModelName } from "@/lib/services/legacy-models";
+import type { LegacyModelName } from "@/lib/legacy/model-data";
 
 /** The fields of each model of the model-named endpoints (legacy.md §2.1), in output order. */
 const DESCR = ["id", "last_modified", "descr"] as const;

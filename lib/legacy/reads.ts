@@ -1,11 +1,11 @@
-import type { Handler, RouteContext } from "@/lib/http/router";
+import type { Handler, RouteContext } from "@/lib/routing/router";
 import { requestOrigin } from "@/lib/http/urls";
 import { LEGACY_FIELDS } from "@/lib/legacy/models";
 import { negotiate } from "@/lib/legacy/negotiate";
 import { renderCsv, renderHtml, renderXml } from "@/lib/legacy/render";
-import { orNotFound } from "@/lib/services/errors";
-import { legacyReader, type LegacyModelName, type LegacyObject } from "@/lib/services/legacy-models";
-import { isDatabaseId } from "@/lib/services/refs";
+import { orNotFound } from "@/lib/domain/errors";
+import { legacyReader, type LegacyModelName, type LegacyObject } from "@/lib/legacy/model-data";
+import { isDatabaseId } from "@/lib/domain/refs";
 
 /**
  * GET/HEAD of `/api/<Model>/` and `/api/<Model>/<id>/` (legacy.md §2–§3): the object or all

@@ -1,6 +1,6 @@
-import type { Route } from "@/lib/http/router";
-import { createStationHandler, deleteStationHandler, updateStationHandler } from "@/lib/api/stations";
-import { LEGACY_MODEL_NAMES } from "@/lib/services/legacy-models";
+import type { Route } from "@/lib/routing/router";
+import { createStationHandler, deleteStationHandler, updateStationHandler } from "@/lib/stations";
+import { LEGACY_MODEL_NAMES } from "@/lib/legacy/model-data";
 import { modelDetail, modelList } from "@/lib/legacy/reads";
 import { allStationInfo, listStationInfo, oneStationInfo } from "@/lib/legacy/station-info";
 import { getTsdata, putTsdata, putTsdataById } from "@/lib/legacy/tsdata";

@@ -1,9 +1,9 @@
 import { isUploadedFile } from "@/lib/http/body";
 import { MSG, parseIntegerValue } from "@/lib/http/fields";
-import type { RouteContext } from "@/lib/http/router";
+import type { RouteContext } from "@/lib/routing/router";
 import { INVALID_CALLBACK, isCallbackName, jsonOrJsonp } from "@/lib/legacy/jsonp";
-import { ErrorCollector, NotFound } from "@/lib/services/errors";
-import { stationInfo } from "@/lib/services/legacy-station-info";
+import { ErrorCollector, NotFound } from "@/lib/domain/errors";
+import { stationInfo } from "@/lib/legacy/station-info-data";
 
 /**
  * Station information with geodata (legacy.md §6): `GET Station/info/`, `GET Station/info/<id>/`

@@ -1,7 +1,7 @@
 /**
  * The legacy cached statistics of `{site}/timeseries/data/` (formats.md §8) as pure code:
  * interval selection over an abstract record index, down-sampling, statistics and vector
- * statistics. The database side (lib/services/legacy-record-index.ts, legacy-aggregate.ts) and the HTTP side
+ * statistics. The database side (lib/legacy/record-index.ts, legacy-aggregate.ts) and the HTTP side
  * (lib/legacy/timeseries-data.ts) are separate; the unit tests drive this module with an
  * in-memory index.
  */
@@ -245,7 +245,8 @@ export class LegacyAccumulator {
       const t = timestamps[i];
       const v = values[i];
       this.seenT = t;
-      const isValue = v === v;
+      // NaN is null; an infinity (no upload stores one, only a direct write) is read as null too.
+      const isValue = v - v === 0;
       if (isValue) {
         this.count++;
         this.sum += v;

@@ -1,18 +1,17 @@
-import { validators } from "@/lib/api/data-params";
-import { parseBoolean } from "@/lib/http/boolean";
+import { readableSeries, validators } from "@/lib/series";
+import { parseBoolean } from "@/lib/config/boolean";
 import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
 import { isCalendarDate, MSG, number, parseIntegerValue } from "@/lib/http/fields";
-import type { RouteContext } from "@/lib/http/router";
+import type { RouteContext } from "@/lib/routing/router";
 import { jsonOrJsonp } from "@/lib/legacy/jsonp";
 import { callbackParam } from "@/lib/legacy/station-info";
 import { LAST_CHOICES, normalizedSelection, type LastChoice } from "@/lib/legacy/stats";
-import { ErrorCollector, ValidationFailed } from "@/lib/services/errors";
-import { legacyDataJson, type LegacyDataRequest } from "@/lib/services/legacy-timeseries-data";
-import { readableSeries } from "@/lib/services/series-context";
+import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
+import { legacyDataJson, type LegacyDataRequest } from "@/lib/legacy/timeseries-data-service";
 
 /**
  * GET {site}/timeseries/data/ (legacy.md §7, formats.md §8): the statistics and down-sampled
- * points of an interval (lib/services/legacy-timeseries-data.ts), JSON or JSONP, with validators.
+ * points of an interval (lib/legacy/timeseries-data-service.ts), JSON or JSONP, with validators.
  */
 export const TIME_MESSAGE = "Time has wrong format. Use one of these formats instead: hh:mm.";
 

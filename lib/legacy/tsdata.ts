@@ -1,14 +1,10 @@
-import { readRange, readZone, validators } from "@/lib/api/data-params";
-import { readUpload } from "@/lib/api/upload-fields";
+import { readableSeries, readRange, readUpload, readZone, recordLinesStream, uploadRecords, validators } from "@/lib/series";
 import { ensureUser } from "@/lib/auth/permissions";
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
 import { matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
 import { integer, MSG } from "@/lib/http/fields";
-import type { RouteContext } from "@/lib/http/router";
-import { recordLinesStream } from "@/lib/services/data";
-import { ErrorCollector, ValidationFailed } from "@/lib/services/errors";
-import { readableSeries } from "@/lib/services/series-context";
-import { uploadRecords } from "@/lib/services/upload";
+import type { RouteContext } from "@/lib/routing/router";
+import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
 
 /** `/api/tsdata/` (legacy.md §5): the records as text, and the legacy append. */
 const TEXT = "text/plain; charset=utf-8";

@@ -1,15 +1,13 @@
-import { olderShapeFields } from "@/lib/api/series-fields";
+import { createOlderShape, deleteOlderShape, olderShapeFields, olderShapeJson, seriesAt } from "@/lib/series";
 import { ensureUser } from "@/lib/auth/permissions";
 import { pk, validatedFields } from "@/lib/http/fields";
 import { json, noContent } from "@/lib/http/respond";
-import type { RouteContext } from "@/lib/http/router";
-import { existing } from "@/lib/services/refs";
-import { createOlderShape, deleteOlderShape } from "@/lib/services/series-writes";
-import { olderShapeJson, seriesAt } from "@/lib/services/timeseries";
+import type { RouteContext } from "@/lib/routing/router";
+import { existing } from "@/lib/domain/refs";
 
 /**
  * Legacy writes of time series (legacy.md §4.3). Station writes are the current interface's
- * handlers themselves (lib/api/stations.ts).
+ * handlers themselves (lib/stations/api.ts).
  */
 
 /** The older shape with `gentity` required and naming an existing station. */

@@ -1,10 +1,11 @@
-// Structured logs: one JSON object per line (pino), pretty in development. Plain JavaScript:
-// server.mjs writes the request lines and the Next bundle (errors, start-up, mail) the others,
+// Structured logs: one JSON object per line (pino), pretty in development. The server
+// (lib/server/) writes the request lines and the Next bundle (errors, start-up, mail) the others,
 // through one logger per process kept on globalThis. Every line written while a request is
-// handled carries its request id (`req_id`), from an AsyncLocalStorage that server.mjs opens.
-import { AsyncLocalStorage } from "node:async_hooks";
+// handled carries its request id (`req_id`), from the request context the server opens
+// (lib/runtime/bridge.ts).
 import { format } from "node:util";
 import pino from "pino";
+import { bridge } from "../runtime/bridge.ts";
 
 const KEY = Symbol.for("enhydris.logging");
 
@@ -27,26 +28,15 @@ export function redact(text) {
   return out;
 }
 
-/**
- * @typedef {object} RequestContext What is known about the request being handled.
- * @property {string} id the request id (X-Request-Id)
- * @property {string | null} route the route pattern, once a router matched it
- * @property {number | null} userId the authenticated user's id
- * @property {string} [method] the request's method (read replicas serve safe requests only)
- * @property {string | null} [readAfter] the WAL position of the client's read-after cookie (lib/db/read-after.mjs)
- * @property {string | null} [setReadAfter] the read-after cookie the response sets, once the request wrote
- * @property {object} [routing] where the request's reads go (lib/db/replicas.ts)
- * @property {boolean} [decodesBody] a site post whose body Next may decode (lib/http/body-faults.mjs)
- * @property {{ status: number, message: string }} [bodyFault] Next reported that it could not take the body: the answer instead of its 500
- */
+/** @typedef {import("../runtime/bridge.ts").RequestContext} RequestContext */
 
 function state() {
-  return (globalThis[KEY] ??= { logger: null, context: new AsyncLocalStorage() });
+  return (globalThis[KEY] ??= { logger: null });
 }
 
 /** @returns {RequestContext | undefined} */
 export function requestContext() {
-  return state().context.getStore();
+  return bridge().requestContext.getStore();
 }
 
 /**
@@ -57,7 +47,7 @@ export function requestContext() {
  * @returns {T}
  */
 export function withRequestContext(context, fn) {
-  return state().context.run(context, fn);
+  return bridge().requestContext.run(context, fn);
 }
 
 function options() {
@@ -82,7 +72,7 @@ function options() {
 }
 
 /**
- * Sets up the process's logger once (server.mjs, before anything logs): JSON lines, or
+ * Sets up the process's logger once (the server, before anything logs): JSON lines, or
  * pino-pretty's coloured lines in development when that package is installed.
  * @param {{ pretty?: boolean }} [how]
  */

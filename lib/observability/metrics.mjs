@@ -14,7 +14,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /**
  * @typedef {{ inUse: number, idle: number, waiting: number }} PoolUse
  * @typedef {{ queued: number, running: number, failed: number, oldest_queued_age_seconds: number | null }} QueueStats
- * @typedef {object} MetricSources Read when metrics are collected; set by lib/observability/sources.ts at start-up
+ * @typedef {object} MetricSources Read when metrics are collected; set by lib/server/metric-sources.ts at start-up
  *   (the queue's are lib/jobs/queue.ts's queueStats()).
  * @property {(() => PoolUse | null) | null} databasePool
  * @property {(() => Promise<QueueStats | null>) | null} queue

@@ -7,22 +7,22 @@
  * A run that fails changes nothing: the changes stay taken (running_from) for the next run.
  */
 import { db, Prisma } from "@/lib/db";
-import { MIN_INSTANT, MAX_INSTANT } from "@/lib/formats/date-param";
+import { MIN_INSTANT } from "@/lib/formats/date-param";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
-import { heldJobSql, notifyJobsQueued, runWhileHeld, type Job } from "@/lib/jobs/queue";
-import { seriesWrittenStatements } from "@/lib/jobs/series-written";
-import { records, ReplaceRefused, type RecordBatch, type StoredRecords } from "@/lib/records";
-import type { ProcessConfig } from "./config";
-import { aggregationLookback, planAggregation, runAggregation, type AggregationSource } from "./numerics/aggregation";
-import { planChecks, runChecks } from "./numerics/checks";
-import { planCurveInterpolation, runCurveInterpolation } from "./numerics/curve-interpolation";
-import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./numerics/incremental";
+import { changeStatements, type JobContext, type JobHandler } from "@/lib/jobs/registry";
+import { heldJobSql, runWhileHeld, type Job } from "@/lib/jobs/queue";
+import { records, ReplaceRefused } from "@/lib/records";
+import { FROM_SCRATCH, IncrementalContextError } from "./numerics/incremental";
 import { EMPTY } from "./numerics/series";
 import {
   changesDoneStatements, processFromRow, SCRATCH, takeChangesStatement, takeChangesWhileHeldStatement, type ProcessRow,
 } from "./state";
 import { createMissingSeries, groupsOf, seriesOfGroups, sourceOf, targetOf, type SeriesInfo } from "./series";
+import { unstorable } from "./storable";
+import { kindOf, type ProcessConfig } from "./types";
+import type { Computed } from "./types/kind";
+
+export { readRecords } from "./reads";
 
 /** What a run reports (its job's result): where the target was replaced from (null: from scratch) and how many records it wrote. */
 export interface RunResult {
@@ -30,34 +30,6 @@ export interface RunResult {
   records_written: number;
   /** Why nothing was computed, when so. */
   note?: string;
-}
-
-/** The records of a series with from ≤ timestamp ≤ to, in one batch. */
-export async function readRecords(seriesId: number, from: number, to: number): Promise<RecordBatch> {
-  const chunks = [];
-  let n = 0;
-  for await (const chunk of records().read(seriesId, Math.max(from, MIN_INSTANT), Math.min(to, MAX_INSTANT))) {
-    chunks.push(chunk);
-    n += chunk.length;
-  }
-  if (chunks.length === 1 && chunks[0].timestamps.length === n) return chunks[0];
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  const flags: string[] = new Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    timestamps.set(c.timestamps.subarray(0, c.length), at);
-    values.set(c.values.subarray(0, c.length), at);
-    for (let i = 0; i < c.length; i++) flags[at + i] = c.flags[i];
-    at += c.length;
-  }
-  return { timestamps, values, flags };
-}
-
-/** The timestamp of the series' last record before `t` (with a value, if `valued`), if any. */
-async function lastRecordBefore(seriesId: number, t: number, valued: boolean): Promise<number | null> {
-  if (t === -Infinity) return null;
-  return (await records().latest(seriesId, -Infinity, Math.ceil(t) - 1, { valued }))?.timestamp ?? null;
 }
 
 /** The display zone's offset of the group's station, in seconds (aggregation works in local time). */
@@ -68,18 +40,6 @@ async function zoneOffsetOf(groupId: number): Promise<number> {
   return zone.fixedOffsetMinutes !== null ? zone.fixedOffsetMinutes * 60 : zone.offsetSecondsAt(Date.now() / 1000);
 }
 
-interface Computed {
-  plan: IncrementalPlan;
-  target: RecordBatch;
-  /** The stored target from the plan's targetFrom on, read while the source was (null if that failed). */
-  stored: Promise<StoredRecords | null>;
-}
-
-/** The stored target records from `from` on, read now for the replacement's comparison; null on any failure (the replacement then reads them). */
-function storedTarget(target: SeriesInfo, from: number): Promise<StoredRecords | null> {
-  return records().stored(target.id, from === -Infinity ? MIN_INSTANT : from).catch(() => null);
-}
-
 /**
  * The target records from the plan's targetFrom on, for a source changed from `dirtyFrom` on
  * (−Infinity: from scratch). Throws IncrementalContextError when the stored target is not what
@@ -87,37 +47,13 @@ function storedTarget(target: SeriesInfo, from: number): Promise<StoredRecords |
  */
 async function compute(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number, dirtyFrom: number): Promise<Computed> {
   if (!source) return { plan: FROM_SCRATCH, target: EMPTY, stored: Promise.resolve(null) };
-  switch (p.type) {
-    case "checks": {
-      const plan = planChecks(p.config, dirtyFrom);
-      const stored = storedTarget(target, plan.targetFrom);
-      const [input, previous] = await Promise.all([
-        readRecords(source.id, plan.sourceFrom, MAX_INSTANT),
-        plan.targetFrom === -Infinity ? EMPTY : readRecords(target.id, plan.sourceFrom, plan.targetFrom - 1),
-      ]);
-      return { plan, target: runChecks(p.config, input, previous, plan.targetFrom), stored };
-    }
-    case "curve_interpolation": {
-      const plan = planCurveInterpolation(dirtyFrom);
-      const stored = storedTarget(target, plan.targetFrom);
-      return { plan, target: runCurveInterpolation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), plan.targetFrom), stored };
-    }
-    case "aggregation": {
-      const summary = await records().summary(source.id);
-      const whole: AggregationSource = { timeStep: source.timeStep, zoneOffsetSeconds: zoneOffset, first: summary?.first ?? null, last: summary?.last ?? null };
-      const before = aggregationLookback(p.config, dirtyFrom, whole, await lastRecordBefore(source.id, dirtyFrom, false));
-      const lastValued = before === null ? null : await lastRecordBefore(target.id, before, true);
-      const plan = planAggregation(p.config, dirtyFrom, whole, lastValued);
-      const stored = storedTarget(target, plan.targetFrom);
-      return { plan, target: runAggregation(p.config, await readRecords(source.id, plan.sourceFrom, MAX_INSTANT), whole, plan), stored };
-    }
-  }
+  return kindOf(p).compute(p, { source, target, zoneOffset, dirtyFrom });
 }
 
 /** What a run's result depends on besides the source's records: another value than last time means a run from scratch. */
 function inputsOf(p: ProcessConfig, source: SeriesInfo | null, target: SeriesInfo, zoneOffset: number): string {
   const common = `source=${source?.id ?? "none"} target=${target.id}`;
-  return p.type === "aggregation" ? `${common} time_step=${source?.timeStep ?? ""} zone=${zoneOffset}` : common;
+  return kindOf(p).usesZone ? `${common} time_step=${source?.timeStep ?? ""} zone=${zoneOffset}` : common;
 }
 
 /** The process's series, the target (and the checks' source) created first if missing. */
@@ -125,10 +61,9 @@ async function seriesFor(process: ProcessRow): Promise<{ source: SeriesInfo | nu
   const { groupId, definition } = process;
   let series = await seriesOfGroups(groupsOf(groupId, definition));
   let target = targetOf(groupId, definition, series);
-  if (!target || (definition.type === "checks" && !sourceOf(groupId, definition, series))) {
+  if (!target || (kindOf(definition).reads === "initial" && !sourceOf(groupId, definition, series))) {
     // The group's other processes may read a new series now (marked by createMissingSeries); this run is from scratch anyway.
-    const created = await db().write((tx) => createMissingSeries(tx, groupId, definition));
-    if (created) notifyJobsQueued();
+    await db().write((tx) => createMissingSeries(tx, groupId, definition));
     series = await seriesOfGroups(groupsOf(groupId, definition));
     target = targetOf(groupId, definition, series)!;
   }
@@ -161,7 +96,7 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
 
   const [{ source, target }, zoneOffset] = await Promise.all([
     seriesFor(process),
-    process.definition.type === "aggregation" ? zoneOffsetOf(process.groupId) : 0,
+    kindOf(process.definition).usesZone ? zoneOffsetOf(process.groupId) : 0,
   ]);
   const inputs = inputsOf(process.definition, source, target, zoneOffset);
   const scratch = process.runningFrom <= MIN_INSTANT || inputs !== process.inputs;
@@ -175,15 +110,16 @@ export async function runProcess(processId: number, job: Job, ctx: JobContext): 
   ctx.progress(0.7);
 
   const { plan, target: batch } = computed;
+  const refused = unstorable(batch);
+  if (refused) throw new Error(refused);
   const whole = plan.targetFrom === -Infinity;
   const from = whole ? Math.min(MIN_INSTANT, batch.timestamps.length ? batch.timestamps[0] : MIN_INSTANT) : plan.targetFrom;
   try {
     const written = await records().replace(target.id, from, batch, {
       onlyIf: heldJobSql(jobId, ctx.owner),
       stored: await computed.stored,
-      also: changesDoneStatements(process.id, target.id, inputs, seriesWrittenStatements(target.id, whole ? SCRATCH : from)),
+      also: changesDoneStatements(process.id, target.id, inputs, changeStatements({ kind: "series-written", seriesId: target.id, first: whole ? SCRATCH : from })),
     });
-    notifyJobsQueued();
     ctx.progress(1);
     return { from: whole ? null : iso(from), records_written: written };
   } catch (e) {

@@ -7,9 +7,10 @@
  */
 import { db, Prisma, type Tx } from "@/lib/db";
 import { settings } from "@/lib/config";
-import { typeCode } from "@/lib/services/timeseries-types";
-import { aggregatedSeriesName, type ProcessConfig } from "./config";
+import { typeCode } from "@/lib/domain/timeseries-types";
 import { groupSeriesChangedStatements } from "./state";
+import { kindOf, type ProcessConfig } from "./types";
+import type { TargetKey } from "./types/kind";
 
 export interface SeriesInfo {
   id: number;
@@ -38,28 +39,17 @@ export async function seriesOfGroups(groupIds: readonly number[]): Promise<Serie
 
 /** The groups whose series a process reads or writes. */
 export function groupsOf(groupId: number, p: ProcessConfig): number[] {
-  return p.type === "curve_interpolation" ? [groupId, p.targetGroupId] : [groupId];
+  const other = kindOf(p).targetGroupId(p);
+  return other === null ? [groupId] : [groupId, other];
 }
 
 export function sourceOf(groupId: number, p: ProcessConfig, series: readonly SeriesInfo[]): SeriesInfo | null {
   const own = (type: number) => series.find((s) => s.groupId === groupId && s.type === type) ?? null;
-  return p.type === "checks" ? own(INITIAL) : own(CHECKED) ?? own(INITIAL);
-}
-
-/** What the target series is (its group and identifying fields). */
-function targetKey(groupId: number, p: ProcessConfig): { groupId: number; type: number; timeStep?: string; name?: string } {
-  switch (p.type) {
-    case "checks":
-      return { groupId, type: CHECKED };
-    case "curve_interpolation":
-      return { groupId: p.targetGroupId, type: INITIAL };
-    case "aggregation":
-      return { groupId, type: AGGREGATED, timeStep: p.config.target_time_step, name: aggregatedSeriesName(p.config.method) };
-  }
+  return kindOf(p).reads === "initial" ? own(INITIAL) : own(CHECKED) ?? own(INITIAL);
 }
 
 export function targetOf(groupId: number, p: ProcessConfig, series: readonly SeriesInfo[]): SeriesInfo | null {
-  const key = targetKey(groupId, p);
+  const key: TargetKey = kindOf(p).target(groupId, p);
   return series.find((s) => s.groupId === key.groupId && s.type === key.type
     && (key.timeStep === undefined || s.timeStep === key.timeStep) && (key.name === undefined || s.name === key.name)) ?? null;
 }
@@ -97,8 +87,8 @@ async function insert(tx: Tx, groupId: number, type: number, timeStep: string, n
  * publicly_available from the source when there is one. Returns whether it created any.
  *
  * A new Initial or Checked series may be another process's source or target now, so the
- * processes of the groups are marked for runs from scratch (the caller then calls
- * notifyJobsQueued()). An aggregation's new Aggregated series is not: no process reads an
+ * processes of the groups are marked for runs from scratch (the runners wake once the caller's
+ * transaction has committed). An aggregation's new Aggregated series is not: no process reads an
  * Aggregated series and only that aggregation writes it, so the group's checks and other
  * processes are not run again for it (the caller queues the aggregation's own run).
  */
@@ -110,14 +100,14 @@ export async function createMissingSeries(tx: Tx, groupId: number, p: ProcessCon
   const publicByDefault = settings().defaultPubliclyAvailable;
   let created = false;
   let othersConcerned = false;
-  if (p.type === "checks" && !sourceOf(groupId, p, series)) {
+  if (kindOf(p).reads === "initial" && !sourceOf(groupId, p, series)) {
     await insert(tx, groupId, INITIAL, "", "", publicByDefault);
     series = await read();
     created = othersConcerned = true;
   }
   if (!targetOf(groupId, p, series)) {
     const source = sourceOf(groupId, p, series);
-    const key = targetKey(groupId, p);
+    const key = kindOf(p).target(groupId, p);
     await insert(tx, key.groupId, key.type, key.timeStep ?? source?.timeStep ?? "", key.name ?? "", source?.publiclyAvailable ?? publicByDefault);
     created = true;
     othersConcerned ||= key.type !== AGGREGATED;

@@ -8,8 +8,9 @@
 import { db, Prisma } from "@/lib/db";
 import type { Dialect } from "@/lib/db/url";
 import { enqueueSql } from "@/lib/jobs/queue";
-import { now, type Row } from "@/lib/jobs/sql";
-import type { ProcessConfig, ProcessType } from "./config";
+import { now } from "@/lib/db/dialect-sql";
+import type { Row } from "@/lib/jobs/sql";
+import { INITIAL_READERS, kindNamed, ZONE_USERS, type ProcessConfig, type ProcessType } from "./types";
 
 export const PROCESS_KIND = "process.run";
 
@@ -49,15 +50,22 @@ function markAndQueue(where: Prisma.Sql, from: number, dialect: Dialect): Prisma
   ];
 }
 
+/** `p.type` is one of `types` (their names are the registry's, written as SQL literals). */
+function typeIn(types: readonly ProcessType[]): Prisma.Sql {
+  return types.length === 0 ? Prisma.sql`1 = 0` : Prisma.raw(`p.type IN (${types.map((t) => `'${t}'`).join(", ")})`);
+}
+
 /**
- * The processes whose source is series `seriesId` (processing.md §2): checks read the group's
- * Initial series; the others its Checked series if it has one, else its Initial.
+ * The processes whose source is series `seriesId` (processing.md §2): those that read Initial
+ * (checks) read the group's Initial series; the others its Checked series if it has one, else
+ * its Initial.
  */
 function readersOf(seriesId: number): Prisma.Sql {
+  const initialReaders = typeIn(INITIAL_READERS);
   return Prisma.sql`p.enabled AND p.timeseries_group_id = (SELECT t.timeseries_group_id FROM timeseries t WHERE t.id = ${seriesId})
     AND (SELECT CASE
-        WHEN t.type = 2 THEN p.type <> 'checks'
-        WHEN t.type = 1 THEN p.type = 'checks' OR NOT EXISTS (SELECT 1 FROM timeseries c WHERE c.timeseries_group_id = t.timeseries_group_id AND c.type = 2)
+        WHEN t.type = 2 THEN NOT (${initialReaders})
+        WHEN t.type = 1 THEN ${initialReaders} OR NOT EXISTS (SELECT 1 FROM timeseries c WHERE c.timeseries_group_id = t.timeseries_group_id AND c.type = 2)
         ELSE 1 = 0 END
       FROM timeseries t WHERE t.id = ${seriesId})`;
 }
@@ -86,10 +94,10 @@ export function lockGroupsProcessesStatements(groupIds: readonly number[], diale
   return dialect === "postgres" ? [lockedProcesses(Prisma.sql`p.timeseries_group_id IN (${ids}) OR p.target_group_id IN (${ids})`)] : [];
 }
 
-/** The station's display time zone changed: its aggregations (which work in local time) run from scratch. */
+/** The station's display time zone changed: its processes that work in local time (aggregations) run from scratch. */
 export function stationZoneChangedStatements(stationId: number, dialect: Dialect = db().dialect): Prisma.Sql[] {
   return markAndQueue(
-    Prisma.sql`p.enabled AND p.type = 'aggregation' AND p.timeseries_group_id IN (SELECT g.id FROM timeseries_group g WHERE g.station_id = ${stationId})`,
+    Prisma.sql`p.enabled AND ${typeIn(ZONE_USERS)} AND p.timeseries_group_id IN (SELECT g.id FROM timeseries_group g WHERE g.station_id = ${stationId})`,
     SCRATCH, dialect);
 }
 
@@ -124,11 +132,7 @@ function nullableNumber(v: unknown): number | null {
 
 /** A process row as either driver returns it (SQLite: integers for booleans and dates). */
 export function processFromRow(r: Row): ProcessRow {
-  const type = r.type as ProcessType;
-  const config = JSON.parse(r.config as string);
-  const definition: ProcessConfig = type === "curve_interpolation"
-    ? { type, config, targetGroupId: Number(r.target_group_id) }
-    : { type, config } as ProcessConfig;
+  const definition: ProcessConfig = kindNamed(r.type as ProcessType).fromStored(JSON.parse(r.config as string), nullableNumber(r.target_group_id));
   return {
     id: Number(r.id),
     groupId: Number(r.timeseries_group_id),

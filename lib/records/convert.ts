@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { db, Prisma } from "@/lib/db";
 import type { Job } from "@/lib/jobs/queue";
 import { enqueue } from "@/lib/jobs/queue";
-import { logError } from "@/lib/log";
+import { logError } from "@/lib/observability/log";
 import { records } from "@/lib/records";
 
 /**

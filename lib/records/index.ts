@@ -1,16 +1,21 @@
 import { db } from "@/lib/db";
+import { jobsQueued, queuingWork } from "@/lib/db/queued-work";
 import { metrics } from "@/lib/observability/metrics.mjs";
 import { PostgresBlockStore } from "@/lib/records/postgres-blocks";
 import { SqliteBlockStore } from "@/lib/records/sqlite-blocks";
-import type { CorrectResult, RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
+import type { ChunkedWriteOptions, CorrectResult, RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
 export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
 export { decodeRecords, encodeRecords } from "@/lib/records/codec";
-
+export { concatBatches } from "@/lib/records/batches";
 export { recordsExistSql } from "@/lib/records/sql";
 
-/** A store that counts the records written and read, for the metrics, and notes writes (read replicas). */
+/**
+ * A store that counts the records written and read, for the metrics, notes writes (read
+ * replicas), and wakes the job runners after a write whose `also` statements queued work
+ * (lib/db/queued-work.ts).
+ */
 class CountedStore implements RecordsStore {
   constructor(private readonly store: RecordsStore) {}
 
@@ -18,6 +23,7 @@ class CountedStore implements RecordsStore {
     const result = await this.store.write(seriesId, batch, options);
     if (result.ok && !options.dryRun) {
       metrics().recordsWritten.inc(result.stored);
+      if (queuingWork(options.also)) jobsQueued();
       await db().replicas?.noteWrite();
     }
     return result;
@@ -34,14 +40,25 @@ class CountedStore implements RecordsStore {
   async replace(...args: Parameters<RecordsStore["replace"]>): Promise<number> {
     const written = await this.store.replace(...args);
     metrics().recordsWritten.inc(written);
+    if (queuingWork(args[3]?.also)) jobsQueued();
     await db().replicas?.noteWrite();
     return written;
   }
 
-  async writeChunks(...args: Parameters<RecordsStore["writeChunks"]>): Promise<number> {
-    const written = await this.store.writeChunks(...args);
-    if (written > 0 || args[2]?.replaceFrom !== undefined) {
+  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    const also = options.also;
+    let queued = false;
+    const written = await this.store.writeChunks(seriesId, chunks, also ? {
+      ...options,
+      also: (from) => {
+        const statements = also(from);
+        queued ||= queuingWork(statements);
+        return statements;
+      },
+    } : options);
+    if (written > 0 || options.replaceFrom !== undefined) {
       metrics().recordsWritten.inc(written);
+      if (queued) jobsQueued();
       await db().replicas?.noteWrite();
     }
     return written;

@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
-import { newChartAggregates } from "@/lib/formats/chart";
+import { addToChart, newChartAggregates } from "@/lib/formats/chart";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
 import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, TYPES } from "@/lib/records/pg-shared";
@@ -411,13 +411,23 @@ export class PostgresRecordsStore implements RecordsStore {
     if (ranges.length === 0) return;
     const D = E - S;
     const interval = D === 0 ? `${N - 1}` : `LEAST(((r.timestamp - $4::bigint) * $5::bigint) / $6::bigint, ${N - 1})`;
-    const { rows } = await this.reads.query({
-      ...q(`SELECT ${interval} AS i, COUNT(r.value)::int, MIN(r.value), MAX(r.value), SUM(r.value)
-        FROM unnest($2::bigint[], $3::bigint[]) AS e(lo, hi)
-        JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi
-        GROUP BY 1`, [seriesId, ranges.map((r) => r[0]), ranges.map((r) => r[1]), ...(D === 0 ? [] : [S, N, D])]),
-      rowMode: "array",
-    });
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.reads.query({
+        ...q(`SELECT ${interval} AS i, COUNT(r.value)::int, MIN(r.value), MAX(r.value), SUM(r.value)
+          FROM unnest($2::bigint[], $3::bigint[]) AS e(lo, hi)
+          JOIN timeseries_record r ON r.timeseries_id = $1 AND r.timestamp BETWEEN e.lo AND e.hi
+          GROUP BY 1`, [seriesId, ranges.map((r) => r[0]), ranges.map((r) => r[1]), ...(D === 0 ? [] : [S, N, D])]),
+        rowMode: "array",
+      }));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== NUMERIC_OUT_OF_RANGE) throw error;
+      // A sum of values near ±1.8e308 overflows, which PostgreSQL refuses: summed here instead, to ±Infinity.
+      for (const [lo, hi] of ranges) {
+        for await (const c of this.read(seriesId, lo, hi)) for (let k = 0; k < c.length; k++) addToChart(out, c.timestamps[k], c.values[k], S, E, N);
+      }
+      return;
+    }
     for (const [i, count, min, max, sum] of rows as [number, number, number | null, number | null, number | null][]) {
       mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
     }
@@ -438,6 +448,9 @@ async function beginLocked(client: pg.PoolClient, seriesId: number): Promise<{ l
   return { lastTimestamp: rows[0].last_timestamp as number | null };
 }
 
+/** PostgreSQL's SQLSTATE of an arithmetic overflow (a float8 sum beyond ±1.8e308). */
+const NUMERIC_OUT_OF_RANGE = "22003";
+
 /** Batches up to this size are written by one statement (writeSmall), larger ones by COPY. */
 const SMALL_WRITE = 1000;
 
@@ -450,7 +463,16 @@ const MERGE_BLOCKS_SQL = (series: string, starts: string, counts: string, valueC
         value_count = b.value_count + excluded.value_count,
         min = LEAST(b.min, excluded.min),
         max = GREATEST(b.max, excluded.max),
-        sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE b.sum + excluded.sum END`;
+        sum = CASE WHEN b.sum IS NULL THEN excluded.sum WHEN excluded.sum IS NULL THEN b.sum ELSE ${IEEE_SUM("b.sum", "excluded.sum")} END`;
+
+/**
+ * a + b of two float8 expressions as IEEE arithmetic (and SQLite, and JavaScript) has it: ±Infinity
+ * where PostgreSQL refuses an overflow with an error, which would fail an upload of values near
+ * ±1.8e308 into a day that holds some. Halves never overflow: a + b does iff their sum exceeds
+ * half the largest double.
+ */
+const IEEE_SUM = (a: string, b: string) =>
+  `(CASE WHEN abs(${a} / 2 + ${b} / 2) > ${Number.MAX_VALUE / 2} THEN sign(${a} / 2 + ${b} / 2) * 'Infinity'::float8 ELSE ${a} + ${b} END)`;
 
 /** The timestamp, value and flags of a batch's last record. */
 function lastOf(batch: RecordBatch): [number, number | null, string] {

@@ -2,7 +2,7 @@ import type { Statement } from "better-sqlite3";
 import { sqliteValue, type Db } from "@/lib/db";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
-import { logError } from "@/lib/log";
+import { logError } from "@/lib/observability/log";
 import { concatChunks } from "@/lib/records/blocks";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";

@@ -1,7 +1,7 @@
-import type { JobHandler } from "@/lib/jobs/kinds";
-import { logError } from "@/lib/log";
+import type { JobHandler } from "@/lib/jobs/registry";
+import { logError } from "@/lib/observability/log";
 import { replicate } from "@/lib/replication/run";
-import { scheduleNext, storedSource, type RunPayload } from "@/lib/replication/sources";
+import { scheduleNext, sourceCredentials, storedSource, type RunPayload } from "@/lib/replication/sources";
 
 /**
  * The job of one run of a configured source (key `replication:<id>`, or `replication:<id>:dry`):
@@ -21,7 +21,8 @@ export const replicationRun: JobHandler = async (job, ctx) => {
       sourceId: source.id,
       url: source.url,
       query: source.query,
-      credentials: { username: source.username || undefined, password: source.password || undefined, token: source.token || undefined },
+      // A password or token encrypted with another ENHYDRIS_SECRET_KEY fails the run with a message saying so.
+      credentials: sourceCredentials(source),
       prune: source.prune || payload.prune === true,
       dryRun,
       signal: ctx.signal,

@@ -1,12 +1,15 @@
 /**
- * The other instance of a replication (replication.md): its API read over HTTP, with its
- * credentials, a time limit on every request, and a clear message for everything that can go
- * wrong there (an error status, no answer, a body that is not what the API specifies).
+ * The other instance of a replication (replication.md): its API read over HTTP through the
+ * outbound guard of telemetry.md §3 (lib/outbound), with its credentials, a time limit on every
+ * request, and a clear message for everything that can go wrong there (an error status, no
+ * answer, a body that is not what the API specifies, an address that may not be reached).
  */
 import { inflateRawSync } from "node:zlib";
 import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import type { RecordBatch } from "@/lib/records/types";
+import { settings } from "@/lib/config";
+import { openOutbound, OutboundError, type OutboundAllowList } from "@/lib/outbound";
+import { concatBatches, type RecordBatch } from "@/lib/records";
 
 /** A failure at the source, with the message a run reports. */
 export class SourceError extends Error {}
@@ -23,6 +26,17 @@ const UTC = resolveTimeZone("UTC")!;
 const PAGE_SIZE = 1000;
 /** Redirects followed within the source (fetch follows 20). */
 const MAX_REDIRECTS = 10;
+/** The longest time a timer can wait (2^31 − 1 ms, about 24.8 days): a stream's whole-request limit, in effect none. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** An answer of the source: its status and headers, its body as it arrives (within the request's limits). */
+interface SourceAnswer {
+  readonly status: number;
+  readonly ok: boolean;
+  header(name: string): string | null;
+  readonly chunks: AsyncIterable<Buffer>;
+  cancel(): void;
+}
 /**
  * The most bytes of one answer of the source's API that is read whole (a page of a list, a legacy
  * model list, the station export, and the table inside it): a source that sends more, or never
@@ -54,7 +68,7 @@ export class Remote {
   private loggedIn = false;
 
   constructor(readonly site: string, private readonly credentials: Credentials, private readonly timeoutMs: number,
-    private readonly maxAnswerBytes = MAX_ANSWER_BYTES) {}
+    private readonly maxAnswerBytes = MAX_ANSWER_BYTES, private readonly allow: OutboundAllowList = settings().outboundAllow) {}
 
   /** Logs in with a user name and password (a token is used as it is). */
   async open(): Promise<void> {
@@ -101,25 +115,46 @@ export class Remote {
   }
 
   /**
+   * One request through the outbound guard (lib/outbound, telemetry.md §3: the address checked
+   * and pinned, special addresses refused unless ENHYDRIS_OUTBOUND_ALLOW lists them), its
+   * redirects answered as they are. A stream (records) may take as long as it needs, as long as
+   * the source is never silent for timeoutMs; any other answer must be whole within timeoutMs.
+   */
+  private async hop(method: string, url: string, body: string | undefined, stream: boolean): Promise<SourceAnswer> {
+    try {
+      const answer = await openOutbound(url, {
+        method, body, headers: this.headers(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      }, {
+        allow: this.allow, timeoutMs: stream ? LONGEST_TIMER_MS : this.timeoutMs, idleTimeoutMs: this.timeoutMs,
+        maxBytes: Number.MAX_SAFE_INTEGER, followRedirects: false,
+      });
+      return {
+        status: answer.status,
+        ok: answer.status >= 200 && answer.status < 300,
+        header(name) {
+          const value = answer.headers[name.toLowerCase()];
+          return value === undefined ? null : Array.isArray(value) ? value.join(", ") : String(value);
+        },
+        chunks: answer.body,
+        cancel: () => answer.cancel(),
+      };
+    } catch (error) {
+      throw this.failure(method, url, error);
+    }
+  }
+
+  /**
    * Sends a request, following redirects only within the source's origin: the login's password
    * and the token go nowhere else (a 307 or 308 to another host would re-send the body there).
    * A redirect elsewhere (another host, or http to https) fails, naming where it points.
    */
-  private async send(method: string, url: string, body?: string, signal = AbortSignal.timeout(this.timeoutMs)): Promise<Response> {
+  private async send(method: string, url: string, body?: string, stream = false): Promise<SourceAnswer> {
     let target = url;
     for (let hop = 0; ; hop++) {
-      let response: Response;
-      try {
-        response = await fetch(target, {
-          method, body, signal, redirect: "manual",
-          headers: this.headers(body !== undefined ? { "Content-Type": "application/json" } : {}),
-        });
-      } catch (error) {
-        throw this.failure(method, url, error);
-      }
-      const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+      const response = await this.hop(method, target, body, stream);
+      const location = response.status >= 300 && response.status < 400 ? response.header("location") : null;
       if (location === null) return response;
-      await response.body?.cancel().catch(() => undefined);
+      response.cancel();
       let next: URL;
       try {
         next = new URL(location, target);
@@ -139,26 +174,24 @@ export class Remote {
     }
   }
 
-  private async text(response: Response, url: string): Promise<string> {
+  private async text(response: SourceAnswer, url: string): Promise<string> {
     return new TextDecoder().decode(await this.body(response, url, this.maxAnswerBytes, `the answer is larger than ${this.maxAnswerBytes} bytes`));
   }
 
   /** A response's body, read as it arrives up to `maxBytes` (a source may send no Content-Length, or more than it says). */
-  private async body(response: Response, url: string, maxBytes: number, tooLarge: string): Promise<Buffer> {
-    const refuse = async () => {
-      await response.body?.cancel().catch(() => undefined);
+  private async body(response: SourceAnswer, url: string, maxBytes: number, tooLarge: string): Promise<Buffer> {
+    const refuse = () => {
+      response.cancel();
       return new SourceError(`GET ${url}: ${tooLarge}`);
     };
-    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw await refuse();
-    const chunks: Uint8Array[] = [];
+    if (Number(response.header("content-length") ?? 0) > maxBytes) throw refuse();
+    const chunks: Buffer[] = [];
     let size = 0;
-    if (!response.body) return Buffer.alloc(0);
-    const reader = response.body.getReader();
     try {
-      for (let next = await reader.read(); !next.done; next = await reader.read()) {
-        size += next.value.byteLength;
-        if (size > maxBytes) throw await refuse();
-        chunks.push(next.value);
+      for await (const chunk of response.chunks) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw refuse();
+        chunks.push(chunk);
       }
     } catch (error) {
       if (error instanceof SourceError) throw error;
@@ -168,8 +201,12 @@ export class Remote {
   }
 
   private failure(method: string, url: string, error: unknown): SourceError {
-    const name = (error as { name?: string }).name;
-    if (name === "TimeoutError" || name === "AbortError") return new SourceError(`${method} ${url}: no answer within ${this.timeoutMs / 1000} s`);
+    if (error instanceof SourceError) return error;
+    if (error instanceof OutboundError) {
+      if (error.code === "timeout") return new SourceError(`${method} ${url}: no answer within ${this.timeoutMs / 1000} s`);
+      if (error.code === "refused_address" || error.code === "invalid_url") return new SourceError(`${method} ${url}: ${error.message}`);
+      return new SourceError(`${method} ${url}: the source could not be reached (${error.message})`);
+    }
     return new SourceError(`${method} ${url}: the source could not be reached (${describe(error)})`);
   }
 
@@ -220,7 +257,7 @@ export class Remote {
     const url = this.url(`${model}/`);
     const response = await this.send("GET", url);
     if (response.status === 404 || response.status === 406) {
-      await response.body?.cancel().catch(() => undefined);
+      response.cancel();
       return null;
     }
     const text = await this.text(response, url);
@@ -273,14 +310,15 @@ export class Remote {
       n += chunk.timestamps.length;
       onRecords?.(n);
     }
-    return concatBatches(all, n);
+    return concatBatches(all);
   }
 
   /**
    * The records of a series' data/ as `records` reads them, in chunks as they arrive (about a
    * megabyte of text each), for a consumer that writes them on while the rest comes. Null when
-   * the credentials may not read them. Waiting timeoutMs for bytes (only while the consumer
-   * asks for the next chunk), an error status or a line that is not a record line fail.
+   * the credentials may not read them. A source silent for timeoutMs (the outbound guard's idle
+   * limit), an error status or a line that is not a record line fail; the whole may take as
+   * long as it needs.
    */
   async recordChunks(dataPath: string, range: { start?: number; end?: number }): Promise<AsyncGenerator<RecordBatch> | null> {
     const url = new URL(this.url(dataPath));
@@ -288,26 +326,12 @@ export class Remote {
     url.searchParams.set("timezone", "UTC");
     if (range.start !== undefined) url.searchParams.set("start_date", isoOffset(range.start));
     if (range.end !== undefined) url.searchParams.set("end_date", isoOffset(range.end));
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const waiting = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    };
-    const idle = () => clearTimeout(timer);
-    waiting();
-    let response: Response;
-    try {
-      response = await this.send("GET", url.toString(), undefined, controller.signal);
-      if (response.status === 401 || response.status === 403) {
-        await response.body?.cancel().catch(() => undefined);
-        return null;
-      }
-      if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(await this.text(response, url.toString()))}`);
-    } finally {
-      idle();
+    const response = await this.send("GET", url.toString(), undefined, true);
+    if (response.status === 401 || response.status === 403) {
+      response.cancel();
+      return null;
     }
-    const body = response.body!.getReader();
+    if (!response.ok) throw new SourceError(`GET ${url}: HTTP ${response.status}${detailOf(await this.text(response, url.toString()))}`);
     const failure = (error: unknown) => {
       if (error instanceof MalformedRecords) return new SourceError(`GET ${url}: malformed records: ${error.problems.slice(0, 3).join("; ")}`);
       return this.failure("GET", url.toString(), error);
@@ -316,16 +340,8 @@ export class Remote {
       const reader = new RecordLineReader(UTC);
       let ended = false;
       try {
-        for (;;) {
-          let next: ReadableStreamReadResult<Uint8Array>;
-          waiting();
-          try {
-            next = await body.read();
-          } finally {
-            idle();
-          }
-          if (next.done) break;
-          reader.pushBytes(next.value);
+        for await (const chunk of response.chunks) {
+          reader.pushBytes(chunk);
           if (reader.pendingRecords > 0) yield reader.take();
         }
         ended = true;
@@ -334,7 +350,7 @@ export class Remote {
       } catch (error) {
         throw failure(error);
       } finally {
-        if (!ended) await body.cancel().catch(() => undefined);
+        if (!ended) response.cancel();
       }
     })();
   }
@@ -344,11 +360,11 @@ export class Remote {
     const url = this.onSourceOrigin(link);
     const response = await this.send("GET", url.toString());
     if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
+      response.cancel();
       throw new SourceError(`GET ${url}: HTTP ${response.status}`);
     }
     const bytes = new Uint8Array(await this.body(response, url.toString(), maxBytes, "the file is larger than ENHYDRIS_MAX_UPLOAD_SIZE"));
-    const disposition = response.headers.get("content-disposition") ?? "";
+    const disposition = response.header("content-disposition") ?? "";
     const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
     const plain = /filename="([^"]*)"/i.exec(disposition)?.[1];
     let name = plain ?? decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "file");
@@ -369,7 +385,7 @@ export class Remote {
     if (query) url.searchParams.set("q", query);
     const response = await this.send("GET", url.toString());
     if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
+      response.cancel();
       return null;
     }
     const zip = await this.body(response, url.toString(), this.maxAnswerBytes, `the answer is larger than ${this.maxAnswerBytes} bytes`);
@@ -390,21 +406,6 @@ export class Remote {
   }
 }
 
-/** One batch of the records of consecutive batches. */
-function concatBatches(batches: RecordBatch[], n: number): RecordBatch {
-  if (batches.length === 1) return batches[0];
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  const flags: string[] = [];
-  let at = 0;
-  for (const b of batches) {
-    timestamps.set(b.timestamps, at);
-    values.set(b.values, at);
-    for (const f of b.flags) flags.push(f);
-    at += b.timestamps.length;
-  }
-  return { timestamps, values, flags };
-}
 
 export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);

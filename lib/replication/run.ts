@@ -14,19 +14,16 @@ import { settings } from "@/lib/config";
 import { db, Prisma, type Tx } from "@/lib/db";
 import { formatValue } from "@/lib/formats/value";
 import { parsePointGeom } from "@/lib/geo/wkt";
-import { DISPLAY_TIMEZONES } from "@/lib/api/station-fields";
-import { notifyJobsQueued } from "@/lib/jobs/queue";
-import { seriesWrittenStatements } from "@/lib/jobs/series-written";
+import { discard, DISPLAY_TIMEZONES, insertStationRow, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
+import { changeStatements } from "@/lib/jobs/registry";
 import { records, RecordsOverlap } from "@/lib/records";
 import type { RecordBatch } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
-import { discard, sanitizeFileName, storeContent } from "@/lib/services/attachment-writes";
-import { insertLookup } from "@/lib/services/lookup-writes";
-import type { LookupName } from "@/lib/services/lookups";
-import { mediaPath } from "@/lib/services/media";
-import { remarksNorm, stationNorm } from "@/lib/services/norms";
-import { writeExactFloats } from "@/lib/services/sql";
-import { TIMESERIES_TYPES, typeCode } from "@/lib/services/timeseries-types";
+import { insertLookup } from "@/lib/lookups";
+import type { LookupName } from "@/lib/lookups";
+import { remarksNorm, stationNorm } from "@/lib/domain/norms";
+import { writeExactFloats } from "@/lib/db/dialect-sql";
+import { TIMESERIES_TYPES, typeCode } from "@/lib/domain/timeseries-types";
 import { rm } from "node:fs/promises";
 
 export interface RunOptions {
@@ -520,13 +517,11 @@ class Run {
         };
         let stationId = station.localId;
         if (stationId === null) {
-          stationId = (await tx.gentity.create({ data: { kind: "station" } })).id;
-          await tx.station.create({ data: { ...stationData, id: stationId, creatorId: null, replicatedFrom: this.options.sourceId, lastModified: now, searchNorm: stationNorm(stationData) } });
+          stationId = await insertStationRow(tx, { ...stationData, maintainers: [], dataViewers: [], stype: [...new Set(stypes)] },
+            { creatorId: null, replicatedFrom: this.options.sourceId, at: now });
         } else if (station.change === "update") {
           await tx.station.update({ where: { id: stationId }, data: { ...stationData, lastModified: now, searchNorm: stationNorm(stationData) } });
           await tx.stationStype.deleteMany({ where: { stationId } });
-        }
-        if (station.change !== "same") {
           if (stypes.length) await tx.stationStype.createMany({ data: [...new Set(stypes)].map((stationTypeId) => ({ stationId: stationId!, stationTypeId })) });
           await writeExactFloats(tx, "station", stationId, { lon: point.lon, lat: point.lat, altitude: stationData.altitude });
         }
@@ -731,7 +726,7 @@ class Run {
       return;
     }
     const seriesId = w.localId;
-    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...seriesWrittenStatements(seriesId, first)];
+    const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...changeStatements({ kind: "series-written", seriesId, first })];
     let written: number;
     try {
       written = await records().writeChunks(seriesId, chunks, localFirst === null ? { also } : { replaceFrom: localFirst, also });
@@ -740,8 +735,8 @@ class Run {
       throw error;
     }
     this.report.records += written;
-    if (written > 0 || localFirst !== null) notifyJobsQueued();
-    else await this.moveRecordsMark(w);
+    // Written (or replaced): the mark moved in the write's transaction.
+    if (written === 0 && localFirst === null) await this.moveRecordsMark(w);
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;
   }
@@ -769,12 +764,11 @@ class Run {
     } else {
       const result = await records().write(w.localId, batch, {
         mode: "append",
-        also: [...mark, ...seriesWrittenStatements(w.localId, batch.timestamps[0])],
+        also: [...mark, ...changeStatements({ kind: "series-written", seriesId: w.localId, first: batch.timestamps[0] })],
         validate: ({ lastStored }) => (lastStored !== null && batch.timestamps[0] <= lastStored ? [`${w.label}: the source's records overlap those copied before`] : []),
       });
       if (!result.ok) throw new SourceError(result.errors.join("; "));
       this.report.records += result.stored;
-      notifyJobsQueued();
     }
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;

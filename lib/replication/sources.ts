@@ -4,16 +4,19 @@
  * a source's runs never overlap and survive restarts; dry runs, which write nothing, have a key
  * of their own), and detaching a replicated station.
  */
-import { isDatabaseId } from "@/lib/services/refs";
+import { isDatabaseId } from "@/lib/domain/refs";
+import { isSealed, seal, SecretBoxError, unseal } from "@/lib/auth/secret-box";
 import { ensureSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
-import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, notifyJobsQueued, type Job } from "@/lib/jobs/queue";
-import { now } from "@/lib/jobs/sql";
-import { changedFields, changeSummary, named, recordActivity } from "@/lib/services/activity";
-import { ensureUnchanged, type ChangeOptions } from "@/lib/services/concurrency";
-import { Conflict, orNotFound, ValidationFailed } from "@/lib/services/errors";
-import { valuesOf, type Given } from "@/lib/services/given";
-import { existingStation, type StationAccess } from "@/lib/services/stations";
+import { enqueueSql, getJob, jobHistory, jobRunJson, lastStartedJob, type Job } from "@/lib/jobs/queue";
+import { now } from "@/lib/db/dialect-sql";
+import { changedFields, changeSummary, named, recordActivity } from "@/lib/domain/activity-log";
+import { ensureUnchanged, type ChangeOptions } from "@/lib/domain/concurrency";
+import { Conflict, orNotFound, ValidationFailed } from "@/lib/domain/errors";
+import { valuesOf, type Given } from "@/lib/domain/given";
+import { existingStation, type StationAccess } from "@/lib/stations";
+import { logError } from "@/lib/observability/log";
+import { logger } from "@/lib/observability/logger.mjs";
 
 export const REPLICATION_KIND = "replication.run";
 export const sourceKey = (id: number) => `replication:${id}`;
@@ -45,6 +48,74 @@ export interface SourceValues {
 }
 
 export type SourceRow = Prisma.ReplicationSourceGetPayload<object>;
+
+/**
+ * The password and token are stored encrypted (lib/auth/secret-box.ts, a key derived from
+ * ENHYDRIS_SECRET_KEY), each under a label of its own; rows written before that hold plaintext
+ * until the start-up pass (sealStoredCredentials) or their next write seals them.
+ */
+export const SOURCE_SECRET_LABELS = { password: "replication source password", token: "replication source token" } as const;
+
+/** Values to store: the password and token given, encrypted. */
+function sealed<T extends Partial<SourceValues>>(values: T): T {
+  const out = { ...values };
+  for (const field of ["password", "token"] as const) {
+    if (typeof out[field] === "string") out[field] = seal(SOURCE_SECRET_LABELS[field], out[field]);
+  }
+  return out;
+}
+
+/**
+ * The credentials to read the source with, decrypted; SecretBoxError (its message names the
+ * field and the key, never a value) when they were encrypted with another ENHYDRIS_SECRET_KEY.
+ */
+export function sourceCredentials(source: SourceRow): { username?: string; password?: string; token?: string } {
+  return {
+    username: source.username || undefined,
+    password: unseal(SOURCE_SECRET_LABELS.password, source.password) || undefined,
+    token: unseal(SOURCE_SECRET_LABELS.token, source.token) || undefined,
+  };
+}
+
+/** The stored source with its secrets decrypted, to compare with new values; a secret that does not open compares as changed. */
+function comparable(source: SourceRow): SourceRow {
+  const opened = (field: "password" | "token") => {
+    try {
+      return unseal(SOURCE_SECRET_LABELS[field], source[field]);
+    } catch (error) {
+      if (error instanceof SecretBoxError) return "\u0000unreadable";
+      throw error;
+    }
+  };
+  return { ...source, password: opened("password"), token: opened("token") };
+}
+
+/**
+ * Encrypts the passwords and tokens stored in plaintext (rows written before they were
+ * encrypted); run at start-up, when the key is known (a migration cannot know it). A row changed
+ * meanwhile is left to its own write. Returns how many rows it sealed; never throws.
+ */
+export async function sealStoredCredentials(): Promise<number> {
+  try {
+    const rows = await db().prisma.replicationSource.findMany({ where: { OR: [{ password: { not: "" } }, { token: { not: "" } }] }, select: { id: true, password: true, token: true } });
+    let count = 0;
+    const plain = (value: string) => value !== "" && !isSealed(value);
+    for (const row of rows) {
+      if (!plain(row.password) && !plain(row.token)) continue;
+      const data = {
+        password: plain(row.password) ? seal(SOURCE_SECRET_LABELS.password, row.password) : row.password,
+        token: plain(row.token) ? seal(SOURCE_SECRET_LABELS.token, row.token) : row.token,
+      };
+      const { count: n } = await db().write((tx) => tx.replicationSource.updateMany({ where: { id: row.id, password: row.password, token: row.token }, data }));
+      count += n;
+    }
+    if (count) logger().info(`Encrypted the stored credentials of ${count} replication ${count === 1 ? "source" : "sources"}.`);
+    return count;
+  } catch (error) {
+    logError("encrypting the stored credentials of replication sources", error);
+    return 0;
+  }
+}
 
 /** What a run's job carries. */
 export interface RunPayload {
@@ -149,7 +220,7 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
   ensureSuperuser(actor);
   const values = await valuesOf(given, undefined);
   const id = await db().write(async (tx) => {
-    const source = await tx.replicationSource.create({ data: { ...values, lastModified: new Date() } });
+    const source = await tx.replicationSource.create({ data: { ...sealed(values), lastModified: new Date() } });
     const schedule = scheduleSql(source, 0);
     if (schedule) await tx.$queryRaw(schedule);
     await recordActivity(tx, actor, {
@@ -158,7 +229,6 @@ export async function createSource(actor: Actor, given: Given<SourceValues>): Pr
     });
     return source.id;
   });
-  notifyJobsQueued();
   return id;
 }
 
@@ -175,7 +245,7 @@ export async function updateSource(actor: Actor, id: number, given: Given<Partia
   if (values.username && values.token === undefined) values.token = "";
   await db().write(async (tx) => {
     await ensureUnchanged(tx, "replicationSource", id, options, "replication source");
-    const source = await tx.replicationSource.update({ where: { id }, data: { ...values, lastModified: new Date() } });
+    const source = await tx.replicationSource.update({ where: { id }, data: { ...sealed(values), lastModified: new Date() } });
     const schedule = scheduleSql(source, source.interval * 1000);
     if (schedule && (values.interval !== undefined || values.enabled !== undefined)) await tx.$queryRaw(schedule);
     // A disabled source does not run: its queued runs go (one that has started finishes).
@@ -183,10 +253,9 @@ export async function updateSource(actor: Actor, id: number, given: Given<Partia
     else if (source.interval === 0) await tx.$executeRaw(scheduledRunsDeletion(id));
     await recordActivity(tx, actor, {
       action: "change", objectType: "replication_source", objectId: id, stationId: null,
-      summary: changeSummary(sourceName(source), changedFields(before, values, FIELD_NAMES)),
+      summary: changeSummary(sourceName(source), changedFields(comparable(before), values, FIELD_NAMES)),
     });
   });
-  notifyJobsQueued();
 }
 
 /** Deletes the source and its id map; its stations stay, as local stations. */
@@ -218,7 +287,6 @@ export async function queueRun(actor: Actor, id: number, payload: RunPayload): P
     });
     return Number(queued.id);
   });
-  notifyJobsQueued();
   return (await getJob(jobId))!;
 }
 
@@ -280,5 +348,4 @@ export async function scheduleNext(source: SourceRow, failed: boolean): Promise<
   const schedule = scheduleSql(source, delay * 1000);
   if (!schedule) return;
   await db().write((tx) => tx.$queryRaw(schedule));
-  notifyJobsQueued();
 }

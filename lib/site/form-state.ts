@@ -1,4 +1,4 @@
-import type { FieldErrors } from "@/lib/services/errors";
+import type { FieldErrors } from "@/lib/domain/errors";
 
 /**
  * What a management form shows after an answer (shared by its server action and its client

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable, isStorageFull } from "@/lib/db/errors";
-import { logError } from "@/lib/log";
-import { Conflict, DomainError, NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/services/errors";
+import { logError } from "@/lib/observability/log";
+import { Conflict, DomainError, NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from "@/lib/domain/errors";
 
 /**
  * What a site form shows when a service refuses it: the API's field messages next to their

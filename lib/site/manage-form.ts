@@ -1,10 +1,13 @@
 import { redirect } from "next/navigation";
 import { RequestInput } from "@/lib/http/body";
-import { StaleObject } from "@/lib/services/errors";
+import { StaleObject, type FieldErrors } from "@/lib/domain/errors";
+import { fieldErrorsIn } from "@/lib/site/field-errors";
+import { requestLocale } from "@/lib/site/locale";
 import { validFormToken, TOKEN_FIELD } from "@/lib/site/form-token";
 import type { FormState, FormValues } from "@/lib/site/form-state";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
 import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { TIME_STEP_FIELDS, typedTimeStep } from "@/lib/site/form-words";
 
 /*
  * The server side of the management forms (management.md §1): every change is a POST (a server
@@ -43,6 +46,11 @@ export function formInput(form: FormData, extra: Record<string, string> = {}): R
     data.append(key, value);
   }
   for (const [key, value] of Object.entries(extra)) data.set(key, value);
+  // A time step typed as people write one ("10 minutes") is read as the API's ("10min").
+  for (const key of TIME_STEP_FIELDS) {
+    const value = data.get(key);
+    if (typeof value === "string") data.set(key, typedTimeStep(value));
+  }
   return RequestInput.formData(data);
 }
 
@@ -73,8 +81,11 @@ export async function submitForm(prev: FormState, form: FormData, work: FormWork
   const values = formValues(form);
   const seq = prev.seq + 1;
   const user = await currentUser();
-  if (!user) return { values, errors: { form: [SESSION_ENDED] }, seq };
-  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return { values, errors: { form: [FORM_EXPIRED] }, seq };
+  // The checks' messages in the page's language (lib/site/field-errors.ts); the API keeps English.
+  const locale = await requestLocale();
+  const shown = (errors: FieldErrors) => fieldErrorsIn(locale, errors);
+  if (!user) return { values, errors: shown({ form: [SESSION_ENDED] }), seq };
+  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return { values, errors: shown({ form: [FORM_EXPIRED] }), seq };
   let outcome: Awaited<ReturnType<FormWork>>;
   try {
     outcome = await work(user, form);
@@ -82,11 +93,11 @@ export async function submitForm(prev: FormState, form: FormData, work: FormWork
     if (error instanceof StaleObject && current) {
       const stored = await current();
       // The form now carries the stored version: saving again overwrites it knowingly.
-      return { values: { ...values, last_modified: stored?.last_modified ?? "" }, errors: { form: [error.detail] }, current: stored ?? undefined, seq };
+      return { values: { ...values, last_modified: stored?.last_modified ?? "" }, errors: shown({ form: [error.detail] }), current: stored ?? undefined, seq };
     }
     const errors = formErrors(error);
     if (!errors) throw error;
-    return { values, errors, seq };
+    return { values, errors: shown(errors), seq };
   }
   if (typeof outcome === "string") redirect(outcome);
   return { values: outcome ? {} : values, errors: {}, message: outcome?.message, seq };

@@ -1,8 +1,8 @@
-/** Counts on the site's pages, written one way: with thousands separators ("52,560"). */
-const INTEGER = new Intl.NumberFormat("en-US");
+import { formatCountIn } from "@/lib/i18n/format";
 
+/** Counts on the site's pages in English, with thousands separators ("52,560"); formatCountIn writes them per language. */
 export function formatCount(n: number): string {
-  return INTEGER.format(n);
+  return formatCountIn("en", n);
 }
 
 /** "1 record", "52,560 records". */

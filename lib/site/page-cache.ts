@@ -1,15 +1,16 @@
 import { createHash } from "node:crypto";
 import { csrfCookieHeader, newCsrfToken } from "@/lib/auth/csrf";
-import { namedCache, type LruCache } from "@/lib/cache";
+import { namedCache, type LruCache } from "@/lib/runtime/cache";
 import { db, Prisma } from "@/lib/db";
+import { bridge } from "@/lib/runtime/bridge";
 
 /**
- * What server.mjs needs to serve the group page's HTML to anonymous visitors from a per-process
- * cache (lib/http/page-cache.mjs, docs/decisions/0018-page-cache.md), registered on globalThis
- * when the page's bundle is loaded, as the API's routers register themselves.
+ * What the server needs to serve the group page's HTML to anonymous visitors from a per-process
+ * cache (lib/server/page-cache.ts, docs/decisions/0018-page-cache.md), registered on the bridge
+ * (lib/runtime/bridge.ts) when the page's bundle is loaded, as the API's routers register themselves.
  */
 
-/** A page as sent, cut at its CSP nonce (lib/http/page-cache.mjs). */
+/** A page as sent, cut at its CSP nonce (lib/server/page-cache.ts). */
 export interface CachedPage {
   status: number;
   headers: [string, string | string[]][];
@@ -23,7 +24,6 @@ export interface PageCacheRegistration {
   csrfCookie(secure: boolean): string;
 }
 
-const PAGE_CACHE = Symbol.for("enhydris.pageCache");
 const MAX_BYTES = 16 * 1024 * 1024;
 
 const text = (sql: Prisma.Sql) => Prisma.sql`CAST(${sql} AS TEXT)`;
@@ -70,10 +70,9 @@ export async function groupPageKey(stationId: number, groupId: number): Promise<
   return createHash("sha256").update(`${stationId}/${groupId}\n${lines.join("\n")}`).digest("base64url");
 }
 
-/** Registers the page cache's functions for server.mjs (once per process; a reload replaces them). */
+/** Registers the page cache's functions for the server (once per process; a reload replaces them). */
 export function registerPageCache(): void {
-  const holder = globalThis as { [PAGE_CACHE]?: PageCacheRegistration };
-  holder[PAGE_CACHE] = {
+  bridge().pageCache = {
     groupPageKey,
     store: namedCache<CachedPage>("group-page-html", MAX_BYTES, (page) => page.size + 64 * page.parts.length + 1024),
     csrfCookie: (secure) => csrfCookieHeader(newCsrfToken(), secure),

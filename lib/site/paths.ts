@@ -23,6 +23,25 @@ export function safeNextPath(value: string | null | undefined): string {
   return path;
 }
 
+/**
+ * The page a site form goes back to (the language switcher's): the page it was sent from (its
+ * Referer, when of this host), else its `next` field, as a same-site path (safeNextPath)
+ * percent-encoded for a Location header. A form drawn once per page load (the footer) keeps in
+ * `next` the first page after the browser's router has moved on without reloading; the Referer
+ * names the page shown.
+ */
+export function returnPath(referer: string | null, host: string | null, next: string | null): string {
+  let path = next;
+  try {
+    const from = new URL(referer ?? "");
+    if (host && from.host === host) path = from.pathname + from.search + from.hash;
+  } catch {
+    // No Referer (a stricter referrer policy, a privacy setting): the form's `next`.
+  }
+  const url = new URL(safeNextPath(path), "http://site");
+  return url.pathname + url.search + url.hash;
+}
+
 export const stationPath = (sid: number) => `/stations/${sid}/`;
 export const groupPath = (sid: number, gid: number) => `/stations/${sid}/timeseriesgroups/${gid}/`;
 export const seriesApiPath = (sid: number, gid: number, tid: number) =>

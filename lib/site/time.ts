@@ -27,9 +27,51 @@ export function offsetLabel(minutes: number): string {
   return minutes === 0 ? "UTC" : `UTC${offsetText(minutes)}`;
 }
 
-/** "UTC+02:00 (Etc/GMT-2)": a display zone as a choice, its offset first (Etc/GMT's sign is POSIX's, the reverse of what people expect). */
+/**
+ * "UTC+02:00 (Etc/GMT-2)": a display zone as a choice, its offset first (Etc/GMT's sign is
+ * POSIX's, the reverse of what people expect); "UTC" for UTC itself, "UTC (Etc/GMT)" for its twin.
+ */
 export function zoneChoiceLabel(zone: string): string {
-  return `${offsetLabel(zoneOffsetMinutes(zone) ?? 0)} (${zone})`;
+  const offset = zoneOffsetMinutes(zone);
+  if (offset === null) return zone;
+  return zone === "UTC" ? "UTC" : `${offsetLabel(offset)} (${zone})`;
+}
+
+/** Zones with summer time that an upload may name (formats.md §3.1), beside the fixed ones. */
+const SUMMER_TIME_ZONES = ["Europe/Athens", "Europe/London", "Europe/Berlin"];
+
+export interface ZoneChoice {
+  value: string;
+  label: string;
+}
+
+/** The words of the zone choices' labels, in the page's language (the catalogue's manageZones). */
+export interface ZoneWords {
+  /** "Europe/Athens (with summer time)" */
+  summerTime(zone: string): string;
+  /** "UTC+02:00 (Etc/GMT-2), the station's" */
+  station(label: string): string;
+}
+
+const ENGLISH_ZONE_WORDS: ZoneWords = { summerTime: (zone) => `${zone} (with summer time)`, station: (label) => `${label}, the station's` };
+
+/**
+ * The time zones the site's forms offer, one list for every form (station, synoptic group,
+ * download, upload), each label distinct: the station's zone first when given ("…, the
+ * station's"), then UTC and the fixed offsets from west to east (the display zones of api.md
+ * §4.1), then, for uploads, a few zones with summer time. `words` writes the labels in another
+ * language: `{ summerTime: (zone) => t("summerTime", { zone }), station: (label) => t("station", { label }) }`.
+ */
+export function zoneChoices(options: { station?: string; summerTime?: boolean; words?: ZoneWords } = {}): ZoneChoice[] {
+  const words = options.words ?? ENGLISH_ZONE_WORDS;
+  const fixed = ["UTC", "Etc/GMT", ...Array.from({ length: 12 }, (_, i) => `Etc/GMT+${12 - i}`), ...Array.from({ length: 14 }, (_, i) => `Etc/GMT-${i + 1}`)]
+    .sort((a, b) => (zoneOffsetMinutes(a) ?? 0) - (zoneOffsetMinutes(b) ?? 0));
+  const rest = [...fixed, ...(options.summerTime ? SUMMER_TIME_ZONES : [])].filter((z) => z !== options.station);
+  const label = (z: string) => (SUMMER_TIME_ZONES.includes(z) ? words.summerTime(z) : zoneChoiceLabel(z));
+  return [
+    ...(options.station ? [{ value: options.station, label: words.station(label(options.station)) }] : []),
+    ...rest.map((z) => ({ value: z, label: label(z) })),
+  ];
 }
 
 function civil(epochSeconds: number, offsetMinutes: number): Date {
@@ -80,15 +122,4 @@ export function parseInstant(text: string, offsetMinutes: number): number | null
     }
   }
   return Math.floor(date.getTime() / 1000) - offset * 60;
-}
-
-/** The fixed-offset zones the data endpoint accepts for every format (formats.md §3.3). */
-export function fixedOffsetZones(): { name: string; label: string }[] {
-  const zones = [{ name: "UTC", label: "UTC" }];
-  for (let h = -12; h <= 14; h++) {
-    if (h === 0) continue;
-    const name = `Etc/GMT${h > 0 ? "-" : "+"}${Math.abs(h)}`;
-    zones.push({ name, label: `${offsetLabel(h * 60)} (${name})` });
-  }
-  return zones;
 }

@@ -4,8 +4,8 @@
  * ("stations[0].timeseries_groups[1].high_limit: …"), so that the API, the site's forms and
  * scripts report the same words.
  */
-import type { RateOfChangeThreshold } from "@/lib/processing/numerics/rate-of-change";
-import { rateOfChangeErrors as checksRateOfChangeErrors } from "@/lib/processing/config";
+import type { RateOfChangeThreshold } from "@/lib/processing";
+import { rateOfChangeErrors as checksRateOfChangeErrors } from "@/lib/processing";
 
 export interface SynopticRateOfChange {
   symmetric: boolean;
@@ -39,6 +39,9 @@ export interface SynopticGroupValues {
   stations: SynopticStationDefinition[];
 }
 
+/** The addresses a synoptic group's warnings go to, at most (each warning is one e-mail to all of them). */
+export const MAX_WARNING_EMAILS = 20;
+
 export const SYNOPTIC_RULES = {
   slug: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.',
   slugTaken: "A synoptic group with this slug already exists.",
@@ -49,6 +52,7 @@ export const SYNOPTIC_RULES = {
   notOfStation: (gid: number, sid: number) => `Time series group ${gid} does not belong to station ${sid}.`,
   privateData: (gid: number) => `You may not read the data of time series group ${gid}, so you may not show it.`,
   email: "Enter a valid email address.",
+  tooManyEmails: `Ensure this field has no more than ${MAX_WARNING_EMAILS} elements.`,
 } as const;
 
 export const SLUG = /^[A-Za-z0-9_-]+$/;

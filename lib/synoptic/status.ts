@@ -7,7 +7,7 @@
 import { formatValue } from "@/lib/formats/value";
 import {
   rateOfChangeFailures, sortThresholds, type RateOfChangeFailure,
-} from "@/lib/processing/numerics/rate-of-change";
+} from "@/lib/processing";
 import type { SynopticRateOfChange } from "@/lib/synoptic/config";
 
 export type ValueStatus = "ok" | "low" | "high" | "error";
@@ -30,7 +30,7 @@ export function freshness(lastCommon: number | null, nowSeconds: number, limitSe
 
 /** Compares the stored value (not its rounding) with the limits, the low one first, as the reference does. */
 export function valueStatus(value: number | null | undefined, low: number | null, high: number | null): ValueStatus {
-  if (value === null || value === undefined || Number.isNaN(value)) return "error";
+  if (value === null || value === undefined || !Number.isFinite(value)) return "error";
   if (low !== null && value < low) return "low";
   if (high !== null && value > high) return "high";
   return "ok";
@@ -38,7 +38,7 @@ export function valueStatus(value: number | null | undefined, low: number | null
 
 /** The value with the group's precision (formats.md §1), as a JSON number. */
 export function roundedValue(value: number | null | undefined, precision: number): number | null {
-  if (value === null || value === undefined || Number.isNaN(value)) return null;
+  if (value === null || value === undefined || !Number.isFinite(value)) return null;
   return Number(formatValue(value, precision));
 }
 

@@ -9,7 +9,7 @@ export const evaluationKey = (groupId: number) => `synoptic:${groupId}`;
 
 /**
  * The statements that queue the evaluation of the synoptic groups showing a series (one job per
- * synoptic group, coalesced by key), part of lib/jobs/series-written.ts. Only Initial and
+ * synoptic group, coalesced by key), synoptic's reaction to a "series-written" change. Only Initial and
  * Checked series can be a group's default series, so only their writes matter.
  */
 export function synopticWrittenStatements(seriesId: number, dialect: Dialect = db().dialect): Prisma.Sql[] {

@@ -5,6 +5,7 @@
  * ("Komboti Air temperature 2015-10-22 15:20 17.0 (low limit 17.1)").
  */
 import { formatValue } from "@/lib/formats/value";
+import { decimalIn, DEFAULT_LOCALE, translator, type Locale } from "@/lib/i18n";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 
 export type AlarmKind = "low" | "high" | "rate_of_change";
@@ -44,22 +45,29 @@ export function durationText(seconds: number): string {
 
 const withUnit = (text: string, unit: string) => (unit ? `${text} ${unit}` : text);
 
-/** What crossed what: "(high limit 4)", or "+1.2 in 10min (> 0.5)". */
-function reason(item: WarningItem): string {
-  if (item.kind !== "rate_of_change") return `(${item.kind} limit ${withUnit(String(item.limit), item.unit)})`;
+/** What crossed what: "(high limit 4)", or "+1.2 in 10min (> 0.5)"; numbers with the language's decimal separator. */
+function reason(item: WarningItem, locale: Locale): string {
+  const t = translator(locale, "mailAlarm");
+  if (item.kind !== "rate_of_change") {
+    const limit = withUnit(decimalIn(locale, String(item.limit)), item.unit);
+    return item.kind === "low" ? t("lowLimit", { limit }) : t("highLimit", { limit });
+  }
   const c = item.change!;
   const sign = c.diff > 0 ? "+" : "";
   const bound = c.diff < 0 ? -Math.abs(c.allowed) : Math.abs(c.allowed);
-  return `${sign}${formatValue(c.diff, item.precision)} in ${c.over} (${c.diff > 0 ? ">" : "<"} ${bound}${c.implied ? ", thresholds summed" : ""})`;
+  return t("change", {
+    diff: `${sign}${decimalIn(locale, formatValue(c.diff, item.precision))}`, over: c.over, comparison: c.diff > 0 ? ">" : "<",
+    bound: decimalIn(locale, String(bound)), summed: c.implied ? t("thresholdsSummed") : "",
+  });
 }
 
 /** One line of the e-mail. */
-export function warningLine(item: WarningItem, zone: string): string {
+export function warningLine(item: WarningItem, zone: string, locale: Locale = DEFAULT_LOCALE): string {
   const time = formatDateTime(item.time, zoneOffsetMinutes(zone) ?? 0);
-  const value = withUnit(formatValue(item.value, item.precision), item.unit);
+  const value = withUnit(decimalIn(locale, formatValue(item.value, item.precision)), item.unit);
   return item.kind === "rate_of_change"
-    ? `${item.station} ${item.variable} ${time} ${value}: ${reason(item)}`
-    : `${item.station} ${item.variable} ${time} ${value} ${reason(item)}`;
+    ? `${item.station} ${item.variable} ${time} ${value}: ${reason(item, locale)}`
+    : `${item.station} ${item.variable} ${time} ${value} ${reason(item, locale)}`;
 }
 
 export interface WarningMail {
@@ -70,18 +78,21 @@ export interface WarningMail {
 /**
  * The e-mail of a warning: the new alarms first, then those still in force from earlier warnings.
  * `siteName` names the service in the subject ("Enhydris" when empty); `pageUrl` is the synoptic
- * page, when the site's URL is known.
+ * page, when the site's URL is known. In English unless `locale` says otherwise (public.md §3):
+ * the warning as recorded (and as the API shows it) is the English one.
  */
-export function warningMail(options: { siteName: string; groupName: string; zone: string; pageUrl: string | null; items: WarningItem[] }): WarningMail {
+export function warningMail(options: { siteName: string; groupName: string; zone: string; pageUrl: string | null; items: WarningItem[]; locale?: Locale }): WarningMail {
+  const locale = options.locale ?? DEFAULT_LOCALE;
+  const t = translator(locale, "mailAlarm");
   const fresh = options.items.filter((i) => i.fresh);
   const ongoing = options.items.filter((i) => !i.fresh);
   const stations = [...new Set(fresh.map((i) => i.station))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const zone = `${options.zone} (${offsetLabel(zoneOffsetMinutes(options.zone) ?? 0)})`;
   const lines = [
-    `Early warning of the synoptic group "${options.groupName}"${options.pageUrl ? ` (${options.pageUrl})` : ""}. Times are in ${zone}.`,
+    t("intro", { group: t("groupNamed", { name: options.groupName }), page: options.pageUrl ? ` (${options.pageUrl})` : "", zone }),
     "",
-    ...fresh.map((i) => warningLine(i, options.zone)),
+    ...fresh.map((i) => warningLine(i, options.zone, locale)),
   ];
-  if (ongoing.length) lines.push("", "Still out of bounds since earlier warnings:", ...ongoing.map((i) => warningLine(i, options.zone)));
-  return { subject: `${options.siteName || "Enhydris"} early warning (${stations.join(", ")})`, body: `${lines.join("\n")}\n` };
+  if (ongoing.length) lines.push("", t("stillOut"), ...ongoing.map((i) => warningLine(i, options.zone, locale)));
+  return { subject: t("subject", { site: options.siteName || "Enhydris", stations: stations.join(", ") }), body: `${lines.join("\n")}\n` };
 }

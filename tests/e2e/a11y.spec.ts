@@ -159,8 +159,9 @@ async function signedIn(browser: Browser, viewport: { width: number; height: num
   return page;
 }
 
-// Each test scans some thirty pages (the API documentation alone is long): minutes on a busy machine.
-test.describe.configure({ timeout: 300_000 });
+// Each test scans some thirty pages (the API documentation alone is long): minutes on a busy machine
+// (the anonymous one took 4 min alone on the 2-core machine with the pages in two languages).
+test.describe.configure({ timeout: 480_000 });
 
 test.beforeEach(async ({ context }) => {
   await offline(context);

@@ -28,7 +28,7 @@ test("the group page served from the page cache hydrates under its own nonce", a
   page.on("console", (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  // Anonymous visits until one is answered from the cache (lib/http/page-cache.mjs).
+  // Anonymous visits until one is answered from the cache (lib/server/page-cache.ts).
   let cached = false;
   for (let i = 0; i < 8 && !cached; i++) {
     const response = await page.goto("/stations/4/timeseriesgroups/1/");

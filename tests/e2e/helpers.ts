@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { expect, type BrowserContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
 
 /** Shared by the browser tests: the test database, users, screenshots, and no internet. */
 export const ROOT = resolve(__dirname, "..", "..");
 export const SCREENSHOTS = join(ROOT, "tests", "artifacts", "screenshots");
 
-/** The demo data (lib/demo.ts) as the tests rely on it. */
+/** The demo data (lib/server/demo.ts) as the tests rely on it. */
 export const DEMO = {
   stations: 6,
   /** Stations with a group of variable "Precipitation". */
@@ -40,6 +40,15 @@ export async function mailTo(address: string): Promise<string> {
     return found !== undefined;
   }, { timeout: 10_000 }).toBe(true);
   return found!;
+}
+
+/** A raw message's text with its parts' transfer encodings undone (quoted-printable and base64: Greek text is sent so). */
+export function mailText(raw: string): string {
+  const decoded = [...raw.matchAll(/Content-Transfer-Encoding: (base64|quoted-printable)\r?\n(?:[^\r\n]+\r?\n)*\r?\n([\s\S]*?)(?=\r?\n--|$)/gi)].map(([, encoding, body]) =>
+    encoding.toLowerCase() === "base64"
+      ? Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
+      : Buffer.from(body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1").toString("utf8"));
+  return [raw, ...decoded].join("\n");
 }
 
 /** Map tiles and anything else outside the test server are unreachable: fail them at once. */
@@ -109,4 +118,36 @@ export async function profileWithErrors(page: Page): Promise<void> {
 export async function noHorizontalScroll(page: Page): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, "the page scrolls sideways").toBeLessThanOrEqual(0);
+}
+
+/** `days` of 10-minute records from 2025-01-01 UTC, 10 plus a daily wave, as data/ writes them. */
+export function waveRecords(days: number): string {
+  const lines: string[] = [];
+  const start = Date.UTC(2025, 0, 1) / 1000;
+  for (let i = 0; i < days * 144; i++) {
+    const t = new Date((start + i * 600) * 1000).toISOString();
+    lines.push(`${t.slice(0, 10)} ${t.slice(11, 16)},${(10 + Math.sin(i / 24)).toFixed(2)},`);
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+/**
+ * A new superuser and the API as that user: `post` creates and answers the new object's id,
+ * `first` reads a list's first page; `owner`, `variable` and the units are the demo's.
+ */
+export async function superuserApi(request: APIRequestContext, prefix: string, password: string) {
+  const admin = unique(prefix);
+  createUser(admin, password, { superuser: true });
+  const login = await request.post("/api/auth/login/", { form: { username: admin, password } });
+  const headers = { Authorization: `Token ${((await login.json()) as { key: string }).key}` };
+  const post = async (path: string, data: object) => {
+    const r = await request.post(path, { headers, data });
+    expect(r.status(), await r.text()).toBe(201);
+    return ((await r.json()) as { id: number }).id;
+  };
+  const first = async (path: string) => ((await (await request.get(path)).json()) as { results: { id: number }[] }).results;
+  const owner = (await first("/api/organizations/"))[0].id;
+  const variable = (await first("/api/variables/"))[0].id;
+  const units = await first("/api/units/");
+  return { admin, headers, post, owner, variable, units };
 }

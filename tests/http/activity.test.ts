@@ -74,6 +74,8 @@ describe("GET stations/{sid}/activity/", () => {
 
     const body = ok(await http.get(`/api/stations/${sid}/activity/`, { token: adder.token }));
     expect(body.count).toBe(8);
+    // Each upload is a correction (corrections.md §1), which the entry names.
+    const [legacyCorrection, firstCorrection] = ok(await http.get(`${series}${tid}/corrections/`, { token: adder.token })).results.map((c: { id: number }) => c.id);
     const entries: Entry[] = body.results;
     for (const e of entries) {
       expect(Object.keys(e)).toEqual(KEYS);
@@ -85,8 +87,8 @@ describe("GET stations/{sid}/activity/", () => {
     expect(entries.map(({ action, object_type, object_id, summary }) => ({ action, object_type, object_id, summary }))).toEqual([
       { action: "delete", object_type: "event", object_id: eid, summary: `Deleted event #${eid} of 2025-03-02` },
       { action: "create", object_type: "event", object_id: eid, summary: `Added event #${eid} of 2025-03-02` },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 1 record (2025-03-01 00:20 to 2025-03-01 00:20 UTC+02:00, append) to time series #${tid} of time series group "Stage"` },
-      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 2 records (2025-03-01 00:00 to 2025-03-01 00:10 UTC+02:00, append) to time series #${tid} of time series group "Stage"` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 1 record (2025-03-01 00:20 to 2025-03-01 00:20 UTC+02:00, append) to time series #${tid} of time series group "Stage" (correction #${legacyCorrection})` },
+      { action: "upload", object_type: "timeseries", object_id: tid, summary: `Uploaded 2 records (2025-03-01 00:00 to 2025-03-01 00:10 UTC+02:00, append) to time series #${tid} of time series group "Stage" (correction #${firstCorrection})` },
       { action: "create", object_type: "timeseries", object_id: tid, summary: `Created time series Initial 10min #${tid} of time series group "Stage"` },
       { action: "create", object_type: "timeseries_group", object_id: gid, summary: 'Created time series group "Stage"' },
       { action: "change", object_type: "station", object_id: sid, summary: 'Changed station "Komboti bridge": name, altitude' },

@@ -6,7 +6,8 @@ import { startServer, type TestServer } from "@/tests/support/server";
 import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob } from "@/lib/jobs/queue";
 import { ageSiteSessions, CookieJar, siteLogin } from "@/tests/support/site-session";
-import { startSmtp } from "@/tests/support/smtp";
+import { actionId } from "@/tests/support/site-forms";
+import { mailSettings, startSmtp } from "@/tests/support/smtp";
 import { until } from "@/tests/support/wait";
 
 let server: TestServer;
@@ -16,11 +17,7 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>;
 beforeAll(async () => {
   smtp = await startSmtp();
   server = await startServer({
-    env: {
-      ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_EMAIL_FROM: "noreply@example.org",
-      ENHYDRIS_SITE_URL: "https://enhydris.example.org", ENHYDRIS_SITE_NAME: "Enhydris test",
-      ENHYDRIS_LOGIN_MAX_FAILURES: "1000",
-    },
+    env: { ...mailSettings(smtp, { from: "noreply@example.org", url: "https://enhydris.example.org", name: "Enhydris test" }), ENHYDRIS_LOGIN_MAX_FAILURES: "1000" },
   });
   http = api(server.url);
 });
@@ -363,6 +360,26 @@ describe("password reset (api.md §12.5, §12.6, §13)", () => {
     expect(last.from).toBe("noreply@example.org");
   });
 
+  it("mails it in the account's language, else in the request's (public.md §3)", async () => {
+    const u = await f.user({ email: "reset-greek@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: u.id }, data: { language: "el" } }));
+    const mail = await requestLink("reset-greek@example.org");
+    expect(mail.subject).toBe("Επαναφορά κωδικού πρόσβασης στο Enhydris test");
+    expect(mail.text).toContain(`Κάποιος ζήτησε την επαναφορά του κωδικού πρόσβασης του λογαριασμού «${u.username}» στο Enhydris test.\n`);
+    expect(mail.text).toContain("ανοίξτε αυτόν τον σύνδεσμο μέσα σε 72 ώρες:\n\nhttps://enhydris.example.org/api/auth/password/reset/confirm/");
+    // No language chosen: the request's Accept-Language; an English account stays English whatever the request.
+    const browser = await f.user({ email: "reset-browser@example.org" });
+    const english = await f.user({ email: "reset-english@example.org" });
+    await db().write((tx) => tx.user.update({ where: { id: english.id }, data: { language: "en" } }));
+    for (const [email, subject] of [["reset-browser@example.org", "Επαναφορά κωδικού πρόσβασης στο Enhydris test"], ["reset-english@example.org", "Password reset on Enhydris test"]]) {
+      const before = smtp.messages.length;
+      expect((await http.post("/api/auth/password/reset/", { form: { email }, headers: { "Accept-Language": "el-GR,el;q=0.9" } })).status).toBe(200);
+      const messages = await smtp.waitFor(before + 1);
+      expect(messages[messages.length - 1].subject, email).toBe(subject);
+    }
+    void browser;
+  });
+
   it("confirms through the API once, and ends every token", async () => {
     const u = await f.user({ email: "api-confirm@example.org" });
     const { uid, token } = await requestLink("api-confirm@example.org");
@@ -416,6 +433,29 @@ describe("password reset (api.md §12.5, §12.6, §13)", () => {
     expect(used.text).toMatch(/invalid or has expired/);
     expect(used.text).toContain('href="/accounts/login/"');
     expect((await http.post("/api/auth/login/", { form: { username: u.username, password: "page-pass-1" } })).status).toBe(200);
+  });
+
+  it("writes the HTML pages in the request's language; the API's answers stay English (public.md §3)", async () => {
+    await f.user({ email: "pages-el@example.org" });
+    const { uid, token } = await requestLink("pages-el@example.org");
+    const greek = { "Accept-Language": "el-GR,el;q=0.9,en;q=0.5" };
+    const open = await http.get(`/api/auth/password/reset/confirm/${uid}/${token}/`, { headers: greek });
+    const resetCookie = open.headers.get("set-cookie")!.split(";")[0];
+    const form = await http.get(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: { ...greek, Cookie: resetCookie } });
+    expect(form.text).toContain('<html lang="el">');
+    expect(form.text).toContain("<title>Επιλέξτε νέο κωδικό πρόσβασης · ");
+    expect(form.text).toContain('<label for="new_password1">Νέος κωδικός πρόσβασης</label>');
+    expect(form.text).toContain('<button type="submit">Ορισμός κωδικού</button>');
+    expect(form.text).not.toContain("Set the password");
+    const mismatch = await http.post(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: { Cookie: `${resetCookie}; enhydris_language=el` }, form: { new_password1: "page-pass-1", new_password2: "page-pass-2" } });
+    expect(mismatch.text).toContain("<li>Οι δύο κωδικοί δεν ταιριάζουν.</li>");
+    const api = await http.post("/api/auth/password/reset/confirm/", { headers: greek, form: { uid, token, new_password1: "page-pass-1", new_password2: "page-pass-2" } });
+    expect(api.json).toEqual({ new_password2: ["The two password fields didn’t match."] });
+    const complete = await http.get("/api/auth/password/reset/complete/", { headers: greek });
+    expect(complete.text).toContain("<h1>Ο κωδικός σας ορίστηκε</h1>");
+    const invalid = await http.get(`/api/auth/password/reset/confirm/${uid}/set-password/`, { headers: greek });
+    expect(invalid.text).toContain("<h1>Αυτός ο σύνδεσμος δεν είναι έγκυρος ή έχει λήξει</h1>");
+    expect(invalid.text).toContain('<a href="/accounts/password/reset/">Ζητήστε νέο σύνδεσμο</a> ή <a href="/accounts/login/">συνδεθείτε</a>.');
   });
 
   it("takes the token from the path on POST (extension) and shows the invalid page without a valid one", async () => {
@@ -491,6 +531,78 @@ describe("login throttle (api.md §12.1)", () => {
     expect((await siteLogin(throttled.url, u.username, "right-pass-1")).error).toMatch(/^Throttled:\d+$/);
   });
 
+  it("counts failures per account whatever name logs in to it: a locked account logging in by e-mail stays locked", async () => {
+    const u = await f.user({ password: "right-pass-1" });
+    const email = `${u.username}@example.com`;
+    // Three failures under three names of one account (and three addresses): no name and no address reaches 3 alone.
+    expect((await login({ username: u.username, password: "wrong" })).status).toBe(400);
+    expect((await login({ username: email.toUpperCase(), password: "wrong" })).status).toBe(400);
+    expect((await login({ email, password: "wrong" })).status).toBe(400);
+    for (const form of [{ username: u.username }, { username: email }, { email: email.toUpperCase() }] as Record<string, string>[]) {
+      const r = await login({ ...form, password: "right-pass-1" });
+      expect(r.status, JSON.stringify(form)).toBe(429);
+      expect(r.json).toEqual({ detail: `Request was throttled. Expected available in ${r.headers.get("retry-after")} seconds.` });
+    }
+    // The site login by e-mail and HTTP Basic on the legacy interface are refused as well.
+    expect((await siteLogin(throttled.url, email, "right-pass-1")).error).toMatch(/^Throttled:\d+$/);
+    const basic = `Basic ${Buffer.from(`${u.username}:right-pass-1`).toString("base64")}`;
+    expect((await t.get("/api/Variable/", { headers: { Authorization: basic, "X-Forwarded-For": "10.7.7.7" } })).status).toBe(429);
+    // Another account is not affected.
+    const other = await f.user({ password: "right-pass-1" });
+    expect((await login({ username: other.username, password: "right-pass-1" })).status).toBe(200);
+  });
+
+  it("a locked account by its e-mail address stays locked by its username; a success clears the account's counter", async () => {
+    const u = await f.user({ password: "right-pass-1" });
+    const email = `${u.username}@example.com`;
+    expect((await login({ username: email, password: "wrong" })).status).toBe(400);
+    expect((await login({ username: email, password: "right-pass-1" })).status).toBe(200);
+    // The success cleared the account: two more failures by e-mail and one by Basic make three.
+    await login({ email, password: "wrong" });
+    await login({ username: email, password: "wrong" });
+    const basic = `Basic ${Buffer.from(`${u.username}:wrong`).toString("base64")}`;
+    expect((await t.get("/api/Variable/", { headers: { Authorization: basic, "X-Forwarded-For": "10.7.7.8" } })).status).toBe(401);
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(429);
+  });
+
+  it("a wrong old password in a password change counts against the account and the address (API and site)", async () => {
+    const u = await f.user({ password: "right-pass-1" });
+    const change = (old: string, address: string) => t.post("/api/auth/password/change/", {
+      token: u.token, form: { old_password: old, new_password1: "new-pass-word-2", new_password2: "new-pass-word-2" }, headers: { "X-Forwarded-For": address },
+    });
+    expect((await change("wrong-1", "10.6.6.1")).json).toEqual({ old_password: ["Your old password was entered incorrectly. Please enter it again."] });
+    expect((await change("wrong-2", "10.6.6.2")).status).toBe(400);
+    expect((await change("wrong-3", "10.6.6.3")).status).toBe(400);
+    const r = await change("right-pass-1", "10.6.6.4");
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(r.json).toEqual({ detail: `Request was throttled. Expected available in ${r.headers.get("retry-after")} seconds.` });
+    // The login counts the same failures, and the password has not changed.
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(429);
+    await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: `user:${u.id}` } }));
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(200);
+
+    // The address counter: three wrong old passwords of three accounts from one address.
+    for (let i = 0; i < 3; i++) {
+      const other = await f.user({ password: "right-pass-1" });
+      await t.post("/api/auth/password/change/", { token: other.token, form: { old_password: "wrong", new_password1: "new-pass-word-2", new_password2: "new-pass-word-2" }, headers: { "X-Forwarded-For": "10.6.6.9" } });
+    }
+    expect((await login({ username: u.username, password: "right-pass-1" }, "10.6.6.9")).status).toBe(429);
+
+    // The site's profile form: the same counter, and the login page's words next to the old password.
+    const { jar } = await siteLogin(throttled.url, u.username, "right-pass-1");
+    for (let i = 0; i < 3; i++) await change("wrong", `10.6.7.${i}`);
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ old_password: "right-pass-1", new_password1: "new-pass-word-2", new_password2: "new-pass-word-2" })) body.append(`_1_${name}`, value);
+    body.append("0", JSON.stringify([{ errors: {}, message: null }, "$K1"]));
+    const site = await fetch(`${throttled.url}/accounts/profile/`, {
+      method: "POST", headers: { "Next-Action": actionId("app/accounts/profile/actions.ts", "updatePassword"), Accept: "text/x-component", Cookie: jar.header() }, body,
+    });
+    expect(site.status).toBe(200);
+    expect(await site.text()).toMatch(/Too many failed login attempts\. Try again in \d+ seconds\./);
+    expect((await login({ username: u.username, password: "right-pass-1" })).status).toBe(429);
+  });
+
   it("is kept small by the hourly upkeep (jobs.prune), which also ends site sessions past their lifetime", async () => {
     const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
     // Failures older than this server's 60 s window (younger than the default's 15 minutes): names
@@ -508,7 +620,7 @@ describe("login throttle (api.md §12.1)", () => {
     const done = await until(() => getJob(id), (j) => j?.status === "succeeded" || j?.status === "failed", 30_000, 50);
     expect(done).toMatchObject({ status: "succeeded" });
     const deleted = (done!.result as { deleted: Record<string, number> }).deleted;
-    expect(Object.keys(deleted).sort()).toEqual(["job", "login_failure", "site_session"]);
+    expect(Object.keys(deleted).sort()).toEqual(["access_request", "alarm_email_sent", "captcha_used", "job", "login_failure", "pending_activation", "site_session", "telemetry_log", "telemetry_tick"]);
     expect(deleted.login_failure).toBeGreaterThanOrEqual(stale.length);
     expect(deleted.site_session).toBeGreaterThanOrEqual(1);
 

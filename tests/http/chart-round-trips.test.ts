@@ -8,7 +8,7 @@ import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { records } from "@/lib/records";
-import { getChart } from "@/lib/api/data";
+import { getChart } from "@/lib/series/data-api";
 import { timeseriesData } from "@/lib/legacy/timeseries-data";
 import * as f from "@/tests/support/fixtures";
 import { recordPgQueries } from "@/tests/support/pg-queries";

@@ -7,7 +7,7 @@ import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 
 /**
- * Issue 17, item 2: the multi-process server (lib/http/cluster.mjs) with two workers. Writes
+ * Issue 17, item 2: the multi-process server (lib/server/cluster.ts) with two workers. Writes
  * through both workers at once never fail (SQLite's lock across processes, waited for without
  * SQLITE_BUSY reaching a client); /metrics adds up every worker's counts; a worker killed under
  * load fails only the requests in flight on it and is replaced.
@@ -21,8 +21,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The primary's worker processes. */
-const workers = () => server.processes().slice(1);
+/** The primary's web worker processes. */
+const workers = () => server.webWorkers();
 
 const lines = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `${new Date((from + i * 600) * 1000).toISOString().slice(0, 16)}Z,${i},`).join("\n");

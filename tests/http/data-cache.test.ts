@@ -20,7 +20,8 @@ let ts12: number;
 let TS12: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  // Two workers: each caches a series' station and access (the data viewers' test below).
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   admin = await f.user({ superuser: true });
   viewer = await f.user();

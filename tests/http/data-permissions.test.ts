@@ -3,7 +3,7 @@
  * for GET and HEAD, and the upload permission (editors only), from the specification.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type TestResponse } from "@/tests/support/http";
+import { api, FORBIDDEN, type TestResponse, UNAUTHENTICATED } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 
@@ -22,8 +22,6 @@ let gid: number;
 let privateTs: number;
 let publicTs: number;
 
-const UNAUTHENTICATED = '{"detail":"Authentication credentials were not provided."}';
-const FORBIDDEN = '{"detail":"You do not have permission to perform this action."}';
 
 beforeAll(async () => {
   server = await startServer();

@@ -578,7 +578,7 @@ describe("path aliases (api.md §7.2)", () => {
   it("answers an unsupported method with 405 and Allow", async () => {
     const r = await http.put(`${TS12}/data/`);
     expect(r.status).toBe(405);
-    expect(r.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
+    expect(r.headers.get("allow")).toBe("GET, HEAD, POST, PATCH, DELETE, OPTIONS");
     const b = await http.post(`${TS12}/bottom/`);
     expect(b.status).toBe(405);
     expect(b.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
@@ -586,6 +586,6 @@ describe("path aliases (api.md §7.2)", () => {
     expect(c.status).toBe(405);
     expect(c.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     const o = await http.options(`${TS12}/data/`);
-    expect({ status: o.status, allow: o.headers.get("allow"), body: o.text }).toEqual({ status: 204, allow: "GET, HEAD, POST, OPTIONS", body: "" });
+    expect({ status: o.status, allow: o.headers.get("allow"), body: o.text }).toEqual({ status: 204, allow: "GET, HEAD, POST, PATCH, DELETE, OPTIONS", body: "" });
   });
 });

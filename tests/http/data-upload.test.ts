@@ -199,6 +199,26 @@ describe("U4: append and insert against stored records (formats.md §6.7)", () =
     expect(await getData(s.path)).toBe(storedText + "2019-12-31 22:11,3.00,\r\n2019-12-31 22:30,1.00,\r\n");
   });
 
+  it("says how many lines the storage checks refused in all, beside the first 10 messages (X-Enhydris-Refused-Lines)", async () => {
+    const s = await fresh({ records: stored });
+    // 14 lines before the last stored record (00:10 local), one after it.
+    const early = Array.from({ length: 14 }, (_, i) => `2019-12-31 ${String(10 + i).padStart(2, "0")}:00,${i},`);
+    const append = await upload(s.path, { timeseries_records: [...early, "2020-01-01 00:30,9,"].join("\n") });
+    expect(append.status).toBe(400);
+    expect((append.json as { timeseries_records: string[] }).timeseries_records).toHaveLength(10);
+    expect(append.headers.get("x-enhydris-refused-lines")).toBe("14");
+    // insert: the two stored instants, among 12 lines.
+    const lines = ["2020-01-01 00:00,1,", "2020-01-01 00:10,2,", ...Array.from({ length: 10 }, (_, i) => `2020-01-02 ${String(i).padStart(2, "0")}:00,${i},`)];
+    const insert = await upload(s.path, { timeseries_records: lines.join("\n"), mode: "insert" });
+    expect(insert.status).toBe(400);
+    expect(insert.headers.get("x-enhydris-refused-lines")).toBe("2");
+    // A body the parser refuses has no count of this kind (its check stops at the tenth problem).
+    const bad = await upload(s.path, { timeseries_records: "nonsense\n" });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("x-enhydris-refused-lines")).toBeNull();
+    expect(await getData(s.path)).toBe(storedText);
+  });
+
   it("writes the times of the messages in the upload zone", async () => {
     const s = await fresh({ records: stored });
     recordErrors(await upload(s.path, { timeseries_records: "2019-12-31 22:10,5,\n", timezone: "UTC" }), [

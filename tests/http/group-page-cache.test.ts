@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { api } from "@/tests/support/http";
+import { api, NOT_PUBLIC_NOTICE } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin } from "@/tests/support/site-session";
@@ -23,7 +23,7 @@ let reader: f.TestUser;
 let cookie: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   reader = await f.user({});
   sid = await f.station({ name: "Cached Station", displayTimezone: "UTC" });
@@ -53,7 +53,7 @@ describe("the group page after changes of what it shows", () => {
     for (const text of await pages()) {
       expect(text).toContain("Rain before");
       expect(text).toContain("Cached Station");
-      expect(text).toContain("The data of this time series are not public.");
+      expect(text).toContain(NOT_PUBLIC_NOTICE);
       expect(text).not.toContain(SECRET);
     }
     // Made a data viewer of the station; the group and the station renamed.
@@ -76,7 +76,7 @@ describe("the group page after changes of what it shows", () => {
     // No longer a data viewer.
     await db().prisma.stationDataViewer.deleteMany({ where: { stationId: sid, userId: reader.id } });
     for (const text of await pages()) {
-      expect(text).toContain("The data of this time series are not public.");
+      expect(text).toContain(NOT_PUBLIC_NOTICE);
       expect(text).not.toContain(SECRET);
     }
   });

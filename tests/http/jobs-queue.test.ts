@@ -1,14 +1,15 @@
 import pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import type { JobContext, JobHandler } from "@/lib/jobs/kinds";
+import type { JobContext, JobHandler } from "@/lib/jobs/registry";
 import {
-  CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, notifyJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
+  CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, onJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
+  runWhileHeld,
 } from "@/lib/jobs/queue";
-import { startJobRunner, type JobRunner } from "@/lib/jobs/runner";
-import { now } from "@/lib/jobs/sql";
+import { startJobRunner, timedOut, type JobRunner } from "@/lib/jobs/runner";
+import { now } from "@/lib/db/dialect-sql";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
@@ -328,10 +329,10 @@ describe(`the runner (${DIALECT})`, () => {
       finished = [];
       await sleep(20);
       const started = performance.now();
+      // Nothing tells the runner: the write's commit wakes it (lib/db/queued-work.ts).
       await records().write(tid, batch(1e9 + round), {
         mode: "append", validate: () => [], also: [enqueueSql({ kind: "t.chain", key: `chain:${round}:1`, payload: { round, step: 1 } })],
       });
-      notifyJobsQueued();
       await until(async () => finished.length, (n) => n === 3, 5_000);
       times.push(finished[2] - started);
       await sleep(20);
@@ -432,6 +433,67 @@ describe(`the runner (${DIALECT})`, () => {
     await runner.stop();
   });
 
+  it("is woken after every commit path that queued work, and only then, without being told", async () => {
+    // What the runners of this process hear (PostgreSQL's NOTIFY and SQLite's data_version
+    // would wake them too, a little later: not counted here).
+    let wakeUps = 0;
+    const stop = onJobsQueued(() => wakeUps++);
+    const tid = await f.series(await f.group(await f.station()));
+    const batch = (t: number) => ({ timestamps: Float64Array.of(t), values: Float64Array.of(1), flags: [""] });
+    const chunks = async function* () {
+      yield batch(3e9 + 1200);
+    };
+    const job = (key: string) => enqueueSql({ kind: "t.woken", key });
+    const paths: [string, () => Promise<unknown>][] = [
+      ["db().write, $executeRaw", () => db().write((tx) => tx.$executeRaw(job("a")))],
+      ["db().write, $queryRaw", () => db().write((tx) => tx.$queryRaw(job("b")))],
+      ["records write", () => records().write(tid, batch(3e9), { mode: "append", validate: () => [], also: [job("c")] })],
+      ["records replace", () => records().replace(tid, 3e9, batch(3e9 + 600), { also: [job("d")] })],
+      ["records chunks", () => records().writeChunks(tid, chunks(), { also: () => [job("e")] })],
+      ["enqueue", () => enqueue({ kind: "t.woken", key: "f" })],
+    ];
+    try {
+      for (const [name, commit] of paths) {
+        const before = wakeUps;
+        await commit();
+        await sleep(5);
+        expect(wakeUps - before, name).toBe(1);
+      }
+      const before = wakeUps;
+      // A transaction that queues nothing, and one that rolls back.
+      await db().write((tx) => tx.$executeRaw(Prisma.sql`UPDATE timeseries SET name = name WHERE id = ${tid}`));
+      await expect(db().write(async (tx) => {
+        await tx.$executeRaw(job("rolled back"));
+        throw new Error("no");
+      })).rejects.toThrow("no");
+      await sleep(5);
+      expect(wakeUps - before).toBe(0);
+      expect(await db().prisma.job.count({ where: { kind: "t.woken" } })).toBe(6);
+    } finally {
+      stop();
+    }
+  });
+
+  it("stops a handler on its own thread that ignores the timeout, fails the job without a retry, and fences its late write", async () => {
+    let late: unknown = "not yet";
+    const runner = start({
+      "t.stubborn": async (job, ctx) => {
+        // Ignores its signal; once it goes on, the job is no longer its owner's to change.
+        await sleep(1_500);
+        late = await runWhileHeld(job.id, ctx.owner, [enqueueSql({ kind: "t.never", key: "written after the timeout" })]);
+        return "finished late";
+      },
+    }, { timeoutSeconds: 0.5 });
+    const [id] = await enqueue({ kind: "t.stubborn", key: "stubborn", maxAttempts: 5 });
+    const failed = await until(() => getJob(id), (j) => j?.status === "failed", 10_000);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, error: timedOut(0.5) });
+    await until(async () => late, (v) => v !== "not yet", 5_000);
+    expect(late).toBeNull();
+    expect(await jobsOf("written after the timeout")).toEqual([]);
+    expect(await getJob(id)).toMatchObject({ status: "failed", error: timedOut(0.5) });
+    await runner.stop();
+  });
+
   it.runIf(DIALECT === "postgres")("wakes on NOTIFY from another connection (LISTEN), without waiting for the poll", async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -460,3 +522,58 @@ describe(`the runner (${DIALECT})`, () => {
   });
 });
 
+describe(`handlers in worker threads (${DIALECT})`, () => {
+  // The threads load tests/support/job-thread.ts: the test kinds, in the pool "default". Through
+  // tsx a thread takes seconds to load (more on a busy machine).
+  const entry = new URL("../support/job-thread.ts", import.meta.url);
+  const notHere: JobHandler = async () => {
+    throw new Error("runs in a thread");
+  };
+  const runners: JobRunner[] = [];
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((r) => r.stop()));
+  });
+  const start = (kinds: string[], options: Parameters<typeof startJobRunner>[0] = {}) => {
+    process.env.JOB_LOG = "/dev/null";
+    const runner = startJobRunner({
+      handlers: new Map(kinds.map((k) => [k, notHere])), pollMs: 200, maintenance: false,
+      threads: { entry, memoryMb: 96 }, ...options,
+    });
+    runners.push(runner);
+    return runner;
+  };
+  it("terminates a handler that spins the CPU past the timeout, fails its job without a retry, and runs the next job of its pool", async () => {
+    const runner = start(["test.spin", "test.count"], { timeoutSeconds: 4, leaseSeconds: 1 });
+    const [spinning] = await enqueue({ kind: "test.spin", key: "spin", maxAttempts: 5 });
+    const running = await until(() => getJob(spinning), (j) => j?.status === "running", 90_000);
+    // The runner's own thread stays free while the handler spins: it renews the (1 s) lease.
+    const renewed = await until(() => getJob(spinning), (j) => j!.status !== "running" || j!.leaseUntil!.getTime() > running!.leaseUntil!.getTime() + 500, 10_000);
+    expect(renewed).toMatchObject({ status: "running", leaseOwner: runner.owner });
+    const failed = await until(() => getJob(spinning), (j) => j?.status === "failed", 90_000);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, error: timedOut(4), leaseUntil: null });
+    expect(runner.running()).toEqual([]);
+    const [next] = await enqueue({ kind: "test.count", key: "after the spin" });
+    expect(await until(() => getJob(next), (j) => j?.status === "succeeded", 90_000)).toMatchObject({ status: "succeeded", attempts: 1 });
+    await runner.stop();
+  }, 240_000);
+
+  it("fails a job whose thread runs out of memory, without a retry, and goes on", async () => {
+    const runner = start(["test.hog", "test.count"], { timeoutSeconds: 120, threads: { entry, memoryMb: 64 } });
+    const [hog] = await enqueue({ kind: "test.hog", key: "hog", maxAttempts: 5 });
+    const failed = await until(() => getJob(hog), (j) => j?.status === "failed", 90_000);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, error: "ran out of memory: a job may use at most 64 MB (ENHYDRIS_JOB_MEMORY)" });
+    const [next] = await enqueue({ kind: "test.count", key: "after the hog" });
+    expect(await until(() => getJob(next), (j) => j?.status === "succeeded", 90_000)).toMatchObject({ status: "succeeded" });
+    await runner.stop();
+  }, 240_000);
+
+  it("on stop, terminates a handler that ignores its signal and gives its job back", async () => {
+    const runner = start(["test.spin"], { shutdownGraceMs: 200 });
+    const [id] = await enqueue({ kind: "test.spin", key: "spin at shutdown" });
+    await until(() => getJob(id), (j) => j?.status === "running", 90_000);
+    const t = Date.now();
+    await runner.stop();
+    expect(Date.now() - t).toBeLessThan(10_000);
+    expect(await getJob(id)).toMatchObject({ status: "queued", attempts: 0, leaseUntil: null });
+  }, 240_000);
+});

@@ -43,11 +43,15 @@ interface Lookup {
 }
 
 const LOOKUPS: Lookup[] = [
-  { path: "stationtypes", keys: ["id", "last_modified", "descr"], create: { descr: " Meteorological " }, expected: { descr: "Meteorological" }, update: { descr: "Hydrological" }, lengths: { descr: 200 } },
-  { path: "eventtypes", keys: ["id", "last_modified", "descr"], create: { descr: "Maintenance" }, expected: { descr: "Maintenance" }, update: { descr: "Repair" }, lengths: { descr: 200 } },
-  { path: "variables", keys: ["id", "last_modified", "descr"], create: { descr: "Temperature" }, expected: { descr: "Temperature" }, update: { descr: "Humidity" }, lengths: { descr: 200 } },
-  { path: "filetypes", keys: ["id", "last_modified", "descr", "mime_type"], create: { descr: "PDF", mime_type: "application/pdf" }, expected: { descr: "PDF", mime_type: "application/pdf" },
-    update: { descr: "Image", mime_type: "image/png" }, lengths: { descr: 200, mime_type: 100 } },
+  // descr_el: the optional Greek description of the translatable lookups (public.md §3), after the fields clients knew.
+  { path: "stationtypes", keys: ["id", "last_modified", "descr", "descr_el"], create: { descr: " Meteorological " }, expected: { descr: "Meteorological", descr_el: "" },
+    update: { descr: "Hydrological", descr_el: "Υδρολογικός" }, lengths: { descr: 200, descr_el: 200 } },
+  { path: "eventtypes", keys: ["id", "last_modified", "descr", "descr_el"], create: { descr: "Maintenance", descr_el: "Συντήρηση" }, expected: { descr: "Maintenance", descr_el: "Συντήρηση" },
+    update: { descr: "Repair" }, lengths: { descr: 200, descr_el: 200 } },
+  { path: "variables", keys: ["id", "last_modified", "descr", "descr_el"], create: { descr: "Temperature", descr_el: " Θερμοκρασία " }, expected: { descr: "Temperature", descr_el: "Θερμοκρασία" },
+    update: { descr: "Humidity", descr_el: "Υγρασία" }, lengths: { descr: 200, descr_el: 200 } },
+  { path: "filetypes", keys: ["id", "last_modified", "descr", "mime_type", "descr_el"], create: { descr: "PDF", descr_el: "Έγγραφο PDF", mime_type: "application/pdf" },
+    expected: { descr: "PDF", mime_type: "application/pdf", descr_el: "Έγγραφο PDF" }, update: { descr: "Image", mime_type: "image/png" }, lengths: { descr: 200, descr_el: 200, mime_type: 100 } },
   { path: "organizations", keys: ["id", "last_modified", "remarks", "name", "acronym"], create: { name: "National Technical University", acronym: "NTUA", remarks: "r" },
     expected: { remarks: "r", name: "National Technical University", acronym: "NTUA" }, update: { name: "NTU", acronym: "" }, lengths: { name: 200, acronym: 50 } },
   { path: "persons", keys: ["id", "last_modified", "remarks", "last_name", "first_name", "middle_names", "initials"],

@@ -4,7 +4,7 @@ import { sourceKey } from "@/lib/replication/sources";
 import * as f from "@/tests/support/fixtures";
 import { DIALECT } from "@/tests/support/server";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
-import { actionId, siteForms, type SiteForm } from "@/tests/support/site-forms";
+import { actionId, formMessages, siteForms, type SiteForm } from "@/tests/support/site-forms";
 import { suiteServer } from "@/tests/support/suite";
 
 /**
@@ -75,9 +75,8 @@ describe(`plain forms with the session's token (${DIALECT})`, () => {
     const page = `/manage/synoptic/${groupId}/`;
     const form = await site.form(page, cookie, /^Send the warning of .* again$/);
     const refused = await site.submit(withToken(form, "forged"), {}, cookie);
-    expect(refused.status).toBe(303);
-    expect(refused.headers.get("location")).toBe(`${page}?expired=1`);
-    expect(text((await site.page(`${page}?expired=1`, cookie)).text)).toContain(EXPIRED);
+    expect(refused.status).toBe(200);
+    expect(formMessages(refused.text)).toEqual([EXPIRED]);
     expect((await db().prisma.synopticWarning.findUnique({ where: { id: warning } }))!.status).toBe("failed");
     const resent = await site.submit(form, {}, cookie);
     expect(resent.headers.get("location")).toBe(`${page}?resent=1#warnings`);
@@ -92,9 +91,8 @@ describe(`plain forms with the session's token (${DIALECT})`, () => {
     const page = `/manage/synoptic/${id}/delete/`;
     const form = await site.form(page, cookie, "Delete the synoptic group");
     const refused = await site.submit(withToken(form, "forged"), {}, cookie);
-    expect(refused.status).toBe(303);
-    expect(refused.headers.get("location")).toBe(`${page}?expired=1`);
-    expect(text((await site.page(`${page}?expired=1`, cookie)).text)).toContain(EXPIRED);
+    expect(refused.status).toBe(200);
+    expect(formMessages(refused.text)).toEqual([EXPIRED]);
     expect(await db().prisma.synopticGroup.count({ where: { id } })).toBe(1);
     const deleted = await site.submit(form, {}, cookie);
     expect(deleted.status).toBe(303);
@@ -112,12 +110,55 @@ describe(`the synoptic group's form (${DIALECT})`, () => {
   async function save(fields: Record<string, string>): Promise<{ status: number; body: string }> {
     const body = new FormData();
     for (const [name, value] of Object.entries(fields)) body.append(`_1_${name}`, value);
-    body.append("0", JSON.stringify([{ errors: {} }, "$K1"]));
+    body.append("0", JSON.stringify([{ values: {}, errors: {}, seq: 0 }, "$K1"]));
     const r = await fetch(`${s.server.url}/manage/synoptic/${groupId}/`, {
       method: "POST", headers: { "Next-Action": actionId("app/manage/synoptic/actions.ts", "saveSynopticGroup"), Accept: "text/x-component", Cookie: cookie }, body,
     });
     return { status: r.status, body: await r.text() };
   }
+
+  it("more than 20 warning addresses: the API's message next to the field, nothing saved", async () => {
+    const page = (await siteForms(s.server.url).page(`/manage/synoptic/${groupId}/`, cookie)).text;
+    const token = new RegExp(`name="${TOKEN}" value="([^"]+)"`).exec(page)![1];
+    const group = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
+    const typed = Array.from({ length: 21 }, (_, i) => `duty${i}@example.com`).join("\n");
+    const refused = await save({
+      [TOKEN]: token, id: String(groupId), last_modified: group.json.last_modified as string, name: group.json.name as string, slug: group.json.slug as string,
+      display_timezone: "Etc/GMT", fresh_time_limit: "3600", early_warning_emails: typed,
+      stations: JSON.stringify([{ station: stationId, timeseries_groups: [{ timeseries_group: seriesGroupId }] }]),
+    });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toContain('"early_warning_emails":["Ensure this field has no more than 20 elements."]');
+    expect((await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token })).json.early_warning_emails).toEqual(group.json.early_warning_emails);
+  });
+
+  it("a save from a form opened before someone else's change is refused with the stored version shown; saving again overwrites it knowingly", async () => {
+    const page = (await siteForms(s.server.url).page(`/manage/synoptic/${groupId}/`, cookie)).text;
+    const token = new RegExp(`name="${TOKEN}" value="([^"]+)"`).exec(page)![1];
+    const opened = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
+    expect(page).toContain(`name="last_modified" value="${opened.json.last_modified as string}"`);
+    const meanwhile = await s.http.patch(`/api/synopticgroups/${groupId}/`, { token: admin.token, json: { name: "Renamed meanwhile" } });
+    expect(meanwhile.status, meanwhile.text).toBe(200);
+    const stored = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
+    expect(stored.json.last_modified).not.toBe(opened.json.last_modified);
+    const fields = {
+      [TOKEN]: token, id: String(groupId), name: "Mine", slug: opened.json.slug as string, display_timezone: "Etc/GMT", fresh_time_limit: "3600", early_warning_emails: "",
+      stations: JSON.stringify([{ station: stationId, timeseries_groups: [{ timeseries_group: seriesGroupId }] }]),
+    };
+    const refused = await save({ ...fields, last_modified: opened.json.last_modified as string });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toContain("This synoptic group was changed by someone else since you opened it.");
+    // The stored version comes back beside the user's, and the form now carries its last_modified.
+    expect(refused.body).toContain('"name":"Renamed meanwhile"');
+    expect(refused.body).toContain(`"last_modified":"${stored.json.last_modified as string}"`);
+    expect((await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token })).json.name).toBe("Renamed meanwhile");
+    const saved = await save({ ...fields, last_modified: stored.json.last_modified as string });
+    expect(saved.status).toBe(200);
+    expect(saved.body).not.toContain("changed by someone else");
+    const after = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
+    expect(after.json.name).toBe("Mine");
+    await s.http.patch(`/api/synopticgroups/${groupId}/`, { token: admin.token, json: { name: "Token synoptic" } });
+  });
 
   it("saves nothing with another token, and saves with the token of its page", async () => {
     const page = (await siteForms(s.server.url).page(`/manage/synoptic/${groupId}/`, cookie)).text;
@@ -125,7 +166,7 @@ describe(`the synoptic group's form (${DIALECT})`, () => {
     expect(token).toMatch(/^[\w-]{43}$/);
     const group = await s.http.get(`/api/synopticgroups/${groupId}/`, { token: admin.token });
     const fields = {
-      id: String(groupId), based_on: group.json.last_modified as string, name: "Renamed synoptic", slug: group.json.slug as string,
+      id: String(groupId), last_modified: group.json.last_modified as string, name: "Renamed synoptic", slug: group.json.slug as string,
       display_timezone: "Etc/GMT", fresh_time_limit: "3600", early_warning_emails: "",
       stations: JSON.stringify([{ station: stationId, timeseries_groups: [{ timeseries_group: seriesGroupId }] }]),
     };

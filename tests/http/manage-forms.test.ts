@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
+import { inFormWords } from "@/lib/site/form-words";
 import type { TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
@@ -388,13 +389,13 @@ describe("a stale form (management.md §1 No lost updates)", () => {
   });
 });
 
-describe("invalid input: the API's message next to its field, the input kept, nothing saved", () => {
+describe("invalid input: the API's message next to its field (in the form's words), the input kept, nothing saved", () => {
   const CASES: { name: string; page: (t: Tree) => string; label: string | RegExp; typed: () => Record<string, string>; messages: Record<string, string[]>; api: (t: Tree) => string; apiMethod: "post" | "patch" }[] = [
     { name: "station edit", page: (t) => `/manage/stations/${t.sid}/`, label: "Station", typed: () => ({ altitude: "high", start_date: "2025-13-01" }),
       messages: { altitude: ["A valid number is required."], start_date: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] }, api: station, apiMethod: "patch" },
     { name: "group add", page: (t) => `/manage/stations/${t.sid}/`, label: "New time series group", typed: () => ({ name: "Rain", variable: String(variable), unit_of_measurement: String(unit), precision: "two" }),
       messages: { precision: ["A valid integer is required."] }, api: (t) => `${station(t)}timeseriesgroups/`, apiMethod: "post" },
-    { name: "series add", page: (t) => `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`, label: "New time series", typed: () => ({ type: "Checked", time_step: "10 minutes" }),
+    { name: "series add", page: (t) => `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`, label: "New time series", typed: () => ({ type: "Checked", time_step: "10 fortnights" }),
       messages: { time_step: ["Ensure this field has no more than 7 characters."] }, api: (t) => `${group(t)}timeseries/`, apiMethod: "post" },
     { name: "aggregation add", page: (t) => `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`, label: "New aggregation process", typed: () => ({ target_time_step: "1M", method: "mean", max_missing: "40000", resulting_timestamp_offset: "30" }),
       messages: { target_time_step: ['"1M" is in months or years; only minutes, hours and days are supported.'], max_missing: ["Ensure this value is less than or equal to 32767."],
@@ -412,20 +413,22 @@ describe("invalid input: the API's message next to its field, the input kept, no
     const r = await post(form, typed, editor);
     expect((await api(c.api(t))).json).toEqual(before);
     expect(r.status).toBe(200);
-    // Every message shown is one of the fields' (none elsewhere on the page).
-    expect(fieldMessages(formHtml(r.text, c.label)).sort()).toEqual(Object.values(c.messages).flat().sort());
+    // Every message shown is one of the fields' (none elsewhere on the page), in the form's words
+    // (lib/site/form-words.ts: labels for member names, how to write a time step).
+    const shown = (name: string) => c.messages[name].map((m) => inFormWords(m, name));
+    expect(fieldMessages(formHtml(r.text, c.label)).sort()).toEqual(Object.keys(c.messages).flatMap(shown).sort());
     // What the API answers to the same fields, with the form's other values.
     const body = Object.fromEntries(form.shown.filter(([k]) => !k.startsWith("$ACTION") && k !== "csrfmiddlewaretoken"));
     const answer = await s.http[c.apiMethod](c.api(t), { token: editor.user.token, form: { ...body, ...typed } });
     expect(answer.status, answer.text).toBe(400);
     for (const [name, messages] of Object.entries(c.messages)) {
-      expect(messagesOf(r.text, c.label, name), name).toEqual(messages);
+      expect(messagesOf(r.text, c.label, name), name).toEqual(shown(name));
       expect(answer.json[name], name).toEqual(messages);
     }
     for (const [name, value] of Object.entries(typed)) expect(shownValue(r.text, c.label, name), name).toBe(value);
   });
 
-  it("time steps: no maxlength cuts them in the browser (\"10 minutes\" became \"10 minu\"); a long one is refused by the server with the API's message and kept", async () => {
+  it("time steps: no maxlength cuts them in the browser (\"10 minutes\" became \"10 minu\"); one typed in words is understood; a long one is refused by the server with the API's message and kept", async () => {
     const t = await stationTree();
     const groupPage = `/manage/stations/${t.sid}/timeseriesgroups/${t.gid}/`;
     const processPage = `${groupPage}processes/${t.pid}/`;
@@ -437,18 +440,21 @@ describe("invalid input: the API's message next to its field, the input kept, no
       expect(input).toBeDefined();
       expect(input).not.toMatch(/maxlength/i);
     }
-    const LENGTH = ["Ensure this field has no more than 7 characters."];
-    for (const typed of ["10 minutes", "1".repeat(20_000)]) {
-      const r = await post(await site().form(groupPage, editor.cookie, "New time series"), { type: "Checked", time_step: typed }, editor);
-      expect(r.status).toBe(200);
-      expect(messagesOf(r.text, "New time series", "time_step")).toEqual(LENGTH);
-      expect(shownValue(r.text, "New time series", "time_step")).toBe(typed);
-      const agg = await post(await site().form(groupPage, editor.cookie, "New aggregation process"), { target_time_step: typed, method: "mean" }, editor);
-      expect(agg.status).toBe(200);
-      expect(messagesOf(agg.text, "New aggregation process", "target_time_step")).toEqual(LENGTH);
-      expect(shownValue(agg.text, "New aggregation process", "target_time_step")).toBe(typed);
-    }
+    const LENGTH = "Ensure this field has no more than 7 characters.";
+    const typed = "1".repeat(20_000);
+    const r = await post(await site().form(groupPage, editor.cookie, "New time series"), { type: "Checked", time_step: typed }, editor);
+    expect(r.status).toBe(200);
+    expect(messagesOf(r.text, "New time series", "time_step")).toEqual([inFormWords(LENGTH, "time_step")]);
+    expect(shownValue(r.text, "New time series", "time_step")).toBe(typed);
+    const agg = await post(await site().form(groupPage, editor.cookie, "New aggregation process"), { target_time_step: typed, method: "mean" }, editor);
+    expect(agg.status).toBe(200);
+    expect(messagesOf(agg.text, "New aggregation process", "target_time_step")).toEqual([inFormWords(LENGTH, "target_time_step")]);
+    expect(shownValue(agg.text, "New aggregation process", "target_time_step")).toBe(typed);
     expect((await api(`${group(t)}timeseries/`)).json.results.map((x: { type: string }) => x.type)).not.toContain("Checked");
+    // Typed as people write it, it is the API's "10min".
+    expect((await post(await site().form(groupPage, editor.cookie, "New time series"), { type: "Checked", time_step: "10 minutes" }, editor)).status).toBe(303);
+    const stored = (await api(`${group(t)}timeseries/`)).json.results.find((x: { type: string }) => x.type === "Checked");
+    expect(stored?.time_step).toBe("10min");
   });
 });
 
@@ -542,21 +548,21 @@ describe("process forms: threshold lines and pasted curve points (processing.md 
     expect(await formsOfPage()).toEqual(["New aggregation process", "New curve interpolation process"]);
   });
 
-  it("checks: the API's messages about threshold lines, told by line number; the lines kept; nothing saved", async () => {
+  it("checks: the API's messages about threshold lines, told by line number in the form's words; the lines kept; nothing saved", async () => {
     const t = await stationTree();
     const form = await site().form(groupPage(t), editor.cookie, "New checks process");
     const typed = "10min 7.3\n2x 5\n\n1h\n30min -2";
     const r = await post(form, { rate_thresholds: typed, rate_symmetric: "true" }, editor);
     expect(r.status).toBe(200);
     expect(fieldMessages(formHtml(r.text, "New checks process"))).toEqual([
-      'Line 2: delta_t: "2x" is not a valid time step.',
-      "Line 4: allowed_diff: This field is required.",
+      'Line 2: Time difference: "2x" is not a valid time step. Write a number and a unit, e.g. 10min, 1h (an hour) or 1D (a day).',
+      "Line 4: Largest change: This field is required.",
     ]);
     // (A browser sends, and shows again, a text area's lines ended by CR LF.)
     expect(shownValue(r.text, "New checks process", "rate_thresholds")?.replace(/\r\n/g, "\n")).toBe(typed);
     // Once they parse, the rules of the list, by line too.
     const again = await post(form, { rate_thresholds: "10min 7.3\n\n30min -2", rate_symmetric: "true" }, editor);
-    expect(fieldMessages(formHtml(again.text, "New checks process"))).toEqual(["Line 3: allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0."]);
+    expect(fieldMessages(formHtml(again.text, "New checks process"))).toEqual(["Line 3: Largest change: With symmetric thresholds every largest change must be greater than 0."]);
     expect((await processes(t)).filter((p) => p.type === "checks")).toEqual([]);
   });
 

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { enqueueSql } from "@/lib/jobs/queue";
-import { REPLICATION_KIND } from "@/lib/replication/sources";
+import { unseal } from "@/lib/auth/secret-box";
+import { REPLICATION_KIND, SOURCE_SECRET_LABELS } from "@/lib/replication/sources";
 import type { TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { DIALECT } from "@/tests/support/server";
+import { DIALECT, TEST_SECRET_KEY } from "@/tests/support/server";
 import { CookieJar, siteLogin } from "@/tests/support/site-session";
 import { fieldMessages, formMessages, formsOf, siteForms, type SiteForm } from "@/tests/support/site-forms";
 import { suiteServer } from "@/tests/support/suite";
@@ -85,6 +86,13 @@ function expectLogin(r: TestResponse, page: string) {
 
 const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 
+/** A stored source with its password and token decrypted (they are stored encrypted, never as typed). */
+async function storedSource(id: number) {
+  const row = await db().prisma.replicationSource.findUniqueOrThrow({ where: { id } });
+  for (const field of ["password", "token"] as const) if (row[field]) expect(row[field]).toMatch(/^v1:[\w-]+$/);
+  return { ...row, password: unseal(SOURCE_SECRET_LABELS.password, row.password, TEST_SECRET_KEY), token: unseal(SOURCE_SECRET_LABELS.token, row.token, TEST_SECRET_KEY) };
+}
+
 /** No page shows a stored or typed password or token. */
 function expectNoSecrets(html: string) {
   expect(html).not.toContain(PASSWORD);
@@ -110,7 +118,7 @@ describe(`adding a replication source on the site (${DIALECT})`, () => {
     const source = await api(sourceApi(id));
     expect(source.json).toMatchObject({ id, name: "Regional mirror", url: "https://other.example.org", username: "mirror", query: "owner:ntua", interval: 7200, enabled: true, prune: true });
     expect(source.json).not.toHaveProperty("password");
-    expect((await db().prisma.replicationSource.findUnique({ where: { id } }))!.password).toBe(PASSWORD);
+    expect((await storedSource(id)).password).toBe(PASSWORD);
     expect(await sourceActivity(id)).toEqual([["create", admin.user.username, `Created replication source "Regional mirror" (https://other.example.org)`, null]]);
     const list = await site().page(`${LIST}?done=source-created`, admin.cookie);
     expect(text(list.text)).toContain("The replication source has been added.");
@@ -171,7 +179,7 @@ describe(`editing and deleting a replication source on the site (${DIALECT})`, (
     expect(r.status, r.text).toBe(201);
     return r.json.id as number;
   }
-  const stored = (id: number) => db().prisma.replicationSource.findUniqueOrThrow({ where: { id } });
+  const stored = storedSource;
   /** A dry run queued for later (as one asked for while the runner is busy), and how many runs of the source are queued. */
   const queueDryRunLater = (id: number) => db().write((tx) => tx.$queryRaw(enqueueSql({
     kind: REPLICATION_KIND, key: `replication:${id}:dry`, payload: { dry_run: true }, delayMs: 3_600_000, maxAttempts: 1,

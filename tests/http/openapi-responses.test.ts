@@ -3,6 +3,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { db } from "@/lib/db";
 import { api, type RequestOptions, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
+import { startFakeMeteoView2, type FakeMeteoView2 } from "@/tests/support/fake-vendors/meteoview2";
 import { startServer, type TestServer } from "@/tests/support/server";
 
 /**
@@ -28,13 +29,20 @@ ajv.addFormat("date", /^\d{4}-\d{2}-\d{2}$/);
 ajv.addFormat("email", /^[^@\s]+@[^@\s]+$/);
 ajv.addFormat("binary", true);
 
+let vendor: FakeMeteoView2;
+
 beforeAll(async () => {
-  server = await startServer();
+  vendor = await startFakeMeteoView2({ readings: { "42a": [{ time: "2025-03-01T12:00", value: 1 }] } });
+  // Telemetry reaches the fake vendor on loopback.
+  server = await startServer({ env: { ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   http = api(server.url);
   doc = (await http.get("/api/schema/")).json;
   ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
 });
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  await vendor?.close();
+});
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 const validators = new Map<string, ValidateFunction>();
@@ -320,6 +328,42 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("post", data, tp, { token: other.token, form: { timeseries_records: "2020-01-01 03:00,1,\n" } }), 403);
     expectStatus(await send("post", data, tp, { ...ed, body: "x", headers: { "Content-Type": "text/plain" } }), 415);
 
+    // Corrections (corrections.md §1), on both path forms
+    for (const base of [`${seriesList}{tid}/`, "/api/stations/{sid}/timeseries/{tid}/"]) {
+      const target = `${base}data/`;
+      const transform = `${base}data/transform/`;
+      const corrections = `${base}corrections/`;
+      const deleted = expectStatus(await send("delete", target, p, { ...ed, query: "?start_date=2020-01-01T00:20:00Z&comment=spike" }), 200).json.correction;
+      expectStatus(await send("delete", target, p, { ...ed, query: "?all=true&dry_run=true" }), 200);
+      expectStatus(await send("delete", target, p, { ...ed, query: "?start_date=x" }), 400);
+      expectStatus(await send("delete", target, p, { query: "?all=true" }), 401);
+      expectStatus(await send("delete", target, p, { token: other.token, query: "?all=true" }), 403);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2020-01-01T00:00:00Z", value: 1.5, flags: "EDITED" }], comment: "checked" } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2020-01-01T00:10:00Z", flags: "" }], dry_run: true } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, form: { records: JSON.stringify([{ timestamp: "2020-01-01T00:10:00Z", value: 3 }]), timezone: "UTC" } }), 200);
+      expectStatus(await send("patch", target, p, { ...ed, json: { records: [{ timestamp: "2021-01-01T00:00:00Z", value: 1 }] } }), 400);
+      expectStatus(await send("post", transform, p, { ...ed, json: { operation: "offset", amount: 0.5, start_date: "2020-01-01", end_date: "2020-01-02", comment: "drift" } }), 200);
+      expectStatus(await send("post", transform, p, { ...ed, form: { operation: "flag", flags: "X", all: "true", dry_run: "true" } }), 200);
+      expectStatus(await send("post", transform, p, { ...ed, json: { operation: "scale", all: true } }), 400);
+      expectStatus(await send("post", transform, p, { token: other.token, json: { operation: "flag", flags: "X", all: true } }), 403);
+      expectStatus(await send("get", corrections, p, ed), 200);
+      expectStatus(await send("get", corrections, p, { ...ed, query: "?after=1&page_size=2" }), 200);
+      expectStatus(await send("get", corrections, p, { ...ed, query: "?after=x" }), 400);
+      expectStatus(await send("get", corrections, p), 401);
+      expectStatus(await send("get", corrections, p, { token: other.token }), 403);
+      const cp = { ...p, cid: deleted };
+      expectStatus(await send("get", `${corrections}{cid}/`, cp, ed), 200);
+      expectStatus(await send("get", `${corrections}{cid}/`, { ...p, cid: 999999 }, ed), 404);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, json: { dry_run: true } }), 200);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, json: { comment: "x".repeat(1001) } }), 400);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, { ...ed, form: { comment: "undo" } }), 200);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp, ed), 409);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, cp), 401);
+      expectStatus(await send("post", `${corrections}{cid}/revert/`, { ...p, cid: 999999 }, ed), 404);
+    }
+    expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 00:00,2,\n", mode: "replace", comment: "again", dry_run: "true" } }), 200);
+    expectStatus(await send("post", data, tp, { ...ed, form: { timeseries_records: "2020-01-01 00:00,2,\n", mode: "replace", comment: "again" } }), 204);
+
     // The older shape
     const older = "/api/stations/{sid}/timeseries/";
     expectStatus(await send("get", older, p), 200);
@@ -474,6 +518,66 @@ describe("real answers match the OpenAPI document", () => {
     expectStatus(await send("put", `${synoptic}{id}/`, gpSyn, { ...ed, json: synopticBody }), 200);
     expectStatus(await send("delete", `${synoptic}{id}/`, gpSyn, ed), 204);
     expectStatus(await send("get", `${synoptic}{id}/latest/`, gpSyn), 404);
+
+    // Telemetry: a fake MeteoView2, the station's editors only
+    const telemetry = "/api/stations/{sid}/telemetry/";
+    const telemetryBody = {
+      type: "meteoview2", data_timezone: "Europe/Athens", fetch_interval_minutes: 10, device_locator: vendor.apiUrl, username: "alice@example.org",
+      password: "topsecretapikey", remote_station_id: "1852", stale_after_minutes: 60, alert_emails: ["duty@example.org"], sensors: [{ sensor_id: "42a", timeseries_group: alarmGroup }],
+    };
+    expectStatus(await send("get", "/api/telemetry/types/", p), 200);
+    expectStatus(await send("get", telemetry, p, ed), 404);
+    expectStatus(await send("put", telemetry, p, { json: telemetryBody }), 401);
+    expectStatus(await send("put", telemetry, p, { token: other.token, json: telemetryBody }), 403);
+    expectStatus(await send("put", telemetry, p, { ...ed, json: { ...telemetryBody, fetch_offset_minutes: 10 } }), 400);
+    expectStatus(await send("put", telemetry, p, { ...ed, json: telemetryBody }), 201);
+    expectStatus(await send("put", telemetry, p, { ...ed, form: { ...telemetryBody, fetch_interval_minutes: "20", stale_after_minutes: "60", sensors: JSON.stringify(telemetryBody.sensors), alert_emails: "duty@example.org" } }), 200);
+    expectStatus(await send("patch", telemetry, p, { ...ed, json: { verify_tls: true, additional_config: {} } }), 200);
+    expectStatus(await send("get", telemetry, p, ed), 200);
+    expectStatus(await send("get", telemetry, p, { token: other.token }), 403);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: { remote_station_id: "" } }), 200);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: {} }), 200);
+    expectStatus(await send("post", `${telemetry}discover/`, p, { ...ed, json: { password: "wrong-key" } }), 400);
+    expectStatus(await send("get", `${telemetry}fetch/`, p, ed), 200);
+    expectStatus(await send("post", `${telemetry}fetch/`, p, { ...ed, json: { wait: true } }), 200);
+    expectStatus(await send("post", `${telemetry}fetch/`, p, { ...ed, form: { wait: "false" } }), 202);
+    expectStatus(await send("get", `${telemetry}fetch/`, p, ed), 200);
+    expectStatus(await send("get", `${telemetry}fetch/`, p), 401);
+    expectStatus(await send("get", `${telemetry}logs/`, p, ed), 200);
+    expectStatus(await send("get", `${telemetry}logs/`, p, { token: other.token }), 403);
+    expectStatus(await send("delete", telemetry, p, { token: other.token }), 403);
+    expectStatus(await send("delete", telemetry, p, ed), 204);
+
+    // Access requests (public.md §2): the station's editors decide
+    const access = "/api/stations/{sid}/accessrequests/";
+    const asker = await f.user();
+    const ask = { token: asker.token };
+    expectStatus(await send("get", access, p), 401);
+    expectStatus(await send("get", access, { ...p, sid: 999999 }, ed), 404);
+    expectStatus(await send("post", access, p, { json: {} }), 401);
+    expectStatus(await send("post", access, p, { ...ed, json: {} }), 400);
+    expectStatus(await send("post", access, { ...p, sid: 999999 }, { ...ask, json: {} }), 404);
+    const requested = expectStatus(await send("post", access, p, { ...ask, json: { message: "For a study" } }), 201).json.id;
+    expectStatus(await send("get", access, p, ed), 200);
+    expectStatus(await send("get", access, p, { ...ask, query: "?status=pending" }), 200);
+    expectStatus(await send("get", access, p, { ...ed, query: "?status=unknown" }), 400);
+    const arp = { ...p, id: requested };
+    expectStatus(await send("get", `${access}{id}/`, arp, ask), 200);
+    expectStatus(await send("get", `${access}{id}/`, arp, { token: other.token }), 403);
+    expectStatus(await send("get", `${access}{id}/`, { ...p, id: 999999 }, ed), 404);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ask, json: {} }), 403);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { json: {} }), 401);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ed, json: { valid_until: "2000-01-01" } }), 400);
+    expectStatus(await send("post", `${access}{id}/approve/`, arp, { ...ed, json: { valid_until: "2999-01-01" } }), 200);
+    expectStatus(await send("post", `${access}{id}/deny/`, arp, { ...ed, json: { reason: "Too late" } }), 400);
+    expectStatus(await send("post", `${access}{id}/deny/`, arp, { ...ask, json: { reason: "Self" } }), 403);
+    expectStatus(await send("delete", `${access}{id}/`, arp, { token: other.token }), 403);
+    expectStatus(await send("delete", `${access}{id}/`, arp, ask), 204);
+    const formAsked = expectStatus(await send("post", access, p, { ...ask, form: { message: "Again" } }), 201).json.id;
+    expectStatus(await send("post", `${access}{id}/deny/`, { ...p, id: formAsked }, { ...ed, form: { reason: "Partners only" } }), 200);
+    const formApproved = expectStatus(await send("post", access, p, { ...ask, json: {} }), 201).json.id;
+    expectStatus(await send("post", `${access}{id}/approve/`, { ...p, id: formApproved }, { ...ed, form: { valid_until: "" } }), 200);
+    expectStatus(await send("delete", `${access}{id}/`, { ...p, id: 999999 }, ask), 404);
 
     // Deleting what was created above
     expectStatus(await send("delete", `${seriesList}{tid}/`, tp, ed), 204);

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { apiRoutes } from "@/lib/api/routes";
 import {
-  BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema, ProcessSchema, RunSchema,
+  BoundingBoxSchema, ChartPointSchema, EventSchema, FileSchema, GeoJsonSchema, GroupSchema, ImageSchema, LOOKUP_SCHEMAS, OlderTimeseriesSchema, pageSchema,
   StationSchema, TimeseriesSchema, UserSchema,
-} from "@/lib/api/schemas";
-import { LOOKUP_NAMES } from "@/lib/services/lookups";
+} from "@/lib/http/openapi-schemas";
+import { ProcessSchema, RunSchema } from "@/lib/processing/schemas";
+import { LOOKUP_NAMES } from "@/lib/lookups/lookups";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";

@@ -6,7 +6,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type TestResponse } from "@/tests/support/http";
+import { api, type TestResponse, NOT_PUBLIC_NOTICE } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { processesApi, recordLines, runsSettled, seriesApi, upload } from "@/tests/support/processes";
 import { startServer, type TestServer } from "@/tests/support/server";
@@ -190,7 +190,7 @@ describe("changes through the API show on the next anonymous visit", () => {
     const r = await http.patch(seriesApi(sid, gid, tid), { token: admin.token, json: { publicly_available: false } });
     expect(r.status, r.text).toBe(200);
     for (const v of await visits()) {
-      expect(v.text).toContain("The data of this time series are not public.");
+      expect(v.text).toContain(NOT_PUBLIC_NOTICE);
       expect(v.text).not.toContain("987.25");
       expect(v.text).toContain(">private<");
     }

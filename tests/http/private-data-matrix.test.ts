@@ -7,7 +7,7 @@
  * shows up in any body, HTML included.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type TestResponse } from "@/tests/support/http";
+import { api, type TestResponse, NOT_PUBLIC_NOTICE } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin } from "@/tests/support/site-session";
@@ -142,7 +142,7 @@ describe("the site's group page, which comes with its first chart (api.md §16)"
   it.each(["anonymous", ...OTHERS] as Role[])("%s: the private series' page says the data are not public and holds no value of it", async (role) => {
     const r = await open(page(privateTs), role);
     expect(r.status).toBe(200);
-    expect(r.text).toContain("The data of this time series are not public.");
+    expect(r.text).toContain(NOT_PUBLIC_NOTICE);
     expect(r.text).not.toContain(SECRET);
     expect(r.text).not.toContain(SECRET.replace(/0+$/, ""));
     // Without a choice, the page shows the public series instead, with its chart.
@@ -155,7 +155,7 @@ describe("the site's group page, which comes with its first chart (api.md §16)"
     const r = await open(page(privateTs), role);
     expect(r.status).toBe(200);
     expect(r.text).toContain(SECRET);
-    expect(r.text).not.toContain("The data of this time series are not public.");
+    expect(r.text).not.toContain(NOT_PUBLIC_NOTICE);
   });
 
   it("a token is no site sign-in: the page treats the caller as anonymous", async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { groupApi, processesApi, recordLines, runsSettled, upload, type Http } from "@/tests/support/processes";
+import { csv, groupApi, processesApi, recordLines, runsSettled, upload, type Http } from "@/tests/support/processes";
 import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
 import { siteLogin } from "@/tests/support/site-session";
 
@@ -118,6 +118,21 @@ describe(`creating processes (${DIALECT})`, () => {
     expect(r.json.last_run).toBeNull();
   });
 
+  it("checks without symmetric: a rise and a fall bound for the same delta_t (issue 36 item 6); a run flags the rise above the one and the fall below the other", async () => {
+    const w = await world();
+    const roc = { symmetric: false, remove_failing_values: false, thresholds: [{ delta_t: "10min", allowed_diff: 2 }, { delta_t: "10min", allowed_diff: -3 }] };
+    const p = await created(w.path, { type: "checks", rate_of_change_check: roc });
+    expect(p.rate_of_change_check).toEqual(roc);
+    await runsSettled();
+    // +1 passes, +2.5 fails the rise bound; 11 passes (the failed 13.5 is skipped); −4 fails the fall bound; 5 passes (−6 over 20 min from 11, the fall bound summed twice)
+    await upload(http, users.creator.token, `${groupApi(w.sid, w.gid)}timeseries/${w.tid}/`, recordLines("2020-01-01T00:00Z", [10, 11, 13.5, 11, 7, 5]));
+    await runsSettled();
+    const checked = await csv(http, `${groupApi(w.sid, w.gid)}timeseries/${p.target_timeseries}/`, users.creator.token);
+    expect(checked.trimEnd().split("\r\n").map((line) => [line.slice(11, 16), line.endsWith(",TEMPORAL")])).toEqual([
+      ["00:00", false], ["00:10", false], ["00:20", true], ["00:30", false], ["00:40", true], ["00:50", false],
+    ]);
+  });
+
   it("an aggregation: the Aggregated series of its step named after its method; the Checked series is the source once there is one", async () => {
     const w = await world();
     const p = await created(w.path, HOURLY);
@@ -200,9 +215,13 @@ describe(`validation messages (${DIALECT})`, () => {
         'thresholds[1].delta_t: "2x" is not a valid time step.',
         'thresholds[2].delta_t: "0min" is not a valid time step.'] }],
     [{ type: "checks", rate_of_change_check: { thresholds: [{ delta_t: "10min", allowed_diff: 1 }, { delta_t: "10min", allowed_diff: 2 }] } },
-      { rate_of_change_check: ['thresholds: Each delta_t may appear only once ("10min" appears twice).'] }],
-    [{ type: "checks", rate_of_change_check: { thresholds: [{ delta_t: "1h", allowed_diff: 1 }, { delta_t: "60min", allowed_diff: 2 }] } },
+      { rate_of_change_check: ['thresholds: Each delta_t may have one rise bound and one fall bound ("10min" has two rise bounds (allowed_diff > 0)).'] }],
+    [{ type: "checks", rate_of_change_check: { thresholds: [{ delta_t: "1h", allowed_diff: -1 }, { delta_t: "60min", allowed_diff: -2 }] } },
+      { rate_of_change_check: ['thresholds: Each delta_t may have one rise bound and one fall bound ("1h" and "60min" are the same duration, both fall bounds (allowed_diff < 0)).'] }],
+    [{ type: "checks", rate_of_change_check: { symmetric: true, thresholds: [{ delta_t: "1h", allowed_diff: 1 }, { delta_t: "60min", allowed_diff: 2 }] } },
       { rate_of_change_check: ['thresholds: Each delta_t may appear only once ("1h" and "60min" are the same duration).'] }],
+    [{ type: "checks", rate_of_change_check: { thresholds: [{ delta_t: "10min", allowed_diff: 0 }] } },
+      { rate_of_change_check: ["thresholds[0].allowed_diff: Without symmetric thresholds an allowed_diff must not be 0 (a positive one bounds rises, a negative one falls)."] }],
     [{ type: "checks", rate_of_change_check: { symmetric: true, thresholds: [{ delta_t: "10min", allowed_diff: 0 }, { delta_t: "1h", allowed_diff: -3 }] } },
       { rate_of_change_check: [
         "thresholds[0].allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0.",
@@ -492,6 +511,13 @@ describe(`the group page (${DIALECT})`, () => {
     expect(text).toMatch(/Hourly mean, at most 2 missing · last successful run /);
     expect(text).toContain("Daily sum, no missing values allowed, stamped 1 min earlier (disabled) · not run successfully yet");
     expect(text).toContain("Curve interpolation into Discharge: 1 period, 2020-01-01 to 2020-12-31");
+    // In Greek (the language cookie), with the same arguments.
+    const greek = await pageText(w.sid, w.gid, "enhydris_language=el");
+    for (const words of ["Έλεγχοι: όρια 0…40 °C, χαλαρά όρια 2…38; ρυθμός μεταβολής 10min 5 °C", "Μέσος όρος ανά ώρα, το πολύ 2 ελλείπουσες τιμές",
+      "Άθροισμα ανά ημέρα, χωρίς ελλείπουσες τιμές, χρονοσφραγίδα 1 λεπτό νωρίτερα", "Παρεμβολή καμπύλης προς Discharge: 1 περίοδος, 2020-01-01 έως 2020-12-31"]) {
+      expect(greek).toContain(words);
+    }
+    expect(greek).not.toMatch(/Checked:|Hourly mean|Curve interpolation/);
 
     const error = "The last run failed: The source time series has no time step, so it cannot be regularized and aggregated.";
     expect(await pageText(broken.sid, broken.gid)).toContain("Hourly mean, at most 2 missing · not run successfully yet");
@@ -500,6 +526,9 @@ describe(`the group page (${DIALECT})`, () => {
     expect(await pageText(broken.sid, broken.gid, other.jar.header())).not.toContain(error);
     const editor = await siteLogin(server.url, users.maintainer.username, users.maintainer.password);
     expect(await pageText(broken.sid, broken.gid, editor.jar.header())).toContain(error);
+    // Stored in English, shown in the page's language.
+    expect(await pageText(broken.sid, broken.gid, `${editor.jar.header()}; enhydris_language=el`))
+      .toContain("Η τελευταία εκτέλεση απέτυχε: Η χρονοσειρά-πηγή δεν έχει χρονικό βήμα, οπότε δεν μπορεί να κανονικοποιηθεί και να συναθροιστεί.");
     // A group without processes has no such section.
     const empty = await world();
     expect(await pageText(empty.sid, empty.gid)).not.toContain("Automatic processing");

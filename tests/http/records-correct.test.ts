@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { random } from "@/lib/demo";
+import { random } from "@/lib/server/demo";
 import { MAX_INSTANT } from "@/lib/formats/date-param";
 import { enqueueSql } from "@/lib/jobs/queue";
 import { records, type CorrectionChange, type CorrectionOutcome, type RecordBatch } from "@/lib/records";

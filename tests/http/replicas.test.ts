@@ -85,7 +85,8 @@ describe.runIf(RUN)("read replicas (PostgreSQL with a streaming standby)", () =>
     standby = await relay({ host: direct.hostname, port: Number(direct.port || 5432) }, port);
     replicaUrl = standbyUrlOf(database.url, port);
     replica = replicaName(replicaUrl);
-    const env = { DATABASE_REPLICA_URLS: replicaUrl, ENHYDRIS_REPLICA_MAX_LAG: "60" };
+    // Two workers each: a write is announced to every process of the instance.
+    const env = { DATABASE_REPLICA_URLS: replicaUrl, ENHYDRIS_REPLICA_MAX_LAG: "60", ENHYDRIS_WORKERS: "2" };
     server = await startServer({ databaseUrl: database.url, migrate: false, env });
     other = await startServer({ databaseUrl: database.url, migrate: false, env });
     http = api(server.url);
@@ -226,7 +227,7 @@ describe.runIf(RUN)("a read replica lagging beyond ENHYDRIS_REPLICA_MAX_LAG", ()
     database = await replicatedDatabase();
     const replicaUrl = standbyUrlOf(database.url);
     replica = replicaName(replicaUrl);
-    server = await startServer({ databaseUrl: database.url, migrate: false, env: { DATABASE_REPLICA_URLS: replicaUrl, ENHYDRIS_REPLICA_MAX_LAG: "1" } });
+    server = await startServer({ databaseUrl: database.url, migrate: false, env: { DATABASE_REPLICA_URLS: replicaUrl, ENHYDRIS_REPLICA_MAX_LAG: "1", ENHYDRIS_WORKERS: "2" } });
     await waitForState(server, replica, "ok");
   });
 

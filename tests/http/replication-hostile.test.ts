@@ -59,7 +59,7 @@ beforeAll(async () => {
   });
   proxyUrl = await listen(proxy);
 
-  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "10", ENHYDRIS_MAX_UPLOAD_SIZE: String(MAX_UPLOAD) } });
+  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "10", ENHYDRIS_MAX_UPLOAD_SIZE: String(MAX_UPLOAD), ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   bAdmin = await f.user({ superuser: true });
 }, 180_000);
 

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, waitForJob } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
-import { REPLICATION_KIND, runJson, sourceKey } from "@/lib/replication/sources";
+import { unseal } from "@/lib/auth/secret-box";
+import { REPLICATION_KIND, runJson, SOURCE_SECRET_LABELS, sourceKey } from "@/lib/replication/sources";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
-import { connectFixtures, ROOT, startServer, type TestServer } from "@/tests/support/server";
+import { connectFixtures, ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
 
 /**
  * Replication between two instances of this service (replication.md), on the database under
@@ -127,7 +128,8 @@ beforeAll(async () => {
 
   // Short enough for the silent source below, long enough for a first answer of A on a busy
   // machine (6 s was not: with the test and busy loops on one core, A's list of time series took longer).
-  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "20" } });
+  // B reaches A on loopback: allowed explicitly (the outbound guard, telemetry.md §3).
+  B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "20", ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   bAdmin = await f.user({ superuser: true });
   bUser = await f.user();
   // B already knows the variable and the unit: they are matched by their natural keys, not copied again.
@@ -188,7 +190,10 @@ describe("replication/sources/", () => {
 
   it("keeps one kind of credentials: a new token replaces a username and password, and the other way round", async () => {
     const id = (await b().post("/api/replication/sources/", { token: bAdmin.token, json: { url: A.url, username: "u", password: "p" } })).json.id;
-    const stored = async () => db().prisma.replicationSource.findUniqueOrThrow({ where: { id }, select: { username: true, password: true, token: true } });
+    const stored = async () => {
+      const row = await db().prisma.replicationSource.findUniqueOrThrow({ where: { id }, select: { username: true, password: true, token: true } });
+      return { ...row, password: unseal(SOURCE_SECRET_LABELS.password, row.password, TEST_SECRET_KEY), token: unseal(SOURCE_SECRET_LABELS.token, row.token, TEST_SECRET_KEY) };
+    };
     try {
       expect((await b().patch(`/api/replication/sources/${id}/`, { token: bAdmin.token, json: { token: "t" } })).json.username).toBe("");
       expect(await stored()).toEqual({ username: "", password: "", token: "t" });
@@ -551,7 +556,7 @@ describe("a source that speaks like the reference system", () => {
 
 describe("npm run replicate", () => {
   const cli = (args: string[]) => spawn(process.execPath, ["--import", "tsx", "scripts/replicate.ts", ...args], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: B.databaseUrl, ENHYDRIS_MEDIA_DIR: B.mediaDir }, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: B.databaseUrl, ENHYDRIS_MEDIA_DIR: B.mediaDir, ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" }, stdio: ["ignore", "pipe", "pipe"],
   });
   const finished = (child: ReturnType<typeof cli>) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     let out = "";

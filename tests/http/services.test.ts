@@ -6,14 +6,15 @@ import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import { records } from "@/lib/records";
-import { Conflict, NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
-import { deleteLookup } from "@/lib/services/lookup-writes";
-import { readableSeries } from "@/lib/services/series-context";
-import { createSeries } from "@/lib/services/series-writes";
-import { updateStation } from "@/lib/services/station-writes";
-import { stationJsonById } from "@/lib/services/stations";
-import { uploadRecords } from "@/lib/services/upload";
-import { updateProfile, USERNAME_MESSAGE, USERNAME_TAKEN } from "@/lib/services/users";
+import { Conflict, NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
+import { deleteLookup } from "@/lib/lookups/writes";
+import { readableSeries } from "@/lib/series/context";
+import { workbenchView } from "@/lib/series/workbench";
+import { createSeries } from "@/lib/series/writes";
+import { updateStation } from "@/lib/stations/writes";
+import { stationJsonById } from "@/lib/stations/stations";
+import { uploadRecords } from "@/lib/series/upload";
+import { updateProfile, USERNAME_MESSAGE, USERNAME_TAKEN } from "@/lib/accounts/users";
 import * as f from "@/tests/support/fixtures";
 import { connectFixtures, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 
@@ -146,5 +147,33 @@ describe("domain validation", () => {
     const taken = await rejection(updateProfile(other, { username: maintainer.username }));
     expect((taken as ValidationFailed).fields).toEqual({ username: [USERNAME_TAKEN] });
     expect(await rejection(updateProfile(null, { firstName: "X" }))).toBeInstanceOf(PermissionDenied);
+  });
+});
+
+describe("the workbench's address (lib/series/workbench.ts, corrections.md §3)", () => {
+  it("gives the range it names and the compared series the user may read, leaving out the others", async () => {
+    const ownGroup = await f.group(sid, { variableId });
+    const own = await f.series(ownGroup, { type: "Initial", publiclyAvailable: true, name: "Gauge" });
+    const privateOne = await readableSeries(superuser, { seriesId: tid });
+    const query = { start: "2025-01-01T00:00:00Z", end: "2025-02-01T02:00:00+02:00", compare: `${tid},999999,${own},x,${tid}` };
+    expect(await workbenchView(viewer, own, query)).toEqual({
+      range: { start: Date.UTC(2025, 0, 1) / 1000, end: Date.UTC(2025, 1, 1) / 1000 },
+      compared: [{ stationId: sid, groupId: gid, seriesId: tid, label: `${privateOne.station.name} · series ${tid}`, unit: privateOne.unit.symbol }],
+    });
+    // Not a data viewer: the private series is left out, and nothing says it exists.
+    expect((await workbenchView(other, own, query)).compared).toEqual([]);
+    expect((await workbenchView(null, own, query)).compared).toEqual([]);
+  });
+
+  it("ignores a range that does not parse or runs backwards, and compares five series at most", async () => {
+    const many: number[] = [];
+    for (let i = 0; i < 7; i++) many.push(await f.series(await f.group(sid, { variableId }), { type: "Initial", publiclyAvailable: true }));
+    const view = await workbenchView(superuser, tid, { start: "2025-02-01T00:00:00Z", end: "2025-01-01T00:00:00Z", compare: many.join(",") });
+    expect(view.range).toBeNull();
+    expect(view.compared.map((c) => c.seriesId)).toEqual(many.slice(0, 5));
+    for (const start of ["yesterday", "2025-01-01", "2025-01-01T00:00:00", "1735689600"]) {
+      expect((await workbenchView(superuser, tid, { start, end: "2025-03-01T00:00:00Z" })).range, start).toBeNull();
+    }
+    expect((await workbenchView(superuser, tid, { compare: ["", ""] })).compared).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as f from "@/tests/support/fixtures";
+import { expectGreekRefusal } from "@/tests/support/http";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { actionId } from "@/tests/support/site-forms";
 import { ageSiteSessions, siteLogin } from "@/tests/support/site-session";
@@ -131,6 +132,21 @@ describe("large site form posts without a login", () => {
     expect(r.status).toBe(413);
     expect(r.body).toContain("A form sent without logging in may be at most 1 MB. Log in, then send it again.");
     expect(r.body).not.toMatch(/at \S+ \(|node_modules/);
+  });
+
+  it("say why in the request's language: the language cookie, else Accept-Language", async () => {
+    const greek = await headOnlyPost("/manage/synoptic/new/", form({ "Content-Length": String(90 << 20), "Accept-Language": "el-GR,el;q=0.9,en;q=0.5" }));
+    expectGreekRefusal(greek, {
+      status: 413, title: "Πολύ μεγάλη φόρμα", english: "Log in",
+      says: ["Μια φόρμα που στέλνεται χωρίς σύνδεση μπορεί να είναι το πολύ 1 MB. Συνδεθείτε και στείλτε τη ξανά.", ">Πίσω στον ιστότοπο</a>"],
+    });
+    // The switcher's cookie wins over the browser's language.
+    const chosen = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked", "Accept-Language": "en", Cookie: "enhydris_language=el" }));
+    expect(chosen.status).toBe(411);
+    expect(chosen.body).toContain("Μια φόρμα που στέλνεται χωρίς σύνδεση πρέπει να δηλώνει το μήκος της (Content-Length)");
+    const english = await headOnlyPost("/manage/stations/new/", form({ "Transfer-Encoding": "chunked", "Accept-Language": "el", Cookie: "enhydris_language=en" }));
+    expect(english.body).toContain('<html lang="en">');
+    expect(english.body).toContain("must state its length");
   });
 
   it("are refused when their length is unstated (411), and a forged, ended or expired session counts as none", async () => {

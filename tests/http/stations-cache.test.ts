@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
-import { metadataVersion } from "@/lib/services/metadata-version";
+import { metadataVersion } from "@/lib/domain/metadata-version";
 import * as f from "@/tests/support/fixtures";
 import { api, rawGet, type TestResponse } from "@/tests/support/http";
 import { DIALECT, startServer, type TestServer } from "@/tests/support/server";
 
 /**
  * The station list and search are cached in each worker by the metadata version (migration 0009,
- * lib/services/metadata-version.ts). The test server runs two workers: every request below goes on
+ * lib/domain/metadata-version.ts). The test server runs two workers: every request below goes on
  * a connection of its own, so both workers answer (and cache) before a change and after it. A
  * metadata write through the API, or straight into the database, shows at once everywhere; an
  * upload of records changes `last_update` at once but leaves the version, and so the cached
@@ -18,7 +18,7 @@ let http: ReturnType<typeof api>;
 let admin: f.TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: { ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
   admin = await f.user({ superuser: true });
 }, 120_000);

@@ -234,6 +234,25 @@ describe("validation (every message)", () => {
     });
   });
 
+  it("at most 20 warning addresses: more is 400 naming the field, in JSON and form bodies, on create, PUT and PATCH", async () => {
+    const TOO_MANY = { early_warning_emails: ["Ensure this field has no more than 20 elements."] };
+    const addresses = (n: number) => Array.from({ length: n }, (_, i) => `duty${i}@example.com`);
+    expect((await created(owner.token, { early_warning_emails: addresses(20) })).json.early_warning_emails).toEqual(addresses(20));
+    expect400(await post(body({ early_warning_emails: addresses(21) })), TOO_MANY);
+    // The probe's repro: 5,000 addresses (some invalid, which the refusal does not list one by one).
+    expect400(await post(body({ early_warning_emails: [...addresses(4999), "not an address"] })), TOO_MANY);
+    const sent = body();
+    const form = await http.post("/api/synopticgroups/", {
+      token: owner.token,
+      form: [["name", sent.name], ["slug", sent.slug as string], ["fresh_time_limit", "3600"], ...addresses(21).map((a) => ["early_warning_emails", a] as [string, string])],
+    });
+    expect400(form, TOO_MANY);
+    const g = (await created(owner.token)).json;
+    expect400(await http.patch(`/api/synopticgroups/${g.id}/`, { token: owner.token, json: { early_warning_emails: addresses(21) } }), TOO_MANY);
+    expect400(await http.put(`/api/synopticgroups/${g.id}/`, { token: owner.token, json: body({ slug: g.slug, early_warning_emails: addresses(5000) }) }), TOO_MANY);
+    expect((await http.get(`/api/synopticgroups/${g.id}/`)).json.early_warning_emails).toEqual(["duty@example.com"]);
+  });
+
   it("a slug is unique", async () => {
     const g = (await created(owner.token)).json;
     expect400(await post(body({ slug: g.slug })), { slug: ["A synoptic group with this slug already exists."] });

@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "@/lib/db/migrate";
-import { metadataVersion } from "@/lib/services/metadata-version";
+import { metadataVersion } from "@/lib/domain/metadata-version";
 import { api, rawGet } from "@/tests/support/http";
 import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
 import { user } from "@/tests/support/fixtures";
@@ -79,7 +79,8 @@ beforeAll(async () => {
   mediaDir = mkdtempSync(join(tmpdir(), "enhydris-upgrade-media-"));
   cpSync(join(FIXTURE_DIR, "media"), mediaDir, { recursive: true });
   // The demo data setting as the first release's default left it (true): a database with data gets none.
-  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_DEMO_DATA: "true" } });
+  // Two workers: the station list is cached in each (a test below).
+  server = await startServer({ databaseUrl: database.url, migrate: false, env: { ENHYDRIS_MEDIA_DIR: mediaDir, ENHYDRIS_DEMO_DATA: "true", ENHYDRIS_WORKERS: "2" } });
   http = api(server.url);
 }, 120_000);
 
@@ -107,7 +108,14 @@ describe("start-up on a first-phase database", () => {
  * Each entry names the spec section that adds it. (None so far: `replicated_from`, replication.md
  * §2, is shown only on replicated stations, and no old station is one.)
  */
-const DOCUMENTED_ADDITIONS: { section: string; applies: (a: SavedAnswer) => boolean; remove: (body: string) => string }[] = [];
+const DOCUMENTED_ADDITIONS: { section: string; applies: (a: SavedAnswer) => boolean; remove: (body: string) => string }[] = [
+  {
+    // The lookups' optional Greek description: one more field after the ones clients knew, and nothing else changed.
+    section: "public.md §3 (descr_el)",
+    applies: (a) => /^\/api\/(stationtypes|eventtypes|variables|filetypes)\//.test(a.path) && a.encoding === "utf8",
+    remove: (body) => body.replace(/,"descr_el":"(?:[^"\\]|\\.)*"/g, ""),
+  },
+];
 
 function normalized(answer: SavedAnswer, body: string): string {
   return DOCUMENTED_ADDITIONS.filter((d) => d.applies(answer)).reduce((b, d) => d.remove(b), body);
@@ -464,7 +472,8 @@ describe("replication from the upgraded instance", () => {
   }
 
   it("a new instance copies the old stations, groups, series and every record (with a superuser's old token)", async () => {
-    const target = await startServer();
+    // It replicates from the old instance, on 127.0.0.1: outbound requests reach it only when allowed.
+    const target = await startServer({ env: { ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
     try {
       const targetAdmin = await user({ superuser: true });
       const t = api(target.url);

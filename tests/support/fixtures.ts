@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { db } from "@/lib/db";
 import { issueToken } from "@/lib/auth/tokens";
 import { records } from "@/lib/records";
-import { mediaDirectory } from "@/lib/services/media";
-import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/services/norms";
-import { insertGroup, insertSeries, type GroupData, type SeriesData } from "@/lib/services/series-writes";
-import { insertStation, type StationData } from "@/lib/services/station-writes";
-import { typeCode, type TimeseriesTypeName } from "@/lib/services/timeseries-types";
-import { createUser } from "@/lib/services/users";
+import { mediaDirectory } from "@/lib/stations/media";
+import { descrNorm, gareaNorm, organizationNorm, personNorm } from "@/lib/domain/norms";
+import { insertGroup, insertSeries, type GroupData, type SeriesData } from "@/lib/series/writes";
+import { insertStation, type StationData } from "@/lib/stations/writes";
+import { typeCode, type TimeseriesTypeName } from "@/lib/domain/timeseries-types";
+import { createUser } from "@/lib/accounts/users";
 
 /** Test data made with the service's own write functions, in the database of the test server. */
 let counter = 0;

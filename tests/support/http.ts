@@ -1,4 +1,14 @@
+import { expect } from "vitest";
+
 /** A small HTTP client for tests: no redirects followed, bodies read as text. */
+/** The API's bodies of 401 and 403 (api.md §15), as the tests compare them. */
+export const UNAUTHENTICATED = '{"detail":"Authentication credentials were not provided."}';
+export const FORBIDDEN = '{"detail":"You do not have permission to perform this action."}';
+
+/** The chart's notice as the server renders it: the words alone are also in the messages the
+ * page hands to its browser code, whether or not the notice shows. */
+export const NOT_PUBLIC_NOTICE = "<strong>The data of this time series are not public.</strong>";
+
 export interface TestResponse {
   status: number;
   headers: Headers;
@@ -81,4 +91,16 @@ export async function rawRequest(base: string, method: string, path: string, hea
     req.on("error", reject);
     req.end(body);
   });
+}
+
+/**
+ * A refusal page of the HTTP edge in Greek (public.md §3): its status, `<html lang="el">`, its
+ * title, the sentences it says, and none of the English one it must not.
+ */
+export function expectGreekRefusal(response: { status: number; body: string }, page: { status: number; title: string; says: string[]; english: string }): void {
+  expect(response.status).toBe(page.status);
+  expect(response.body).toContain('<html lang="el">');
+  expect(response.body).toContain(`<h1>${page.title} (${page.status})</h1>`);
+  for (const sentence of page.says) expect(response.body).toContain(sentence);
+  expect(response.body).not.toContain(page.english);
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -17,6 +17,8 @@ import { parseDatabaseUrl } from "@/lib/db/url";
  */
 export const ROOT = resolve(__dirname, "..", "..");
 export const DIALECT = (process.env.TEST_DATABASE ?? "sqlite") as "sqlite" | "postgres";
+/** The ENHYDRIS_SECRET_KEY of test servers (unless a test gives another). */
+export const TEST_SECRET_KEY = "test-secret-key-for-the-test-suite";
 
 export interface TestServer {
   readonly url: string;
@@ -25,8 +27,12 @@ export interface TestServer {
   readonly child: ChildProcess;
   /** What the server printed so far. */
   output(): string;
-  /** The server's processes: the primary and its workers (node:cluster), or the one process. */
+  /** The server's processes: the primary and its workers (node:cluster), or the one process; and the job process. */
   processes(): number[];
+  /** The web worker processes of the primary (none with ENHYDRIS_WORKERS=1). */
+  webWorkers(): number[];
+  /** The job process (lib/server/jobs-main.ts), while it runs. */
+  jobProcess(): number | null;
   /** Kills every process of the server at once (a crash, not a shutdown). */
   kill(): void;
   stop(): Promise<void>;
@@ -93,8 +99,17 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
   reloadSettings();
 }
 
-export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean } = {}): Promise<TestServer> {
+/** With TEST_CPU_LOG (tests/support/file-accounting.ts): how long a server took to start or stop. */
+function noteTime(event: "start" | "stop", since: number): void {
+  const log = process.env.TEST_CPU_LOG;
+  const file = (expect.getState().testPath ?? "?").replace(`${ROOT}/`, "");
+  if (log) appendFileSync(log, `${JSON.stringify({ file, server: event, seconds: Math.round((Date.now() - since) / 100) / 10 })}\n`);
+}
+
+/** `script`: what to run instead of server.mjs (tests/support/next-only-server.mjs). */
+export async function startServer(options: { env?: Record<string, string>; databaseUrl?: string; migrate?: boolean; script?: string } = {}): Promise<TestServer> {
   if (!existsSync(join(ROOT, process.env.ENHYDRIS_DIST_DIR || ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first (npm test does it).");
+  const starting = Date.now();
   const dir = mkdtempSync(join(tmpdir(), "enhydris-test-"));
   // A server given no database gets its own, removed when it stops.
   const own = options.databaseUrl ? undefined : await scratchDatabase();
@@ -105,49 +120,75 @@ export async function startServer(options: { env?: Record<string, string>; datab
   };
   if (options.migrate !== false) await migrate(parseDatabaseUrl(databaseUrl));
   const mediaDir = join(dir, "media");
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    PORT: String(port),
-    HOSTNAME_BIND: "127.0.0.1",
-    DATABASE_URL: databaseUrl,
-    ENHYDRIS_DEMO_DATA: "0",
-    ENHYDRIS_MEDIA_DIR: mediaDir,
-    ENHYDRIS_SECRET_KEY: "test-secret-key-for-the-test-suite",
-    ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
-    ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
-    // The multi-process server as `npm start` runs it, with two workers (TEST_WORKERS to change).
-    ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "2",
-    ...options.env,
-  };
-  const child = spawn(process.execPath, ["server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  // TEST_SERVER_LOG_DIR keeps every test server's log, to look through a whole run for errors no test expected.
-  if (process.env.TEST_SERVER_LOG_DIR) {
-    const log = createWriteStream(join(process.env.TEST_SERVER_LOG_DIR, `${basename(dir)}.log`));
-    log.write(`${JSON.stringify({ test: expect.getState().testPath ?? null })}\n`);
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+  // Another process may take the port between freePort() and the server's listen (a second run
+  // of the suites at once): then the server exits with EADDRINUSE, and another port is tried.
+  let port = 0;
+  let child!: ChildProcess;
+  let output!: () => string;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOSTNAME_BIND: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      ENHYDRIS_DEMO_DATA: "0",
+      ENHYDRIS_MEDIA_DIR: mediaDir,
+      ENHYDRIS_SECRET_KEY: TEST_SECRET_KEY,
+      ENHYDRIS_SECRET_KEY_FILE: join(dir, "secret_key"),
+      ENHYDRIS_ALLOWED_HOSTS: "127.0.0.1,localhost",
+      // One process: a second worker costs as much CPU again at every start (some 90 starts per
+      // run), mostly for nothing, as a client's requests go on one connection to one worker. The
+      // files about several processes (the cluster, the caches kept in each worker, read-after on
+      // replicas, the shutdown) ask for two in `env`; TEST_WORKERS=2 runs every server with two.
+      ENHYDRIS_WORKERS: process.env.TEST_WORKERS || "1",
+      // The job process at the web's priority: `npm test` runs two suites at once on a busy
+      // machine, where a niced job process waits its turn for seconds and the tests that wait for
+      // a job (an alarm's e-mail, a process run) time out. tests/http/jobs-priority.test.ts tests the setting.
+      ENHYDRIS_JOB_NICE: "0",
+      ...options.env,
+    };
+    child = spawn(process.execPath, [options.script ?? "server.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout!.on("data", (d) => (text += d));
+    child.stderr!.on("data", (d) => (text += d));
+    output = () => text;
+    // TEST_SERVER_LOG_DIR keeps every test server's log, to look through a whole run for errors no test expected.
+    if (process.env.TEST_SERVER_LOG_DIR) {
+      const log = createWriteStream(join(process.env.TEST_SERVER_LOG_DIR, `${basename(dir)}-${attempt}.log`));
+      log.write(`${JSON.stringify({ test: expect.getState().testPath ?? null })}\n`);
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+    }
+    try {
+      await waitUntilUp(`http://127.0.0.1:${port}`, child, output);
+      break;
+    } catch (error) {
+      if (attempt < 3 && /EADDRINUSE/.test(output())) continue;
+      await removeFiles();
+      throw error;
+    }
   }
   const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntilUp(url, child, () => output);
-  } catch (error) {
-    await removeFiles();
-    throw error;
-  }
+  // Watched from the start: a test may kill the server (or the server exit) before stop() is called.
+  const exited = child.exitCode === null && child.signalCode === null ? new Promise<void>((r) => child.once("exit", () => r())) : Promise.resolve();
+  const running = () => child.exitCode === null && child.signalCode === null;
+  /** The processes kill() killed: stop() waits until they are gone. */
+  let killed: number[] = [];
+  noteTime("start", starting);
   // Fixtures now write to this server's database; stop() gives them back to the previous one.
   const previous = { databaseUrl: process.env.DATABASE_URL, mediaDir: process.env.ENHYDRIS_MEDIA_DIR };
   await connectFixtures(databaseUrl, mediaDir);
   return {
     url, databaseUrl, mediaDir, child,
-    output: () => output,
+    output,
     processes: () => processTree(child.pid!),
+    webWorkers: () => processTree(child.pid!).slice(1).filter((pid) => !isJobProcess(pid)),
+    jobProcess: () => processTree(child.pid!).find(isJobProcess) ?? null,
     kill() {
-      for (const pid of processTree(child.pid!)) {
+      killed = processTree(child.pid!);
+      for (const pid of killed) {
         try {
           process.kill(pid, "SIGKILL");
         } catch {
@@ -156,21 +197,47 @@ export async function startServer(options: { env?: Record<string, string>; datab
       }
     },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
+      const stopping = Date.now();
+      // A killed server has a signalCode, not an exitCode: looking at the exitCode alone sent it a
+      // SIGTERM and waited the whole 30 s for an exit that had already happened.
+      if (running()) {
         child.kill("SIGTERM");
         // As long as the server's own bound (25 s for the requests in flight and the shutdown hooks):
         // a busy machine may need more than a few seconds, and a test may check the clean exit.
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
         clearTimeout(timer);
-        if (child.exitCode === null) child.kill("SIGKILL");
+        if (running()) child.kill("SIGKILL");
       }
+      await exited;
+      await gone(killed);
+      noteTime("stop", stopping);
       await closeDb();
       if (process.env.DATABASE_URL === databaseUrl && previous.databaseUrl) await connectFixtures(previous.databaseUrl, previous.mediaDir);
       await removeFiles();
     },
   };
+}
+
+/** Resolves when none of these processes runs any more (gone, or a zombie not yet reaped). */
+async function gone(pids: number[]): Promise<void> {
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  while (pids.some(alive)) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Whether a process runs the job process's bundle (jobs.mjs). */
+function isJobProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").some((arg) => arg.endsWith("/jobs.mjs"));
+  } catch {
+    return false;
+  }
 }
 
 /** A process and its descendants, parents first. */
@@ -187,7 +254,7 @@ function processTree(pid: number): number[] {
 async function waitUntilUp(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited with ${child.exitCode ?? child.signalCode}:\n${output()}`);
     try {
       // The health endpoint answers whatever the allowed hosts are.
       const response = await fetch(`${url}/api/health/`);

@@ -27,6 +27,11 @@ export class CookieJar {
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
+
+  /** The cookies as [name, value] pairs (to hand a browser the session). */
+  entries(): [string, string][] {
+    return [...this.cookies];
+  }
 }
 
 export async function siteLogin(base: string, username: string, password: string, jar = new CookieJar()): Promise<{ jar: CookieJar; error: string | null }> {

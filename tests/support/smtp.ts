@@ -11,6 +11,13 @@ export interface Received {
   subject: string;
 }
 
+/** A header with its RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=, as nodemailer writes them) decoded. */
+export function decodeHeader(value: string): string {
+  return value.replace(/\?=\s+=\?/g, "?==?").replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) => encoding.toUpperCase() === "B"
+    ? Buffer.from(text, "base64").toString("utf8")
+    : decodeQuotedPrintable(text.replace(/_/g, " ")));
+}
+
 export function decodeQuotedPrintable(text: string): string {
   const bytes: number[] = [];
   const soft = text.replace(/=\r?\n/g, "");
@@ -34,6 +41,14 @@ export interface SmtpListener {
   /** Answers the next `n` messages with a temporary failure (451) instead of taking them. */
   refuse(n: number): void;
   close(): Promise<void>;
+}
+
+/** A test server's settings that send its mail to this listener, from `from`, for the site at `url` named `name`. */
+export function mailSettings(smtp: SmtpListener, site: { from: string; url: string; name: string }): Record<string, string> {
+  return {
+    ENHYDRIS_EMAIL_HOST: "127.0.0.1", ENHYDRIS_EMAIL_PORT: String(smtp.port), ENHYDRIS_EMAIL_FROM: site.from,
+    ENHYDRIS_SITE_URL: site.url, ENHYDRIS_SITE_NAME: site.name,
+  };
 }
 
 export async function startSmtp(): Promise<SmtpListener> {
@@ -63,7 +78,7 @@ export async function startSmtp(): Promise<SmtpListener> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           text: (qp ? decodeQuotedPrintable(body) : body).replace(/\r\n/g, "\n"),
-          subject: /^subject:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "",
+          subject: decodeHeader((/^subject:\s*(.*(?:\r?\n[ \t].*)*)$/im.exec(head)?.[1] ?? "").replace(/\r?\n[ \t]+/g, " ").trim()),
         });
         callback();
       });
@@ -74,7 +89,8 @@ export async function startSmtp(): Promise<SmtpListener> {
   return Object.assign(listener, {
     port,
     messages,
-    async waitFor(n: number, ms = 10_000) {
+    // Patient by default: a mail job on a machine running two suites at once waits its turn for the CPU.
+    async waitFor(n: number, ms = 30_000) {
       const deadline = Date.now() + ms;
       while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       return messages;

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { answerBodyFaultsAsClientErrors, markBodyFaults } from "@/lib/http/body-faults.mjs";
+import { answerBodyFaultsAsClientErrors, markBodyFaults } from "@/lib/server/next-internals";
 import { withRequestContext } from "@/lib/observability/logger.mjs";
 
 /**

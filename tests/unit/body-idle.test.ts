@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bodyIdleWatch } from "@/lib/http/body-idle.mjs";
+import { bodyIdleWatch } from "@/lib/server/body-idle";
 
 /**
  * A real HTTP server with the watch at 1 s: what a client that stops sending gets, and that

@@ -1,7 +1,7 @@
 import { ServerResponse, IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { deferHeadScripts, deferPageScripts } from "@/lib/http/deferred-scripts.mjs";
+import { deferBodyScripts, deferHeadScripts, deferPageScripts } from "@/lib/server/next-internals";
 
 const HEAD = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>'
   + '<script src="/_next/static/chunks/a1.js" async="" nonce="N0=="></script>'
@@ -10,13 +10,21 @@ const HEAD = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>'
   + '<style>body{margin:0}</style>'
   + '<script src="/_next/static/chunks/c3.js" nonce="N0==" async=""></script>';
 
-const LOADER = '<script nonce="N0==">(function(s){var d=0;function go(){if(d)return;d=1;s.forEach(function(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)})}'
+const LOADER = '<script nonce="N0==">(function(s){var d=0;function load(u){var e=document.createElement("script");e.src=u;e.async=true;document.head.appendChild(e)}'
+  + 'function go(){if(d)return;d=1;s.forEach(load);(window.__enhydrisLate||[]).forEach(load);window.__enhydrisLate={push:load}}'
   + 'function painted(){var P=window.PerformanceObserver;if(!P||(P.supportedEntryTypes||[]).indexOf("paint")<0)return 0;'
   + 'new P(function(l,o){if(l.getEntriesByName("first-contentful-paint").length){o.disconnect();go()}}).observe({type:"paint",buffered:true});return 1}'
   + 'function later(){if(document.visibilityState==="hidden")return go();document.addEventListener("visibilitychange",go);setTimeout(go,2000);'
   + 'if(!painted())requestAnimationFrame(function(){requestAnimationFrame(go)})}'
   + 'if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",later);else later()})'
   + '(["/_next/static/chunks/a1.js","/_next/static/chunks/b2.js","/_next/static/chunks/c3.js"])</script>';
+
+describe("deferBodyScripts", () => {
+  it("queues the body's async Next scripts for the head's loader, each with its nonce; other scripts stay", () => {
+    const body = '<div>x</div><script src="/_next/static/chunks/late.js" nonce="N0==" async=""></script><script src="/other.js" async=""></script>';
+    expect(deferBodyScripts(body)).toBe('<div>x</div><script nonce="N0==">(window.__enhydrisLate=window.__enhydrisLate||[]).push("/_next/static/chunks/late.js")</script><script src="/other.js" async=""></script>');
+  });
+});
 
 describe("deferHeadScripts", () => {
   it("replaces the head's async Next scripts by one loader with their nonce, where the first one was", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, httpError } from "@/lib/http/errors";
-import { Conflict, ErrorCollector, NotFound, PermissionDenied, Throttled, ValidationFailed } from "@/lib/services/errors";
+import { Conflict, ErrorCollector, NotFound, PermissionDenied, Throttled, ValidationFailed } from "@/lib/domain/errors";
 
 /** How the API answers the domain's errors (api.md §1.6, §15.3; docs/decisions/0008). */
 const answer = (error: unknown, challenge: "Token" | "Basic" = "Token") => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { hostName, isAllowedHost, LOCAL_HOSTS, parseAllowedHosts, serverHosts, HOSTS_REQUIRED } from "@/lib/http/hosts.mjs";
+import { hostName, isAllowedHost, LOCAL_HOSTS, parseAllowedHosts, serverHosts, HOSTS_REQUIRED } from "@/lib/config/hosts.mjs";
 import { originFailure } from "@/lib/http/origins.mjs";
 import { contentSecurityPolicy } from "@/lib/http/security-headers.mjs";
-import { redact } from "@/lib/log";
+import { redact } from "@/lib/observability/log";
 
 describe("allowed hosts", () => {
   it("parses host names, with a leading dot for subdomains, and refuses anything else", () => {

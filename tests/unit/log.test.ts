@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact } from "@/lib/log";
+import { redact } from "@/lib/observability/log";
 
 describe("redact", () => {
   it("masks password hashes, keys and password fields", () => {

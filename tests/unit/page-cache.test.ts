@@ -2,20 +2,31 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
-  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, PAGE_CACHE, replayableHeaders, servePage, splitOnNonce,
-} from "@/lib/http/page-cache.mjs";
-import { deferHeadScripts, deferPageScripts } from "@/lib/http/deferred-scripts.mjs";
+  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, replayableHeaders, servePage, splitOnNonce,
+} from "@/lib/server/page-cache";
+import { deferHeadScripts, deferPageScripts } from "@/lib/server/next-internals";
+import { bridge } from "@/lib/runtime/bridge";
+import type { PageCacheRegistration } from "@/lib/site/page-cache";
 
 const PAGE = "/stations/12/timeseriesgroups/34/";
 const get = (headers: Record<string, string> = {}, method = "GET") => ({ method, headers });
 
 describe("cacheableGroupPage", () => {
   it("takes anonymous plain GETs of a group page, with any query string", () => {
-    expect(cacheableGroupPage(get(), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
-    expect(cacheableGroupPage(get(), PAGE, "?series=5&start=2020-01-01")).toEqual({ stationId: 12, groupId: 34 });
-    expect(cacheableGroupPage(get(), "/stations/2147483647/timeseriesgroups/1/", "")).toEqual({ stationId: 2147483647, groupId: 1 });
+    expect(cacheableGroupPage(get(), PAGE, "")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+    expect(cacheableGroupPage(get(), PAGE, "?series=5&start=2020-01-01")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+    expect(cacheableGroupPage(get(), "/stations/2147483647/timeseriesgroups/1/", "")).toEqual({ stationId: 2147483647, groupId: 1, locale: "en" });
     const harmless = "csrftoken=abc; next-auth.csrf-token=x%7Cy; __Host-next-auth.csrf-token=z; __Secure-next-auth.callback-url=https%3A%2F%2Fsite%2F; next-auth.callback-url=u";
-    expect(cacheableGroupPage(get({ cookie: harmless }), PAGE, "")).toEqual({ stationId: 12, groupId: 34 });
+    expect(cacheableGroupPage(get({ cookie: harmless }), PAGE, "")).toEqual({ stationId: 12, groupId: 34, locale: "en" });
+  });
+
+  it("names the page's language: the switcher's cookie, else Accept-Language (public.md §3)", () => {
+    const locale = (headers: Record<string, string>) => cacheableGroupPage(get(headers), PAGE, "")?.locale;
+    expect(locale({ "accept-language": "el-GR,el;q=0.9,en;q=0.8" })).toBe("el");
+    expect(locale({ "accept-language": "fr, en;q=0.5" })).toBe("en");
+    expect(locale({ cookie: "csrftoken=abc; enhydris_language=el" })).toBe("el");
+    expect(locale({ cookie: "enhydris_language=en", "accept-language": "el" })).toBe("en");
+    expect(locale({ cookie: "enhydris_language=xx", "accept-language": "el" })).toBe("el");
   });
 
   it("leaves everything else to Next", () => {
@@ -156,9 +167,8 @@ describe("capturePage", () => {
 });
 
 describe("servePage", () => {
-  const holder = globalThis as unknown as Record<symbol, unknown>;
   const request = { url: "/stations/1/timeseriesgroups/2/", host: "site", https: false };
-  const page = { stationId: 1, groupId: 2 };
+  const page = { stationId: 1, groupId: 2, locale: "en" as const };
 
   /** A response with a policy nonce whose end() records what is sent. */
   function reply(nonce: string) {
@@ -173,26 +183,26 @@ describe("servePage", () => {
   }
 
   it("lets Next render when nothing is registered, or the key cannot be read", async () => {
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
     let rendered = 0;
     const render = async () => void rendered++;
     const a = reply("A");
     await servePage({ headers: {} } as IncomingMessage, a.res, page, request, render);
     expect(a.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
-    holder[PAGE_CACHE] = { groupPageKey: () => Promise.reject(new Error("database away")), store: new Map(), csrfCookie: () => "csrftoken=x" };
+    bridge().pageCache = { groupPageKey: () => Promise.reject(new Error("database away")), store: new Map(), csrfCookie: () => "csrftoken=x" } as unknown as PageCacheRegistration;
     const b = reply("B");
     await servePage({ headers: {} } as IncomingMessage, b.res, page, request, render);
     expect(b.res.getHeader("X-Enhydris-Page-Cache")).toBe("bypass");
     expect(rendered).toBe(2);
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
   });
 
   it("answers a hit with the request's nonce, the kept headers and a csrftoken cookie when it has none", async () => {
     const store = new Map<string, unknown>();
-    store.set("http://site/stations/1/timeseriesgroups/2/\nK1", {
+    store.set("http://site/stations/1/timeseriesgroups/2/\nen\nK1", {
       status: 200, headers: [["content-type", "text/html; charset=utf-8"], ["vary", "rsc"]], parts: [Buffer.from('<script nonce="'), Buffer.from('">1</script>')], size: 27,
     });
-    holder[PAGE_CACHE] = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` };
+    bridge().pageCache = { groupPageKey: async () => "K1", store, csrfCookie: (secure: boolean) => `csrftoken=new${secure ? "; Secure" : ""}` } as unknown as PageCacheRegistration;
     const render = async () => {
       throw new Error("not rendered on a hit");
     };
@@ -208,13 +218,19 @@ describe("servePage", () => {
     await servePage({ headers: { cookie: "csrftoken=mine" } } as unknown as IncomingMessage, b.res, page, request, render);
     expect(b.sent()!.toString()).toBe('<script nonce="OTHER">1</script>');
     expect(b.res.getHeader("set-cookie")).toBeUndefined();
+    // The same page in another language is another entry: rendered.
+    let renderedGreek = 0;
+    const greek = reply("G");
+    await servePage({ headers: {} } as IncomingMessage, greek.res, { ...page, locale: "el" }, request, async () => void renderedGreek++);
+    expect(renderedGreek).toBe(1);
+    expect(greek.res.getHeader("X-Enhydris-Page-Cache")).toBe("miss");
     // Another key (something changed): rendered, and marked as a miss.
-    holder[PAGE_CACHE] = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" };
+    bridge().pageCache = { groupPageKey: async () => "K2", store, csrfCookie: () => "csrftoken=x" } as unknown as PageCacheRegistration;
     let rendered = 0;
     const c = reply("C");
     await servePage({ headers: {} } as IncomingMessage, c.res, page, request, async () => void rendered++);
     expect(rendered).toBe(1);
     expect(c.res.getHeader("X-Enhydris-Page-Cache")).toBe("miss");
-    delete holder[PAGE_CACHE];
+    bridge().pageCache = null;
   });
 });

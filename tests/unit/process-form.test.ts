@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cells, lineMessages } from "@/lib/site/process-form";
+import { cells, lineMessages } from "@/lib/processing/form";
+import { fieldErrorsIn } from "@/lib/site/field-errors";
 import { cpuTime } from "@/tests/support/cpu-time";
 
 /**
@@ -30,6 +31,33 @@ describe("cells: a row pasted from a spreadsheet or typed", () => {
 });
 
 describe("lineMessages: the API's messages about typed lines, by line number as the user sees them", () => {
+  it("in Greek, after the page translated the messages (as a process form's action does)", () => {
+    const typed = form({
+      type: "curve_interpolation", rate_thresholds: "10min 7.3\n\n1h\n",
+      period_0_start_date: "2020-01-01", period_0_end_date: "2020-12-31", period_0_points: "0\t0\n\nabc",
+      period_1_start_date: "2021-01-01", period_1_end_date: "2020-06-01", period_1_points: "0 0\n1 1",
+    });
+    const shown = (errors: Record<string, string[]>) => lineMessages(fieldErrorsIn("el", errors), typed, "el");
+    expect(shown({
+      periods: [
+        "periods[0].points[1]: A point is a pair of numbers [x, y].",
+        "periods[1]: start_date must not be after end_date.",
+        "periods[1].start_date: Date has wrong format. Use one of these formats instead: YYYY-MM-DD.",
+        "periods[0] overlaps periods[1].",
+      ],
+    })).toEqual({
+      periods: [
+        "Περίοδος 1, γραμμή 3: Ένα σημείο είναι ένα ζεύγος αριθμών [x, y].",
+        "Περίοδος 2: Η ημερομηνία έναρξης δεν μπορεί να είναι μετά την ημερομηνία λήξης.",
+        "Περίοδος 2, Ημερομηνία έναρξης: Η ημερομηνία έχει λάθος μορφή. Χρησιμοποιήστε τη μορφή ΕΕΕΕ-ΜΜ-ΗΗ (YYYY-MM-DD).",
+        "Η περίοδος 1 επικαλύπτεται με την περίοδο 2.",
+      ],
+    });
+    const checks = form({ type: "checks", rate_thresholds: "10min 7.3\n\n1h\n" });
+    expect(lineMessages({ rate_of_change_check: ["thresholds[1].allowed_diff: Απαιτείται έγκυρος αριθμός."] }, checks, "el"))
+      .toEqual({ rate_of_change_check: ["Γραμμή 3: Μέγιστη μεταβολή: Απαιτείται έγκυρος αριθμός."] });
+  });
+
   it("threshold lines, counting empty ones", () => {
     const typed = form({ type: "checks", rate_thresholds: "10min 7.3\n\n2x 5\n1h\n1h 3\n" });
     expect(lineMessages({

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { periodsErrors, RULES, type CurvePeriod } from "@/lib/processing/config";
+import { periodsErrors, rateOfChangeErrors, RULES, type CurvePeriod } from "@/lib/processing/config";
 import { cpuTime } from "@/tests/support/cpu-time";
 
 /** The rules of a curve interpolation's periods (processing.md §1). */
@@ -38,5 +38,36 @@ describe("periodsErrors", () => {
     const overlapping = await cpuTime(() => periodsErrors(pairs));
     expect(overlapping.result).toEqual(Array.from({ length: 10 }, (_, k) => RULES.overlap(2 * k + 1, 2 * k)));
     expect(overlapping.ms).toBeLessThan(2_000);
+  });
+});
+
+/** Asymmetric rate-of-change thresholds: one rise and one fall bound per delta_t (processing.md §1, issue 36 item 6). */
+describe("rateOfChangeErrors", () => {
+  const check = (symmetric: boolean, thresholds: [string, number][]) =>
+    rateOfChangeErrors({ symmetric, remove_failing_values: false, thresholds: thresholds.map(([delta_t, allowed_diff]) => ({ delta_t, allowed_diff })) });
+
+  it("accepts a rise and a fall bound for the same delta_t, however written, without symmetric", () => {
+    expect(check(false, [["10min", 2], ["10min", -3]])).toEqual([]);
+    expect(check(false, [["1h", -5], ["60min", 4], ["1D", 9]])).toEqual([]);
+  });
+
+  it("refuses two bounds of one sign for the same delta_t, naming them", () => {
+    expect(check(false, [["10min", 2], ["10min", -3], ["10min", 4]])).toEqual([
+      'thresholds: Each delta_t may have one rise bound and one fall bound ("10min" has two rise bounds (allowed_diff > 0)).',
+    ]);
+    expect(check(false, [["1h", -1], ["60min", -2]])).toEqual([
+      'thresholds: Each delta_t may have one rise bound and one fall bound ("1h" and "60min" are the same duration, both fall bounds (allowed_diff < 0)).',
+    ]);
+  });
+
+  it("refuses a zero bound without symmetric, and the same delta_t twice with symmetric whatever the signs", () => {
+    expect(check(false, [["10min", 0], ["10min", 1]])).toEqual([
+      "thresholds[0].allowed_diff: Without symmetric thresholds an allowed_diff must not be 0 (a positive one bounds rises, a negative one falls).",
+    ]);
+    expect(check(true, [["10min", 2], ["10min", 3]])).toEqual(['thresholds: Each delta_t may appear only once ("10min" appears twice).']);
+    expect(check(true, [["10min", 2], ["10min", -3]])).toEqual([
+      'thresholds: Each delta_t may appear only once ("10min" appears twice).',
+      "thresholds[1].allowed_diff: With symmetric thresholds every allowed_diff must be greater than 0.",
+    ]);
   });
 });

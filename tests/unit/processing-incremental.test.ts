@@ -428,3 +428,26 @@ describe("a stored target that no run wrote", () => {
     expect(() => planAggregation(aggregation, BASE + 30 * 600, info, BASE + 1800 + 60)).toThrow(IncrementalContextError);
   });
 });
+
+describe("a correction that deletes a range in the past (corrections.md §2)", () => {
+  // The source as it was, and the range a correction deleted from it (fractions of its records).
+  const deletionArb = (step: number) => fc.record({
+    rows: seriesArb(step, 250, 2),
+    a: fc.integer({ min: 0, max: 1000 }),
+    b: fc.integer({ min: 0, max: 1000 }),
+  }).map(({ rows: all, a, b }) => {
+    const [lo, hi] = [Math.min(a, b), Math.max(a, b)].map((x) => Math.floor((x / 1000) * all.length));
+    return { before: all, after: [...all.slice(0, lo), ...all.slice(hi)] };
+  });
+
+  it("an incremental checks run from the first deleted timestamp equals a full run", () => {
+    fc.assert(fc.property(checksConfigArb, deletionArb(600), (config, { before, after }) => changeMatches(checksEngine(config), before, after)), RUNS);
+  });
+  it("an incremental curve interpolation equals a full run", () => {
+    fc.assert(fc.property(curveConfigArb, deletionArb(1800), (config, { before, after }) => changeMatches(curveEngine(config), before, after)), RUNS);
+  });
+  it("an incremental aggregation equals a full run", () => {
+    fc.assert(fc.property(aggregationCaseArb.chain((c) => fc.tuple(fc.constant(c), deletionArb(c.step))), ([c, { before, after }]) =>
+      changeMatches(aggregationEngine(c.config, c.timeStep, c.zone), before, after)), { numRuns: 300 });
+  });
+});

@@ -5,10 +5,14 @@ import { ZipArchive } from "archiver";
 import { describe, expect, it } from "vitest";
 import { MalformedRecords, RecordLineReader } from "@/lib/formats/record-stream";
 import { resolveTimeZone } from "@/lib/formats/timezone";
+import { NOTHING_ALLOWED, parseOutboundAllow } from "@/lib/outbound";
 import { normalizeSourceUrl, parseCsv, Remote, SourceError, zipMember } from "@/lib/replication/remote";
 import { variableDescr } from "@/lib/replication/run";
 
 const UTC = resolveTimeZone("UTC")!;
+const parsedAllow = parseOutboundAllow("127.0.0.1");
+/** The test servers listen on loopback, which the outbound guard refuses unless allowed. */
+const LOOPBACK = parsedAllow.ok ? parsedAllow.allow : undefined;
 const line = (i: number) => `${new Date((1_600_000_020 + i * 600) * 1000).toISOString().slice(0, 16).replace("T", " ")},${(i / 10).toFixed(1)},${i % 3 === 0 ? "A B" : ""}\r\n`;
 
 describe("RecordLineReader", () => {
@@ -114,10 +118,10 @@ describe("the source's answers", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const remote = new Remote(url, {}, 5_000, 4_096);
+      const remote = new Remote(url, {}, 5_000, 4_096, LOOPBACK);
       await expect(remote.object("endless/")).rejects.toThrow(new SourceError(`GET ${url}/api/endless/: the answer is larger than 4096 bytes`));
       await expect(remote.object("said/")).rejects.toThrow(new SourceError(`GET ${url}/api/said/: the answer is larger than 4096 bytes`));
-      expect(await new Remote(url, {}, 5_000, 5_000).object("said/")).toEqual({ a: "x".repeat(4992) });
+      expect(await new Remote(url, {}, 5_000, 5_000, LOOPBACK).object("said/")).toEqual({ a: "x".repeat(4992) });
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -147,7 +151,7 @@ describe("Remote's redirects", () => {
     const elsewhere = await serve(() => ({ status: 200, body: '{"key":"stolen"}' }));
     const source = await serve(() => ({ status: 307, headers: { Location: `${elsewhere.url}/api/auth/login/` } }));
     try {
-      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000);
+      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000, undefined, LOOPBACK);
       const failure = await remote.open().catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(SourceError);
       expect((failure as Error).message).toContain(`redirects to ${elsewhere.url}`);
@@ -163,7 +167,7 @@ describe("Remote's redirects", () => {
       ? { status: 307, headers: { Location: "/api/v2/auth/login/" } }
       : { status: 200, body: '{"key":"abc"}' }));
     try {
-      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000);
+      const remote = new Remote(source.url, { username: "alice", password: "secret" }, 5_000, undefined, LOOPBACK);
       await remote.open();
       expect(source.seen.map((r) => [r.method, r.path])).toEqual([["POST", "/api/auth/login/"], ["POST", "/api/v2/auth/login/"]]);
       expect(JSON.parse(source.seen[1].body)).toEqual({ username: "alice", password: "secret" });
@@ -172,3 +176,25 @@ describe("Remote's redirects", () => {
     }
   });
 });
+
+describe("Remote's outbound guard (telemetry.md §3)", () => {
+  it("refuses a source on an address that ENHYDRIS_OUTBOUND_ALLOW does not list, before sending anything", async () => {
+    let requests = 0;
+    const server: Server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const failure = await new Remote(url, { token: "t0ken-value" }, 5_000, undefined, NOTHING_ALLOWED)
+        .object("stations/").catch((e: unknown) => e);
+      expect(failure).toEqual(new SourceError(`GET ${url}/api/stations/: 127.0.0.1 is a loopback address, which is not allowed (see ENHYDRIS_OUTBOUND_ALLOW)`));
+      expect(requests).toBe(0);
+      expect(await new Remote(url, {}, 5_000, undefined, LOOPBACK).object("stations/")).toEqual({});
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+

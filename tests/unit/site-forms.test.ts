@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Conflict, NotFound, ValidationFailed } from "@/lib/services/errors";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/domain/errors";
 import { formErrors, NO_ROOM, NOT_QUEUED, queueing, UNREACHABLE } from "@/lib/site/forms";
 
 /** What a page's "Run now" shows when the queueing fails (lib/site/forms.ts). */

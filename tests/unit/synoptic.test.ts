@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSynopticGroup } from "@/lib/api/synoptic-fields";
+import { readSynopticGroup } from "@/lib/synoptic/fields";
 import { cpuTime } from "@/tests/support/cpu-time";
 import { RequestInput } from "@/lib/http/body";
 import { jsonValue, listOf, nestedField, objectOf } from "@/lib/http/nested-fields";
@@ -127,12 +127,14 @@ describe("rules of a definition", () => {
 
   it("thresholds", () => {
     expect(rateOfChangeErrors({ symmetric: false, thresholds: [] })).toEqual(["thresholds: At least one threshold is required."]);
-    expect(rateOfChangeErrors({ symmetric: false, thresholds: [{ delta_t: "10min", allowed_diff: -1 }, { delta_t: "1D", allowed_diff: 0 }] })).toEqual([]);
+    expect(rateOfChangeErrors({ symmetric: false, thresholds: [{ delta_t: "10min", allowed_diff: -1 }, { delta_t: "10min", allowed_diff: 2 }, { delta_t: "1D", allowed_diff: 5 }] })).toEqual([]);
+    expect(rateOfChangeErrors({ symmetric: false, thresholds: [{ delta_t: "1D", allowed_diff: 0 }] }))
+      .toEqual(["thresholds[0].allowed_diff: Without symmetric thresholds an allowed_diff must not be 0 (a positive one bounds rises, a negative one falls)."]);
     expect(rateOfChangeErrors({ symmetric: false, thresholds: [{ delta_t: "10minutes", allowed_diff: 1 }, { delta_t: "x", allowed_diff: 1 }, { delta_t: "10min", allowed_diff: 1 }, { delta_t: "10min", allowed_diff: 2 }] }))
       .toEqual([
         "thresholds[0].delta_t: Ensure this field has no more than 7 characters.",
         'thresholds[1].delta_t: "x" is not a valid time step.',
-        'thresholds: Each delta_t may appear only once ("10min" appears twice).',
+        'thresholds: Each delta_t may have one rise bound and one fall bound ("10min" has two rise bounds (allowed_diff > 0)).',
       ]);
   });
 

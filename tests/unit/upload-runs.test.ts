@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runsAfter, runWords } from "@/components/manage/UploadRuns";
+import { translator } from "@/lib/i18n";
 
 /** Which of a group's processes the upload page lists after a store, and how (management.md §2). */
 const STORED = Date.parse("2025-03-01T10:00:30Z");
@@ -39,6 +40,12 @@ describe("runWords", () => {
     [run("succeeded", "2025-03-01T10:01:00Z", { records_written: 1051200 }), "done, 1,051,200 records"],
     [run("failed", "2025-03-01T10:01:00Z", { error: "The source time series has no time step." }), "failed: The source time series has no time step."],
   ])("%j", (r, words) => {
-    expect(runWords(r)).toBe(words);
+    expect(runWords(r, translator("en", "manageSeriesUpload"))).toBe(words);
+  });
+
+  it("in Greek", () => {
+    const el = translator("el", "manageSeriesUpload");
+    expect(runWords(run("succeeded", "2025-03-01T10:01:00Z", { records_written: 1051200 }), el)).toBe("ολοκληρώθηκε, 1.051.200 εγγραφές");
+    expect(runWords(run("failed", "2025-03-01T10:01:00Z"), el)).toBe("απέτυχε: χωρίς αιτιολογία");
   });
 });

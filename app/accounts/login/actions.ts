@@ -3,9 +3,9 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { encode } from "next-auth/jwt";
+import { getTranslations } from "next-intl/server";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
-import { attemptLogin } from "@/lib/auth/accounts";
-import { sessionCookieName, THROTTLED_PREFIX } from "@/lib/auth/next-auth";
+import { attemptLogin, loginErrorCode, sessionCookieName } from "@/lib/accounts";
 import { secretKey } from "@/lib/auth/secret";
 import { createSiteSession, SESSION_MAX_AGE } from "@/lib/auth/session";
 import { settings } from "@/lib/config";
@@ -19,7 +19,7 @@ export interface LoginState {
 
 /**
  * The login form posted without JavaScript (management.md §1: a plain form works without it).
- * The same check and throttle as next-auth's credentials provider (lib/auth/next-auth.ts), then
+ * The same check and throttle as next-auth's credentials provider (lib/accounts/next-auth.ts), then
  * the cookie next-auth would set: its JWT naming a new site_session row. With JavaScript the form
  * goes through next-auth itself (components/accounts/LoginForm.tsx).
  */
@@ -34,7 +34,8 @@ export async function logInWithoutScript(_prev: LoginState, form: FormData): Pro
   const address = request.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown";
   const result = await attemptLogin(username, "", field("password"), address);
   if (!result.ok) {
-    return { error: loginErrorMessage(result.throttledFor ? `${THROTTLED_PREFIX}${result.throttledFor}` : "CredentialsSignin"), username };
+    const t = await getTranslations("login");
+    return { error: loginErrorMessage(loginErrorCode(result), (key, values) => t(key, values)), username };
   }
   // As the next-auth route decides (app/accounts/auth/[...nextauth]/route.ts): an https site URL,
   // or a request that came over HTTPS (server.mjs's x-enhydris-scheme).

@@ -1,12 +1,16 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import LoginForm from "@/components/accounts/LoginForm";
 import { loginErrorMessage } from "@/components/accounts/loginMessages";
+import { settings } from "@/lib/config";
 import { currentUser } from "@/lib/site/current-user";
 import { safeNextPath } from "@/lib/site/paths";
 
-export const metadata: Metadata = { title: "Log in" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("login"))("title") };
+}
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
@@ -32,19 +36,20 @@ export default async function LoginPage({ searchParams }: { searchParams: Search
   const sp = await searchParams;
   const host = (await headers()).get("host");
   const next = nextPath(one(sp.next) || one(sp.callbackUrl), host);
-  const user = await currentUser();
+  const [user, t] = await Promise.all([currentUser(), getTranslations("login")]);
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Log in</h1>
+        <h1>{t("title")}</h1>
         {user && (
           <p className="message">
-            You are logged in as <strong>{user.username}</strong>. Log in below to switch accounts, or <Link href={next}>continue</Link>.
+            {t.rich("loggedInAs", { username: user.username, b: (chunks) => <strong>{chunks}</strong>, link: (chunks) => <Link href={next}>{chunks}</Link> })}
           </p>
         )}
-        <LoginForm next={next} initialError={loginErrorMessage(one(sp.error) || null)} />
+        <LoginForm next={next} initialError={loginErrorMessage(one(sp.error) || null, (key, values) => t(key, values))} />
         <p className="form-footer">
-          <Link href="/accounts/password/reset/">Forgot your password?</Link>
+          <Link href="/accounts/password/reset/">{t("forgot")}</Link>
+          {settings().registrationOpen && <> · <Link href="/accounts/register/">{t("register")}</Link></>}
         </p>
       </div>
     </div>

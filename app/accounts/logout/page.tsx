@@ -1,27 +1,28 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import LogoutButton from "@/components/accounts/LogoutButton";
 import { currentUser } from "@/lib/site/current-user";
 
-export const metadata: Metadata = { title: "Log out" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("logout"))("title") };
+}
 
 /** `{site}/accounts/logout/`: a button that logs out by POST (api.md §16). */
 export default async function LogoutPage() {
-  const user = await currentUser();
+  const [user, t] = await Promise.all([currentUser(), getTranslations("logout")]);
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Log out</h1>
+        <h1>{t("title")}</h1>
         {user ? (
           <>
-            <p>
-              You are logged in as <strong>{user.username}</strong>. Logging out ends your sessions on this site, in every browser.
-            </p>
+            <p>{t.rich("loggedInAs", { username: user.username, b: (chunks) => <strong>{chunks}</strong> })}</p>
             <LogoutButton />
           </>
         ) : (
           <p>
-            You are not logged in. <Link href="/accounts/login/">Log in</Link> or <Link href="/">go to the station map</Link>.
+            {t.rich("notLoggedIn", { login: (chunks) => <Link href="/accounts/login/">{chunks}</Link>, map: (chunks) => <Link href="/">{chunks}</Link> })}
           </p>
         )}
       </div>

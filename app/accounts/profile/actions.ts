@@ -1,11 +1,15 @@
 "use server";
 
 import { refresh } from "next/cache";
-import { readPasswordChange, readProfile } from "@/lib/api/user-fields";
-import { changePassword } from "@/lib/auth/accounts";
+import { headers } from "next/headers";
+import { getLocale, getTranslations } from "next-intl/server";
+import { loginErrorMessage } from "@/components/accounts/loginMessages";
+import { changePassword, readPasswordChange, readProfile, updateProfile as saveProfile } from "@/lib/accounts";
+import { forwardedAddress } from "@/lib/auth/client-address";
 import { RequestInput } from "@/lib/http/body";
-import { updateProfile as saveProfile } from "@/lib/services/users";
+import { Throttled } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
+import { fieldErrorsIn } from "@/lib/site/field-errors";
 import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
 
 /**
@@ -18,7 +22,10 @@ export interface FormState {
   values?: Record<string, string>;
 }
 
-const NOT_LOGGED_IN: FormState = { errors: { form: [SESSION_ENDED] }, message: null };
+/** The state of a form sent after the session ended, in the page's language. */
+async function notLoggedIn(): Promise<FormState> {
+  return { errors: fieldErrorsIn(await getLocale(), { form: [SESSION_ENDED] }), message: null };
+}
 
 const text = (form: FormData, name: string) => {
   const v = form.get(name);
@@ -26,15 +33,16 @@ const text = (form: FormData, name: string) => {
 };
 
 /** The form's state after a refusal, or the error again when it is not the user's to correct. */
-function refused(error: unknown, values?: Record<string, string>): FormState {
+async function refused(error: unknown, values?: Record<string, string>): Promise<FormState> {
   const errors = formErrors(error);
   if (!errors) throw error;
-  return { errors, message: null, values };
+  // The checks' messages in the page's language (lib/site/field-errors.ts).
+  return { errors: fieldErrorsIn(await getLocale(), errors), message: null, values };
 }
 
 export async function updateProfile(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
-  if (!user) return NOT_LOGGED_IN;
+  if (!user) return notLoggedIn();
   const values = Object.fromEntries(["username", "first_name", "last_name"].map((name) => [name, (text(form, name) ?? "").trim()]));
   try {
     await saveProfile(user, () => readProfile(RequestInput.formData(form), user.id, "replace"));
@@ -42,18 +50,23 @@ export async function updateProfile(_prev: FormState, form: FormData): Promise<F
     return refused(error, values);
   }
   refresh();
-  return { errors: {}, message: "Your profile has been saved.", values };
+  return { errors: {}, message: (await getTranslations("profile"))("saved"), values };
 }
 
 export async function updatePassword(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
-  if (!user) return NOT_LOGGED_IN;
+  if (!user) return notLoggedIn();
   try {
     // The fields and messages of auth/password/change/ (api.md §12.4).
     const v = await readPasswordChange(RequestInput.formData(form));
-    await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId });
+    await changePassword(user, v.old, v.new1, v.new2, { sessionId: user.sessionId }, forwardedAddress(await headers()));
   } catch (error) {
+    // Too many wrong old passwords: the login page's words (the same counters, api.md §12.1).
+    if (error instanceof Throttled) {
+      const t = await getTranslations("login");
+      return { errors: { old_password: [loginErrorMessage(`Throttled:${error.retryAfter}`, (key, values) => t(key, values))!] }, message: null };
+    }
     return refused(error);
   }
-  return { errors: {}, message: "New password has been saved. You stay logged in here; other sessions and API tokens have ended." };
+  return { errors: {}, message: (await getTranslations("profile"))("passwordSaved") };
 }

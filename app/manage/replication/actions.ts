@@ -1,19 +1,20 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { createSource, deleteSource, detachStation, queueRun, SOURCE_DISABLED, storedSource, updateSource, type SourceValues } from "@/lib/replication/sources";
-import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/services/errors";
+import {
+  createSource, deleteSource, detachStation, queueRun, readSourceForm, SOURCE_DISABLED, type SourceValues, sourceValues, storedSource, updateSource, withoutSecrets,
+} from "@/lib/replication";
+import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState } from "@/lib/site/form-state";
 import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 import { queueing } from "@/lib/site/forms";
 import { boundId, openedAt, submitForm } from "@/lib/site/manage-form";
 import { managePaths as paths } from "@/lib/site/manage-paths";
-import { readSourceForm, sourceValues, withoutSecrets } from "@/lib/site/replication-form";
 
 /**
  * Adding, editing and deleting a replication source on `{site}/manage/replication/` (superusers):
- * the API's reader (lib/site/replication-form.ts) and services, as the management forms do
+ * the API's reader (lib/replication/form.ts) and services, as the management forms do
  * (lib/site/manage-form.ts: the form token, the API's messages next to the fields, the input kept).
  */
 export async function addSource(prev: FormState, form: FormData): Promise<FormState> {

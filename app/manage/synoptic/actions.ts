@@ -1,31 +1,20 @@
 "use server";
 
-import { forbidden, notFound, redirect } from "next/navigation";
-import { readSynopticGroup } from "@/lib/api/synoptic-fields";
-import { RequestInput } from "@/lib/http/body";
-import { Conflict, NotFound, PermissionDenied } from "@/lib/services/errors";
-import { resendWarning } from "@/lib/services/synoptic-alarms";
 import {
-  createSynopticGroup, deleteSynopticGroup, findSynopticGroup, synopticGroupJson, updateSynopticGroup, type SynopticGroupJson,
-} from "@/lib/services/synoptic-groups";
-import { stationChoices, type StationChoice } from "@/lib/services/synoptic-pages";
-import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
-import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
-import type { SynopticGroupValues } from "@/lib/synoptic/config";
+  createSynopticGroup, deleteSynopticGroup, findSynopticGroup, readSynopticGroup, resendWarning, type StationChoice, stationChoices, synopticGroupJson, type SynopticGroupValues, updateSynopticGroup,
+} from "@/lib/synoptic";
+import { RequestInput } from "@/lib/http/body";
+import { ValidationFailed } from "@/lib/domain/errors";
+import { currentUser } from "@/lib/site/current-user";
+import type { FormState, FormValues } from "@/lib/site/form-state";
+import { boundId, openedAt, submitForm } from "@/lib/site/manage-form";
 
 /**
  * The forms of `{site}/manage/synoptic/…`: read with the fields and rules of synopticgroups/
- * (lib/api/synoptic-fields.ts) and saved by the same services, so a form shows the API's
- * messages.
+ * (lib/synoptic/fields.ts) and saved by the same services, through the management forms' one
+ * path (lib/site/manage-form.ts: the session's form token, the API's messages next to the fields,
+ * the input kept, and the stored version shown beside the user's when someone else saved first).
  */
-export interface SynopticFormState {
-  errors: Record<string, string[]>;
-  /** The synoptic group as saved now, when someone else changed it since the form was opened. */
-  conflict?: SynopticGroupJson | null;
-}
-
-const NOT_LOGGED_IN: SynopticFormState = { errors: { form: [SESSION_ENDED] } };
 
 const text = (form: FormData, name: string) => {
   const v = form.get(name);
@@ -51,75 +40,60 @@ function apiInput(form: FormData): RequestInput {
  * The API names a bad address by its place in the list ("early_warning_emails[0]: Enter a valid
  * email address."); the form's user typed text, not a list, so the message names the address.
  */
-function emailMessages(errors: Record<string, string[]>, form: FormData): Record<string, string[]> {
-  const messages = errors.early_warning_emails;
-  if (!messages) return errors;
+function emailMessages(error: unknown, form: FormData): unknown {
+  const messages = error instanceof ValidationFailed ? error.fields.early_warning_emails : undefined;
+  if (!messages) return error;
   const emails = typedEmails(form);
-  return {
-    ...errors,
+  return new ValidationFailed({
+    ...(error as ValidationFailed).fields,
     early_warning_emails: messages.map((m) => {
       const match = /^early_warning_emails\[(\d+)\]: (.*)$/.exec(m);
       const address = match ? emails[Number(match[1])] : undefined;
       return address === undefined ? m : `“${address}”: ${match![2]}`;
     }),
+  });
+}
+
+/** A synoptic group as the form shows its stored version after a refusal as stale (SynopticGroupForm's ConflictNote). */
+async function storedValues(id: number): Promise<FormValues | null> {
+  const group = await synopticGroupJson(id);
+  if (!group) return null;
+  return {
+    name: group.name, slug: group.slug, display_timezone: group.display_timezone, fresh_time_limit: String(group.fresh_time_limit),
+    early_warning_emails: group.early_warning_emails, stations: JSON.stringify(group.stations), last_modified: group.last_modified ?? "",
   };
 }
 
-export async function saveSynopticGroup(_prev: SynopticFormState, form: FormData): Promise<SynopticFormState> {
-  const user = await currentUser();
-  if (!user) return NOT_LOGGED_IN;
-  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return { errors: { form: [FORM_EXPIRED] } };
-  const input = apiInput(form);
-  const existing = Number(text(form, "id")) || null;
-  let id: number;
-  try {
-    if (existing) {
-      await updateSynopticGroup(user, existing, () => readSynopticGroup(input, "replace"), { basedOn: text(form, "based_on") || null });
-      id = existing;
-    } else {
-      id = await createSynopticGroup(user, async () => (await readSynopticGroup(input, "create")) as SynopticGroupValues);
+/** Creates (no `id` in the form) or saves a synoptic group; an edit carries the `last_modified` it was opened with. */
+export async function saveSynopticGroup(prev: FormState, form: FormData): Promise<FormState> {
+  const existing = boundId(Number(text(form, "id")) || null);
+  return submitForm(prev, form, async (user) => {
+    try {
+      if (!existing) return `/manage/synoptic/${await createSynopticGroup(user, async () => (await readSynopticGroup(apiInput(form), "create")) as SynopticGroupValues)}/?saved=1`;
+      await updateSynopticGroup(user, existing, () => readSynopticGroup(apiInput(form), "replace"), { unchangedSince: openedAt(form) });
+      return `/manage/synoptic/${existing}/?saved=1`;
+    } catch (error) {
+      throw emailMessages(error, form);
     }
-  } catch (error) {
-    if (error instanceof Conflict) return { errors: { form: [error.detail] }, conflict: await synopticGroupJson(existing!) };
-    if (error instanceof NotFound) return { errors: { form: ["This synoptic group has been deleted."] } };
-    const errors = formErrors(error);
-    if (!errors) throw error;
-    return { errors: emailMessages(errors, form) };
-  }
-  redirect(`/manage/synoptic/${id}/?saved=1`);
+  }, () => storedValues(existing));
 }
 
-/**
- * Runs a plain form's action for the logged-in user; a refusal shows the 404 or 403 page, the
- * login page when the session has ended, or the form's page again saying it has expired when its
- * token is not this session's.
- */
-async function asPage(back: string, form: FormData, action: (user: SiteUser | null) => Promise<void>): Promise<void> {
-  const user = await currentUser();
-  if (user && !validFormToken(user.sessionId, form.get(TOKEN_FIELD))) redirect(`${back}?expired=1`);
-  try {
-    await action(user);
-  } catch (error) {
-    if (error instanceof NotFound) notFound();
-    if (error instanceof PermissionDenied) {
-      if (error.anonymous) redirect(`/accounts/login/?next=${encodeURIComponent(back)}`);
-      forbidden();
-    }
-    throw error;
-  }
-}
-
-export async function deleteSynopticGroupAction(form: FormData): Promise<void> {
-  const id = Number(text(form, "id"));
+export async function removeSynopticGroup(idValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const id = boundId(idValue);
   const group = await findSynopticGroup(id);
-  await asPage(`/manage/synoptic/${id}/delete/`, form, (user) => deleteSynopticGroup(user, id));
-  redirect(`/manage/synoptic/?deleted=${encodeURIComponent(group?.name ?? "")}`);
+  return submitForm(prev, form, async (user) => {
+    await deleteSynopticGroup(user, id);
+    return `/manage/synoptic/?deleted=${encodeURIComponent(group?.name ?? "")}`;
+  });
 }
 
-export async function resendWarningAction(form: FormData): Promise<void> {
-  const id = Number(text(form, "id"));
-  await asPage(`/manage/synoptic/${id}/`, form, (user) => resendWarning(user, id, Number(text(form, "warning"))));
-  redirect(`/manage/synoptic/${id}/?resent=1#warnings`);
+/** "Send again" of a warning whose e-mail failed (synoptic.md §3). */
+export async function resendWarningAction(idValue: unknown, warningValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+  const id = boundId(idValue);
+  return submitForm(prev, form, async (user) => {
+    await resendWarning(user, id, boundId(warningValue));
+    return `/manage/synoptic/${id}/?resent=1#warnings`;
+  });
 }
 
 /** The most stations one call names: the form asks for the one just picked. */

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { forbidden, notFound, redirect } from "next/navigation";
-import { NotFound, PermissionDenied } from "@/lib/services/errors";
+import { NotFound, PermissionDenied } from "@/lib/domain/errors";
 import { currentUser, type SiteUser } from "@/lib/site/current-user";
-import { manageMetadata } from "@/lib/site/manage-guard";
-import { canEditSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/services/synoptic-groups";
-import { pathId } from "@/lib/site/pages";
+import { manageMetadata } from "@/lib/manage";
+import { canEditSynopticGroup, findSynopticGroup, type SynopticGroupRow } from "@/lib/synoptic";
+import { pathId } from "@/lib/frontend";
 
 /** The management pages' rules (management.md §1): anonymous users log in first; others need the right. */
 export async function loggedIn(here: string): Promise<SiteUser> {

@@ -1,25 +1,31 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
+import { requestAccess } from "@/app/manage/actions/access";
+import ManagedForm, { TextArea } from "@/components/manage/Form";
 import PointMap from "@/components/map/PointMap";
+import { accessOffer, MAX_TEXT } from "@/lib/access";
+import { formToken } from "@/lib/site/form-token";
 import { settings } from "@/lib/config";
-import { canEditStation } from "@/lib/services/pages";
+import { canEditStation, lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/frontend";
 import { currentUser } from "@/lib/site/current-user";
 import { managePaths } from "@/lib/site/manage-paths";
 import { contentPath, groupPath } from "@/lib/site/paths";
-import { lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/site/pages";
 import { formatDate, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 import { ZonedTime } from "@/components/site/ZonedTime";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
+import { decimalIn } from "@/lib/i18n";
 
 type Params = Promise<{ sid: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const id = pathId((await params).sid);
   const head = id ? await stationWithOwner(id) : null;
-  return { title: head ? head.station.name || `Station ${id}` : "Page not found" };
+  const t = await getTranslations("common");
+  return { title: head ? head.station.name || t("station", { id: id! }) : t("pageNotFound") };
 }
 
 /** A card of the page under its heading; says `empty` instead when there is nothing to list. */
@@ -59,26 +65,30 @@ function Detail({ term, children }: { term: string; children: ReactNode }) {
 
 const none = <span className="muted">—</span>;
 
-function coordinate(value: number, positive: string, negative: string): string {
-  return `${Math.abs(value).toFixed(5)}° ${value < 0 ? negative : positive}`;
+function coordinate(value: number, positive: string, negative: string, decimals: (text: string) => string): string {
+  return `${decimals(Math.abs(value).toFixed(5))}° ${value < 0 ? negative : positive}`;
 }
 
 /** `{site}/stations/{sid}/`: every detail of the station and what belongs to it (api.md §16). */
 export default async function StationPage({ params }: { params: Params }) {
   const id = pathId((await params).sid);
-  const [data, user] = await Promise.all([id ? stationPageData(id) : null, currentUser()]);
+  const locale = await getLocale();
+  const [data, user] = await Promise.all([id ? stationPageData(id, locale) : null, currentUser()]);
   if (!id || !data) notFound();
-  const editable = await canEditStation(user, id);
+  const [editable, offer, t, tc] = await Promise.all([
+    canEditStation(user, id), accessOffer(user, id), getTranslations("station"), getTranslations("common"),
+  ]);
+  const decimals = (text: string | number) => decimalIn(locale, text);
   const { station, ownerName } = data;
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const point = lonLat(station.geom);
   const { mapTileUrl, mapTileAttribution } = settings();
   const lastUpdate = station.last_update ? Date.parse(station.last_update) / 1000 : null;
-  const name = station.name || `Station ${station.id}`;
+  const name = station.name || tc("station", { id: station.id });
 
   return (
     <div className="page">
-      <Breadcrumbs crumbs={[{ label: "Stations", href: "/" }, { label: name }]} />
+      <Breadcrumbs crumbs={[{ label: tc("stations"), href: "/" }, { label: name }]} />
       <header className="page-header manage-header">
         <div>
           <h1>
@@ -86,37 +96,37 @@ export default async function StationPage({ params }: { params: Params }) {
           </h1>
           <p className="lead">{ownerName}</p>
         </div>
-        {editable && <div className="header-actions"><Link className="button secondary" href={managePaths.station(station.id)}>Edit</Link></div>}
+        {editable && <div className="header-actions"><Link className="button secondary" href={managePaths.station(station.id)}>{tc("edit")}</Link></div>}
       </header>
 
       <div className="station-overview">
         <section className="card" aria-labelledby="details-heading">
-          <h2 id="details-heading">Details</h2>
+          <h2 id="details-heading">{t("details")}</h2>
           <dl className="details">
-            <Detail term="Code">{station.code || none}</Detail>
-            <Detail term="Owner">{ownerName || none}</Detail>
-            <Detail term="Station type">{data.stationTypes.length ? data.stationTypes.join(", ") : none}</Detail>
-            <Detail term="Coordinates (WGS84)">
+            <Detail term={t("code")}>{station.code || none}</Detail>
+            <Detail term={t("owner")}>{ownerName || none}</Detail>
+            <Detail term={t("stationType")}>{data.stationTypes.length ? data.stationTypes.join(", ") : none}</Detail>
+            <Detail term={t("coordinates")}>
               {point ? (
                 <>
-                  {coordinate(point[1], "N", "S")}, {coordinate(point[0], "E", "W")}
-                  <span className="muted small"> (lon {point[0]}, lat {point[1]})</span>
+                  {coordinate(point[1], t("north"), t("south"), decimals)}, {coordinate(point[0], t("east"), t("west"), decimals)}
+                  <span className="muted small"> {t("lonLat", { lon: decimals(point[0]), lat: decimals(point[1]) })}</span>
                 </>
               ) : none}
             </Detail>
-            <Detail term="Altitude">{station.altitude !== null ? `${station.altitude} m` : none}</Detail>
-            <Detail term="Time zone">
+            <Detail term={t("altitude")}>{station.altitude !== null ? `${decimals(station.altitude)} m` : none}</Detail>
+            <Detail term={t("timeZone")}>
               {offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span>
             </Detail>
-            <Detail term="Start date">{station.start_date ?? none}</Detail>
-            <Detail term="End date">{station.end_date ?? none}</Detail>
-            <Detail term="Overseer">{station.overseer || none}</Detail>
-            <Detail term="Last update">
-              {lastUpdate !== null ? <ZonedTime at={lastUpdate} offset={offset} /> : "no records"}
+            <Detail term={t("startDate")}>{station.start_date ?? none}</Detail>
+            <Detail term={t("endDate")}>{station.end_date ?? none}</Detail>
+            <Detail term={t("overseer")}>{station.overseer || none}</Detail>
+            <Detail term={t("lastUpdate")}>
+              {lastUpdate !== null ? <ZonedTime at={lastUpdate} offset={offset} /> : tc("noRecords")}
             </Detail>
-            <Detail term="Remarks">{station.remarks ? <span className="pre-line">{station.remarks}</span> : none}</Detail>
+            <Detail term={t("remarks")}>{station.remarks ? <span className="pre-line">{station.remarks}</span> : none}</Detail>
             {station.replicated_from !== undefined && (
-              <Detail term="Replicated">Copied from another instance; read-only here</Detail>
+              <Detail term={t("replicated")}>{t("replicatedText")}</Detail>
             )}
           </dl>
         </section>
@@ -127,22 +137,22 @@ export default async function StationPage({ params }: { params: Params }) {
         )}
       </div>
 
-      <ListCard id="groups" title="Time series" empty={data.groups.length === 0 ? "This station has no time series." : null}>
-        <DataTable columns={["Name", "Variable", "Unit", "Time step", "Records"]}>
+      <ListCard id="groups" title={t("timeSeries")} empty={data.groups.length === 0 ? t("noTimeSeries") : null}>
+        <DataTable columns={[t("name"), t("variable"), t("unit"), t("timeStep"), t("records")]}>
           {data.groups.map((g) => {
             const firsts = g.series.map((s) => s.first).filter((t): t is number => t !== null);
             const lasts = g.series.map((s) => s.last).filter((t): t is number => t !== null);
-            const steps = [...new Set(g.series.map((s) => timeStepLabel(s.timeStep)))];
+            const steps = [...new Set(g.series.map((s) => s.timeStep ? timeStepLabel(s.timeStep) : tc("irregular")))];
             return (
               <tr key={g.id}>
                 <th scope="row">
-                  <Link href={groupPath(station.id, g.id)}>{groupTitle(g)}</Link>
+                  <Link href={groupPath(station.id, g.id)}>{groupTitleIn(locale, g)}</Link>
                 </th>
-                <td data-label="Variable">{g.variable}</td>
-                <td data-label="Unit">{g.unit}</td>
-                <td data-label="Time step">{steps.length ? steps.join(", ") : none}</td>
-                <td data-label="Records">
-                  {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">no records</span>}
+                <td data-label={t("variable")}>{g.variable}</td>
+                <td data-label={t("unit")}>{g.unit}</td>
+                <td data-label={t("timeStep")}>{steps.length ? steps.join(", ") : none}</td>
+                <td data-label={t("records")}>
+                  {firsts.length ? `${formatDate(Math.min(...firsts), offset)} – ${formatDate(Math.max(...lasts), offset)}` : <span className="muted">{tc("noRecords")}</span>}
                 </td>
               </tr>
             );
@@ -150,17 +160,33 @@ export default async function StationPage({ params }: { params: Params }) {
         </DataTable>
       </ListCard>
 
-      <ListCard id="images" title="Images" empty={data.images.length === 0 ? "No images." : null}>
+      {user && offer && (
+        <section className="card" id="access" aria-labelledby="access-heading">
+          <h2 id="access-heading">{t("protectedData")}</h2>
+          {offer === "pending" ? (
+            <p className="message" role="status">{t("accessPending")}</p>
+          ) : (
+            <>
+              <p>{t("protectedIntro")}</p>
+              <ManagedForm action={requestAccess.bind(null, station.id)} initial={{}} token={formToken(user.sessionId)} submit={t("requestAccess")} label={t("requestAccess")}>
+                <TextArea name="message" label={t("message")} rows={3} help={t("messageHelp", { max: MAX_TEXT })} />
+              </ManagedForm>
+            </>
+          )}
+        </section>
+      )}
+
+      <ListCard id="images" title={t("images")} empty={data.images.length === 0 ? t("noImages") : null}>
         <ul className="gallery">
           {data.images.map((img) => (
             <li key={img.id}>
               <figure>
                 <a href={contentPath("images", station.id, img.id)}>
                   {/* eslint-disable-next-line @next/next/no-img-element -- served by the API, any size */}
-                  <img src={contentPath("images", station.id, img.id)} alt={img.descr || `Image of ${name}`} loading="lazy" />
+                  <img src={contentPath("images", station.id, img.id)} alt={img.descr || t("imageOf", { name })} loading="lazy" />
                 </a>
                 <figcaption>
-                  {img.descr || <span className="muted">No description</span>}
+                  {img.descr || <span className="muted">{t("noDescription")}</span>}
                   {img.date && <span className="muted small"> · {img.date}</span>}
                   {img.remarks && <span className="block small muted">{img.remarks}</span>}
                 </figcaption>
@@ -170,7 +196,7 @@ export default async function StationPage({ params }: { params: Params }) {
         </ul>
       </ListCard>
 
-      <ListCard id="files" title="Files" empty={data.files.length === 0 ? "No files." : null}>
+      <ListCard id="files" title={t("files")} empty={data.files.length === 0 ? t("noFiles") : null}>
         <ul className="file-list">
           {data.files.map((f) => (
             <li key={f.id}>
@@ -187,14 +213,14 @@ export default async function StationPage({ params }: { params: Params }) {
         </ul>
       </ListCard>
 
-      <ListCard id="events" title="Events" empty={data.events.length === 0 ? "No events." : null}>
-        <DataTable columns={["Date", "Type", "Reported by", "Report"]}>
+      <ListCard id="events" title={t("events")} empty={data.events.length === 0 ? t("noEvents") : null}>
+        <DataTable columns={[t("date"), t("type"), t("reportedBy"), t("report")]}>
           {data.events.map((e) => (
             <tr key={e.id}>
-              <td data-label="Date" className="nowrap">{e.date}</td>
-              <td data-label="Type">{e.type}</td>
-              <td data-label="Reported by">{e.user || none}</td>
-              <td data-label="Report" className="pre-line">{e.report || none}</td>
+              <td data-label={t("date")} className="nowrap">{e.date}</td>
+              <td data-label={t("type")}>{e.type}</td>
+              <td data-label={t("reportedBy")}>{e.user || none}</td>
+              <td data-label={t("report")} className="pre-line">{e.report || none}</td>
             </tr>
           ))}
         </DataTable>

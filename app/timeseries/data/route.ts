@@ -1,5 +1,5 @@
-import { Router } from "@/lib/http/router";
-import { timeseriesDataRoutes } from "@/lib/legacy/routes";
+import { Router } from "@/lib/routing/router";
+import { timeseriesDataRoutes } from "@/lib/legacy";
 
 // {site}/timeseries/data/ (legacy.md §7): outside /api/, with its own router for the 308,
 // 405, HEAD, OPTIONS, authentication (Basic included) and error conventions.

@@ -13,13 +13,29 @@
  * - sum and mean add the values in time order (the reference's values are Python objects, so
  *   no pairwise summation), mean divides by the count;
  * - leading and trailing empty intervals are dropped, then timestamps move back by the offset.
+ *
+ * Its cost grows with the regularized points that have a value and with the intervals of the
+ * result: the intervals between are written without visiting the grid. A gap in the source is a
+ * run of empty intervals in the result (the reference keeps them), so their number is bounded.
  */
 import { ceilTo, floorMod, floorTo } from "./series";
-import type { RegularGrid } from "./regularize";
+import type { RegularGrid, RegularizedPoints } from "./regularize";
 
 export type AggregationMethod = "sum" | "mean" | "max" | "min";
 
 export const AGGREGATION_METHODS: readonly AggregationMethod[] = ["sum", "mean", "max", "min"];
+
+/** A configuration or source the reference cannot aggregate, or a result too large to write; the run fails with this message. */
+export class AggregationError extends Error {
+  override readonly name = "AggregationError";
+}
+
+/**
+ * At most this many intervals without a value in a result: gaps in the source are empty
+ * intervals in the target, so that a source with records centuries apart aggregated to a short
+ * step would otherwise write millions of empty records (its run fails instead).
+ */
+export const MAX_EMPTY_INTERVALS = 1_000_000;
 
 const DAY = 86_400;
 
@@ -77,49 +93,79 @@ function missingFlag(k: number): string {
 }
 
 /**
- * The intervals labelled `fromLabel` … binning.lastLabel over `values`, the regularized values
- * on the grid points `gridFirst + k·step` (k ≥ 0), which must cover every interval asked for.
- * Returns labels, values and flags before leading/trailing removal and the offset.
+ * The intervals labelled `fromLabel` … binning.lastLabel over `points`, the regularized points
+ * of the grid `gridFirst + k·step` that took a record (those of every interval asked for), the
+ * leading empty intervals dropped when `dropLeading`, the trailing ones always. Returns labels,
+ * values and flags before the offset.
  */
 export function aggregateIntervals(
   binning: Binning,
   method: AggregationMethod,
-  values: Float64Array,
+  points: RegularizedPoints,
   gridFirst: number,
   step: number,
   fromLabel: number,
+  dropLeading: boolean,
 ): { labels: Float64Array; values: Float64Array; flags: string[] } {
   const { target, lastLabel, expected, minCount } = binning;
-  const count = fromLabel > lastLabel ? 0 : (lastLabel - fromLabel) / target + 1;
-  const labels = new Float64Array(count);
-  const out = new Float64Array(count);
-  const flags = new Array<string>(count);
-  const n = values.length;
-  // grid index of the first point after (fromLabel − target)
-  let k = Math.max(0, Math.floor((fromLabel - target - gridFirst) / step) + 1);
-  for (let b = 0; b < count; b++) {
-    const label = fromLabel + b * target;
-    labels[b] = label;
-    let valueCount = 0;
-    let sum = 0;
-    let max = -Infinity;
-    let min = Infinity;
-    if (binning.aligned) {
-      for (; k < n && gridFirst + k * step <= label; k++) {
-        const v = values[k];
-        if (v !== v) continue;
-        valueCount++;
-        sum += v;
-        if (v > max) max = v;
-        if (v < min) min = v;
-      }
+  // The intervals that hold values, in order: label, count, sum, maximum and minimum of each.
+  const capacity = binning.aligned ? points.length : 0;
+  const oLabel = new Float64Array(capacity);
+  const oCount = new Int32Array(capacity);
+  const oSum = new Float64Array(capacity);
+  const oMax = new Float64Array(capacity);
+  const oMin = new Float64Array(capacity);
+  let occupied = 0;
+  let valued = 0;
+  let firstValued = NaN;
+  let lastValued = NaN;
+  for (let p = 0; p < capacity; p++) {
+    const v = points.values[p];
+    if (v !== v) continue;
+    const time = gridFirst + points.index[p] * step;
+    if (time <= fromLabel - target || time > lastLabel) continue;
+    const label = fromLabel + Math.ceil((time - fromLabel) / target) * target;
+    if (occupied === 0 || oLabel[occupied - 1] !== label) {
+      oLabel[occupied] = label;
+      oMax[occupied] = -Infinity;
+      oMin[occupied] = Infinity;
+      occupied++;
     }
-    let value = NaN;
-    if (valueCount >= minCount) {
-      value = method === "sum" ? sum : method === "mean" ? sum / valueCount : method === "max" ? max : min;
+    const o = occupied - 1;
+    if (++oCount[o] === minCount) {
+      valued++;
+      if (valued === 1) firstValued = label;
+      lastValued = label;
     }
-    out[b] = value;
-    flags[b] = missingFlag(expected - valueCount);
+    oSum[o] += v;
+    if (v > oMax[o]) oMax[o] = v;
+    if (v < oMin[o]) oMin[o] = v;
   }
-  return { labels, values: out, flags };
+  if (valued === 0) return { labels: new Float64Array(0), values: new Float64Array(0), flags: [] };
+  const startLabel = dropLeading ? firstValued : fromLabel;
+  const count = (lastValued - startLabel) / target + 1;
+  const empty = count - valued;
+  if (empty > MAX_EMPTY_INTERVALS) {
+    throw new AggregationError(`The aggregation would write ${count} intervals, ${empty} of them empty because of gaps in the source; `
+      + `at most ${MAX_EMPTY_INTERVALS} empty intervals are written. Check the source for records far from the others, or aggregate to a longer time step.`);
+  }
+  const labels = new Float64Array(count);
+  const values = new Float64Array(count);
+  const flags = new Array<string>(count);
+  let o = 0;
+  while (o < occupied && oLabel[o] < startLabel) o++;
+  for (let b = 0; b < count; b++) {
+    const label = startLabel + b * target;
+    labels[b] = label;
+    if (o < occupied && oLabel[o] === label) {
+      const c = oCount[o];
+      values[b] = c < minCount ? NaN : method === "sum" ? oSum[o] : method === "mean" ? oSum[o] / c : method === "max" ? oMax[o] : oMin[o];
+      flags[b] = missingFlag(expected - c);
+      o++;
+    } else {
+      values[b] = NaN;
+      flags[b] = missingFlag(expected);
+    }
+  }
+  return { labels, values, flags };
 }

@@ -20,7 +20,7 @@
  * three records; or the first record sits where the reference's regularization wraps around
  * (every value then depends on the whole series, see regularize.ts).
  */
-import { aggregateIntervals, binningOf, labelAtOrAfter, AGGREGATION_METHODS, type AggregationMethod, type Binning } from "./aggregate";
+import { aggregateIntervals, AggregationError, binningOf, labelAtOrAfter, AGGREGATION_METHODS, type AggregationMethod, type Binning } from "./aggregate";
 import { FROM_SCRATCH, IncrementalContextError, type IncrementalPlan } from "./incremental";
 import { regularGrid, regularizationWraps, regularizeOnGrid, type RegularGrid } from "./regularize";
 import { EMPTY, floorMod, type RecordBatch } from "./series";
@@ -44,10 +44,7 @@ export interface AggregationSource {
   readonly last: number | null;
 }
 
-/** A configuration or source the reference cannot aggregate; the run fails with this message. */
-export class AggregationError extends Error {
-  override readonly name = "AggregationError";
-}
+export { AggregationError };
 
 interface Parsed {
   step: number;
@@ -157,15 +154,10 @@ export function runAggregation(config: AggregationConfig, records: RecordBatch, 
   const k0 = Math.max(0, Math.floor((fromLabel - binning.target - grid.first) / p.step) + 1);
   const partial: RegularGrid = { first: grid.first + k0 * p.step, count: Math.max(0, grid.count - k0), step: p.step };
   const mode = p.method === "mean" ? "instantaneous" : "interval";
-  const { values } = regularizeOnGrid(records, partial, mode, whole);
-  const bins = aggregateIntervals(binning, p.method, values, partial.first, p.step, fromLabel);
-  let start = 0;
-  if (whole) while (start < bins.values.length && bins.values[start] !== bins.values[start]) start++;
-  let end = bins.values.length;
-  while (end > start && bins.values[end - 1] !== bins.values[end - 1]) end--;
-  const timestamps = bins.labels.subarray(start, end);
-  for (let i = 0; i < timestamps.length; i++) timestamps[i] -= p.offset;
-  return { timestamps, values: bins.values.subarray(start, end), flags: bins.flags.slice(start, end) };
+  const points = regularizeOnGrid(records, partial, mode, whole);
+  const bins = aggregateIntervals(binning, p.method, points, partial.first, p.step, fromLabel, whole);
+  for (let i = 0; i < bins.labels.length; i++) bins.labels[i] -= p.offset;
+  return { timestamps: bins.labels, values: bins.values, flags: bins.flags };
 }
 
 /** One aggregation of a whole source series. */

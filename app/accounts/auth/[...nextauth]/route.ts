@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { nextAuthOptions, SITE_AUTH_BASE } from "@/lib/auth/next-auth";
+import { nextAuthOptions, SITE_AUTH_BASE } from "@/lib/accounts";
 import { isHttps, readCookie } from "@/lib/auth/csrf";
 import { readSiteSession, SESSION_COOKIES } from "@/lib/auth/session";
 import { siteRoot } from "@/lib/http/urls";

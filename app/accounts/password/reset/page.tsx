@@ -1,19 +1,23 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import ResetRequestForm from "@/components/accounts/ResetRequestForm";
 
-export const metadata: Metadata = { title: "Reset your password" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("reset"))("title") };
+}
 
 /** `{site}/accounts/password/reset/` (api.md §16). */
-export default function PasswordResetPage() {
+export default async function PasswordResetPage() {
+  const t = await getTranslations("reset");
   return (
     <div className="narrow">
       <div className="card">
-        <h1>Reset your password</h1>
-        <p>Enter the e-mail address of your account and we will send you a link to choose a new password.</p>
+        <h1>{t("title")}</h1>
+        <p>{t("intro")}</p>
         <ResetRequestForm />
         <p className="form-footer">
-          <Link href="/accounts/login/">Back to the login page</Link>
+          <Link href="/accounts/login/">{t("back")}</Link>
         </p>
       </div>
     </div>

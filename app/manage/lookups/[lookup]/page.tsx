@@ -1,18 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { addLookup } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { addLookup } from "@/app/manage/actions/lookups";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { Done, ManageHeader, Pager, pageNumber, Section } from "@/components/manage/parts";
 import { ensureSuperuser } from "@/lib/auth/permissions";
-import { lookupReaders } from "@/lib/services/lookups";
-import { lookupChoices } from "@/lib/services/manage";
+import { LOOKUP_FORMS, lookupOf, lookupReaders } from "@/lib/lookups";
+import { guarded, lookupChoices, refusalTitle, superuserPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, superuserPageMetadata } from "@/lib/site/manage-guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
-import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ lookup: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
@@ -21,7 +19,7 @@ const PAGE_SIZE = 100;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const name = lookupOf((await params).lookup);
-  return name ? superuserPageMetadata(LOOKUP_FORMS[name].title) : { title: NOT_FOUND_TITLE };
+  return name ? superuserPageMetadata((await getTranslations("manageLookups"))(`forms.${name}.title`)) : { title: await refusalTitle(404) };
 }
 
 /** `{site}/manage/lookups/{lookup}/`: its objects (in the API's order) and the form of a new one. */
@@ -37,22 +35,24 @@ export default async function LookupPage({ params, searchParams }: { params: Par
     return { count, rows: rows as Record<string, unknown>[], variables: choices.variables };
   });
   const form = LOOKUP_FORMS[name];
+  const t = await getTranslations("manageLookups");
+  const title = t(`forms.${name}.title`);
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title }]} title={form.title} lead={`${formatCount(data.count)} in all`} />
+      <ManageHeader crumbs={[{ label: t("title"), href: managePaths.lookups }, { label: title }]} title={title} lead={t("inAll", { count: data.count })} />
       <Done code={query.done} />
-      <Section id="list" title={form.title}>
+      <Section id="list" title={title}>
         {data.rows.length ? (
           <ul className="item-list">
             {data.rows.map((row) => (
               <li key={String(row.id)}><Link href={managePaths.lookupObject(name, Number(row.id))}>{form.label(row) || `#${row.id}`}</Link></li>
             ))}
           </ul>
-        ) : <p className="muted">None yet.</p>}
+        ) : <p className="muted">{t("noneYet")}</p>}
         <Pager page={page} pages={Math.ceil(data.count / PAGE_SIZE)} params={{}} path={managePaths.lookup(name)} />
       </Section>
-      <Section id="add" title={`Add a ${form.singular}`}>
-        <ManagedForm action={addLookup.bind(null, name)} initial={{}} token={formToken(user.sessionId)} submit={`Add ${form.singular}`} label={`New ${form.singular}`}>
+      <Section id="add" title={t(`forms.${name}.add`)}>
+        <ManagedForm action={addLookup.bind(null, name)} initial={{}} token={formToken(user.sessionId)} submit={t(`forms.${name}.submit`)} label={t(`forms.${name}.new`)}>
           <LookupFields fields={form.fields} variables={data.variables} />
         </ManagedForm>
       </Section>

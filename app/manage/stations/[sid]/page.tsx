@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addChild, addGroup, savePeople, saveStation } from "@/app/manage/actions";
+import { getLocale, getTranslations } from "next-intl/server";
+import { addGroup } from "@/app/manage/actions/series";
+import { addChild, savePeople, saveStation } from "@/app/manage/actions/stations";
 import { AttachmentFields, EventFields, GroupFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ActivityList, Done, ManageHeader, Section, Table } from "@/components/manage/parts";
@@ -8,18 +10,17 @@ import { UserPicker } from "@/components/manage/Pickers";
 import ReplicatedStation from "@/components/manage/ReplicatedStation";
 import StationForm from "@/components/manage/StationForm";
 import { ensureEditor, isSuperuser } from "@/lib/auth/permissions";
-import { Conflict, NotFound } from "@/lib/services/errors";
-import { detachableStation } from "@/lib/replication/sources";
-import { lookupChoices, ownerChoices, stationForEditing } from "@/lib/services/manage";
-import { existingStation, stationAccess } from "@/lib/services/stations";
+import { Conflict, NotFound } from "@/lib/domain/errors";
+import { detachableStation } from "@/lib/replication";
+import { guarded, lookupChoices, manageMetadata, manageUser, ownerChoices, stationForEditing, stationValues } from "@/lib/manage";
+import { existingStation, stationAccess } from "@/lib/stations";
+import { telemetrySummary } from "@/lib/telemetry";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, manageMetadata, manageUser } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { stationValues } from "@/lib/site/manage-values";
 import { contentPath, stationPath } from "@/lib/site/paths";
-import { pathId } from "@/lib/site/pages";
-import { groupTitle } from "@/lib/site/names";
-import { formatCount } from "@/lib/site/numbers";
+import { pathId } from "@/lib/frontend";
+import { groupTitleIn } from "@/lib/site/group-title";
+import { formatCountIn } from "@/lib/i18n";
 
 type Params = Promise<{ sid: string }>;
 
@@ -38,7 +39,8 @@ export async function generateMetadata({ params }: { params: Promise<{ sid: stri
   const sid = pathId((await params).sid) ?? 0;
   // A replicated station's page is its superusers' read-only view with Detach (others: 403).
   const replicated = (await stationAccess(sid))?.replicatedFrom != null;
-  return manageMetadata(replicated ? "Replicated station" : "Edit station", async (user) => {
+  const t = await getTranslations("manageStation");
+  return manageMetadata(replicated ? t("replicatedTitle") : t("editTitle"), async (user) => {
     const station = await existingStation(sid);
     if (!(station.replicatedFrom !== null && isSuperuser(user))) ensureEditor(user, station);
   });
@@ -56,133 +58,150 @@ export default async function ManageStationPage({ params, searchParams }: { para
   if (replicated) return <ReplicatedStation station={replicated} done={query.done} />;
   const { user, data } = await guarded(`/manage/stations/${sidText}/`, async (u) => {
     const [page, choices, owners] = await Promise.all([stationForEditing(u, sid), lookupChoices(), ownerChoices("", 1000)]);
-    return { ...page, choices, owners };
+    return { ...page, choices, owners, telemetry: await telemetrySummary(sid) };
   });
   const { station, choices } = data;
+  const [t, locale] = await Promise.all([getTranslations("manageStation"), getLocale()]);
   const token = formToken(user.sessionId);
   const values = stationValues(station, data.ownerName, data.people);
-  const name = station.name || `Station ${station.id}`;
+  const name = station.name || t("stationN", { id: String(station.id) });
   const unitOptions = choices.units.map((u) => ({ id: u.id, label: u.label }));
   return (
     <div className="page manage">
       <ManageHeader crumbs={[{ label: name }]} title={<>{name} {station.code && <span className="code">{station.code}</span>}</>} lead={data.ownerName}
         actions={<>
-          <Link className="button secondary" href={stationPath(sid)}>Public page</Link>
-          <Link className="button danger-link" href={`${managePaths.station(sid)}delete/`}>Delete station</Link>
+          <Link className="button secondary" href={stationPath(sid)}>{t("publicPage")}</Link>
+          <Link className="button danger-link" href={`${managePaths.station(sid)}delete/`}>{t("deleteStation")}</Link>
         </>} />
       <Done code={query.done} />
-      <nav className="section-nav" aria-label="Sections">
-        <a href="#details">Details</a> <a href="#people">Maintainers and data viewers</a> <a href="#groups">Time series</a>
-        <a href="#files">Files</a> <a href="#images">Images</a> <a href="#events">Events</a> <a href="#activity">Activity</a>
+      <nav className="section-nav" aria-label={t("sections")}>
+        <a href="#details">{t("details")}</a> <a href="#people">{t("people")}</a> <a href="#groups">{t("timeSeries")}</a> <a href="#telemetry">{t("telemetry")}</a>
+        <a href="#files">{t("files")}</a> <a href="#images">{t("images")}</a> <a href="#events">{t("events")}</a> <a href="#activity">{t("activity")}</a>
       </nav>
 
-      <Section id="details" title="Details">
+      <Section id="details" title={t("details")}>
         <StationForm action={saveStation.bind(null, sid)} initial={values} token={token} stationTypes={choices.stationTypes}
-          owners={data.owners} submit="Save station" />
+          owners={data.owners} submit={t("saveStation")} />
       </Section>
 
-      <Section id="people" title="Maintainers and data viewers">
-        <ManagedForm action={savePeople.bind(null, sid)} initial={values} token={token} submit="Save people" label="Maintainers and data viewers">
+      <Section id="people" title={t("people")}>
+        <ManagedForm action={savePeople.bind(null, sid)} initial={values} token={token} submit={t("savePeople")} label={t("people")}>
           <input type="hidden" name="last_modified" value={values.last_modified as string} />
           <div className="form-grid">
-            <UserPicker name="maintainers" label="Maintainers" stationId={sid} help="They may edit the station and everything under it." />
-            <UserPicker name="data_viewers" label="Data viewers" stationId={sid} help="They may read the records of its private time series." />
+            <UserPicker name="maintainers" label={t("maintainers")} stationId={sid} help={t("maintainersHelp")} />
+            <UserPicker name="data_viewers" label={t("dataViewers")} stationId={sid} help={t("dataViewersHelp")} />
           </div>
         </ManagedForm>
       </Section>
 
-      <Section id="groups" title="Time series groups">
+      <Section id="groups" title={t("groups")}>
         {data.groups.length ? (
-          <Table columns={["Group", "Variable", "Unit", "Time series", "Records"]}>
+          <Table columns={[t("group"), t("variable"), t("unit"), t("timeSeries"), t("records")]}>
             {data.groups.map((g) => (
               <tr key={g.id}>
-                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{groupTitle(g)}</Link>{g.hidden && <span className="badge">hidden</span>}</th>
-                <td data-label="Variable">{g.variable}</td>
-                <td data-label="Unit">{g.unit}</td>
-                <td data-label="Time series">{g.series}</td>
-                <td data-label="Records">{formatCount(g.records)}</td>
+                <th scope="row"><Link href={managePaths.group(sid, g.id)}>{groupTitleIn(locale, g)}</Link>{g.hidden && <span className="badge">{t("hidden")}</span>}</th>
+                <td data-label={t("variable")}>{g.variable}</td>
+                <td data-label={t("unit")}>{g.unit}</td>
+                <td data-label={t("timeSeries")}>{g.series}</td>
+                <td data-label={t("records")}>{formatCountIn(locale, g.records)}</td>
               </tr>
             ))}
           </Table>
-        ) : <p className="muted">No time series groups yet.</p>}
+        ) : <p className="muted">{t("noGroups")}</p>}
         <details className="add-form" open={data.groups.length === 0}>
-          <summary>Add a time series group</summary>
-          <ManagedForm action={addGroup.bind(null, sid)} initial={{ precision: "2", hidden: "false" }} token={token} submit="Add group" label="New time series group">
+          <summary>{t("addGroupSummary")}</summary>
+          <ManagedForm action={addGroup.bind(null, sid)} initial={{ precision: "2", hidden: "false" }} token={token} submit={t("addGroup")} label={t("newGroup")}>
             <GroupFields variables={choices.variables} units={unitOptions} />
           </ManagedForm>
         </details>
       </Section>
 
-      <Section id="files" title="Files">
+      <Section id="telemetry" title={t("telemetry")}>
+        {data.telemetry ? (
+          <dl className="details">
+            <div><dt>{t("fetchedFrom")}</dt><dd>{t("fetchedFromValue", { type: data.telemetry.typeName, schedule: data.telemetry.schedule, sensors: data.telemetry.sensors })}</dd></div>
+            <div><dt>{t("state")}</dt><dd>
+              <span className={`badge telemetry-${data.telemetry.status}`}>{t(`telemetryStatus.${data.telemetry.status}`)}</span>{" "}
+              {data.telemetry.status === "never" ? t("notFetched")
+                : t(data.telemetry.status === "error" ? "lastFetchFailed" : "lastFetch", { time: data.telemetry.lastFetch?.toISOString().slice(0, 16).replace("T", " ") ?? "" })}
+              {data.telemetry.unhealthy > 0 && <span className="badge feed-stale">{t("unhealthy", { count: data.telemetry.unhealthy })}</span>}
+            </dd></div>
+            <div><dt>{t("nextFetch")}</dt><dd>{data.telemetry.nextFetch.toISOString().slice(0, 16).replace("T", " ")} UTC</dd></div>
+          </dl>
+        ) : <p className="muted">{t("noTelemetry")}</p>}
+        <p><Link href={managePaths.telemetry(sid)}>{data.telemetry ? t("telemetryLink") : t("setUpTelemetry")}</Link></p>
+      </Section>
+
+      <Section id="files" title={t("files")}>
         {data.files.length ? (
           <ul className="item-list">
             {data.files.map((f) => (
               <li key={f.id}>
                 <a href={contentPath("files", sid, f.id)} download>{f.descr}</a>
                 <span className="muted small">{f.date ? ` · ${f.date}` : ""}{f.fileName ? ` · ${f.fileName}` : ""}</span>
-                <span className="item-actions"><Link href={managePaths.child("files", sid, f.id)}>Edit</Link> <Link href={`${managePaths.child("files", sid, f.id)}delete/`}>Delete</Link></span>
+                <span className="item-actions"><Link href={managePaths.child("files", sid, f.id)}>{t("edit")}</Link> <Link href={`${managePaths.child("files", sid, f.id)}delete/`}>{t("delete")}</Link></span>
               </li>
             ))}
           </ul>
-        ) : <p className="muted">No files.</p>}
+        ) : <p className="muted">{t("noFiles")}</p>}
         <details className="add-form">
-          <summary>Add a file</summary>
-          <ManagedForm action={addChild.bind(null, "files", sid)} initial={{}} token={token} submit="Add file" multipart label="New file">
+          <summary>{t("addFileSummary")}</summary>
+          <ManagedForm action={addChild.bind(null, "files", sid)} initial={{}} token={token} submit={t("addFile")} multipart label={t("newFile")}>
             <AttachmentFields kind="files" create />
           </ManagedForm>
         </details>
       </Section>
 
-      <Section id="images" title="Images">
+      <Section id="images" title={t("images")}>
         {data.images.length ? (
           <ul className="gallery manage-gallery">
             {data.images.map((img) => (
               <li key={img.id}>
                 <figure>
                   {/* eslint-disable-next-line @next/next/no-img-element -- served by the API */}
-                  <img src={contentPath("images", sid, img.id)} alt={img.descr || `Image ${img.id}`} loading="lazy" />
+                  <img src={contentPath("images", sid, img.id)} alt={img.descr || t("imageN", { id: String(img.id) })} loading="lazy" />
                   <figcaption>
-                    {img.descr || <span className="muted">No description</span>}{img.date && <span className="muted small"> · {img.date}</span>}
-                    <span className="item-actions block"><Link href={managePaths.child("images", sid, img.id)}>Edit</Link> <Link href={`${managePaths.child("images", sid, img.id)}delete/`}>Delete</Link></span>
+                    {img.descr || <span className="muted">{t("noDescription")}</span>}{img.date && <span className="muted small"> · {img.date}</span>}
+                    <span className="item-actions block"><Link href={managePaths.child("images", sid, img.id)}>{t("edit")}</Link> <Link href={`${managePaths.child("images", sid, img.id)}delete/`}>{t("delete")}</Link></span>
                   </figcaption>
                 </figure>
               </li>
             ))}
           </ul>
-        ) : <p className="muted">No images.</p>}
+        ) : <p className="muted">{t("noImages")}</p>}
         <details className="add-form">
-          <summary>Add an image</summary>
-          <ManagedForm action={addChild.bind(null, "images", sid)} initial={{ featured: "false" }} token={token} submit="Add image" multipart label="New image">
+          <summary>{t("addImageSummary")}</summary>
+          <ManagedForm action={addChild.bind(null, "images", sid)} initial={{ featured: "false" }} token={token} submit={t("addImage")} multipart label={t("newImage")}>
             <AttachmentFields kind="images" create />
           </ManagedForm>
         </details>
       </Section>
 
-      <Section id="events" title="Events">
+      <Section id="events" title={t("events")}>
         {data.events.length ? (
-          <Table columns={["Date", "Type", "User", "Report", ""]}>
+          <Table columns={[t("date"), t("type"), t("user"), t("report"), ""]}>
             {data.events.map((e) => (
               <tr key={e.id}>
-                <td data-label="Date" className="nowrap">{e.date}</td>
-                <td data-label="Type">{e.typeName}</td>
-                <td data-label="User">{e.user}</td>
-                <td data-label="Report" className="pre-line">{e.report}</td>
-                <td data-label="" className="nowrap"><Link href={managePaths.child("events", sid, e.id)}>Edit</Link> <Link href={`${managePaths.child("events", sid, e.id)}delete/`}>Delete</Link></td>
+                <td data-label={t("date")} className="nowrap">{e.date}</td>
+                <td data-label={t("type")}>{e.typeName}</td>
+                <td data-label={t("user")}>{e.user}</td>
+                <td data-label={t("report")} className="pre-line">{e.report}</td>
+                <td data-label="" className="nowrap"><Link href={managePaths.child("events", sid, e.id)}>{t("edit")}</Link> <Link href={`${managePaths.child("events", sid, e.id)}delete/`}>{t("delete")}</Link></td>
               </tr>
             ))}
           </Table>
-        ) : <p className="muted">No events.</p>}
+        ) : <p className="muted">{t("noEvents")}</p>}
         <details className="add-form">
-          <summary>Add an event</summary>
-          <ManagedForm action={addChild.bind(null, "events", sid)} initial={{ date: new Date().toISOString().slice(0, 10) }} token={token} submit="Add event" label="New event">
+          <summary>{t("addEventSummary")}</summary>
+          <ManagedForm action={addChild.bind(null, "events", sid)} initial={{ date: new Date().toISOString().slice(0, 10) }} token={token} submit={t("addEvent")} label={t("newEvent")}>
             <EventFields eventTypes={choices.eventTypes} />
           </ManagedForm>
         </details>
       </Section>
 
-      <Section id="activity" title="Activity">
-        <ActivityList items={data.activity} empty="No changes recorded yet." />
-        <p className="small"><a href={`/api/stations/${sid}/activity/`}>All of it (JSON, paged)</a></p>
+      <Section id="activity" title={t("activity")}>
+        <ActivityList items={data.activity} empty={t("noActivity")} />
+        <p className="small"><a href={`/api/stations/${sid}/activity/`}>{t("allActivity")}</a></p>
       </Section>
     </div>
   );

@@ -1,23 +1,21 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveLookup } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { saveLookup } from "@/app/manage/actions/lookups";
 import ManagedForm from "@/components/manage/Form";
 import LookupFields from "@/components/manage/LookupFields";
 import { ManageHeader, Section } from "@/components/manage/parts";
-import { lookupForAdmin } from "@/lib/services/lookups";
-import { lookupChoices } from "@/lib/services/manage";
+import { LOOKUP_FORMS, lookupForAdmin, lookupOf } from "@/lib/lookups";
+import { guarded, lookupChoices, lookupObjectPageMetadata, lookupValues } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
 import { managePaths } from "@/lib/site/manage-paths";
-import { lookupValues } from "@/lib/site/manage-values";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ lookup: string; id: string }>;
 
-export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return lookupObjectPageMetadata("Edit lookup", params);
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return lookupObjectPageMetadata((await getTranslations("manageLookups"))("editTitle"), params);
 }
 
 /** `{site}/manage/lookups/{lookup}/{id}/`: the form of one object, and its delete. */
@@ -31,14 +29,15 @@ export default async function LookupObjectPage({ params }: { params: Params }) {
     return { json, variables: (await lookupChoices()).variables };
   });
   const form = LOOKUP_FORMS[name];
+  const t = await getTranslations("manageLookups");
   const title = form.label(data.json) || `#${id}`;
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title, href: managePaths.lookup(name) }, { label: title }]}
-        title={title} lead={`A ${form.singular}`}
-        actions={<Link className="button danger-link" href={`${managePaths.lookupObject(name, id)}delete/`}>Delete</Link>} />
-      <Section id="edit" title={`Edit the ${form.singular}`}>
-        <ManagedForm action={saveLookup.bind(null, name, id)} initial={lookupValues(data.json)} token={formToken(user.sessionId)} submit="Save" label={`Edit ${form.singular}`}>
+      <ManageHeader crumbs={[{ label: t("title"), href: managePaths.lookups }, { label: t(`forms.${name}.title`), href: managePaths.lookup(name) }, { label: title }]}
+        title={title} lead={t(`forms.${name}.lead`)}
+        actions={<Link className="button danger-link" href={`${managePaths.lookupObject(name, id)}delete/`}>{t("delete")}</Link>} />
+      <Section id="edit" title={t(`forms.${name}.edit`)}>
+        <ManagedForm action={saveLookup.bind(null, name, id)} initial={lookupValues(data.json)} token={formToken(user.sessionId)} submit={t("save")} label={t(`forms.${name}.editLabel`)}>
           <LookupFields fields={form.fields} variables={data.variables} />
         </ManagedForm>
       </Section>

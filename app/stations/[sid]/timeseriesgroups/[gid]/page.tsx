@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
 import { cache } from "react";
 import DownloadForm from "@/components/chart/DownloadForm";
 import SeriesChart from "@/components/chart/SeriesChart";
@@ -8,17 +9,20 @@ import { stepSeconds } from "@/components/chart/gaps";
 import { timeStepToMinutesMonths } from "@/lib/formats/time-step";
 import { currentUser } from "@/lib/site/current-user";
 import { registerPageCache } from "@/lib/site/page-cache";
-import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
-import { groupTitle } from "@/lib/site/names";
+import { groupTitleIn } from "@/lib/site/group-title";
 
 // server.mjs serves this page's HTML to anonymous visitors from a cache once this is registered (ADR 0018).
 registerPageCache();
 
 type Params = Promise<{ sid: string; gid: string }>;
+
+/** The catalogue keys ("common") of the series' types. */
+const TYPE_KEYS = { Initial: "typeInitial", Checked: "typeChecked", Regularized: "typeRegularized", Aggregated: "typeAggregated" } as const;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 /** The page's data, read once per request (the metadata and the page both need it). */
@@ -26,7 +30,8 @@ const loadIds = cache(async (sid: string, gid: string) => {
   const stationId = pathId(sid);
   const groupId = pathId(gid);
   if (!stationId || !groupId) return null;
-  return groupPageData(stationId, groupId, await currentUser());
+  const [user, locale] = await Promise.all([currentUser(), getLocale()]);
+  return groupPageData(stationId, groupId, user, locale);
 });
 
 async function load(params: Params) {
@@ -36,8 +41,8 @@ async function load(params: Params) {
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const data = await load(params);
-  if (!data) return { title: "Page not found" };
-  return { title: `${data.group.name || data.group.variable} · ${data.station.name}` };
+  if (!data) return { title: (await getTranslations("common"))("pageNotFound") };
+  return { title: `${groupTitleIn(await getLocale(), data.group)} · ${data.station.name}` };
 }
 
 /**
@@ -48,7 +53,11 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   const data = await load(params);
   if (!data) notFound();
   const { station, group, series, processes } = data;
-  const user = await currentUser();
+  const [user, t, tc] = await Promise.all([currentUser(), getTranslations("group"), getTranslations("common")]);
+  const stepLabel = (step: string) => (step ? timeStepLabel(step) : tc("irregular"));
+  // The series' types (Initial, Checked, Regularized, Aggregated) in the page's language.
+  const typeWord = (type: string) => (type in TYPE_KEYS ? tc(TYPE_KEYS[type as keyof typeof TYPE_KEYS]) : type);
+  const label = (s: (typeof series)[number]) => seriesLabel({ ...s, type: typeWord(s.type) });
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
   const sp = await searchParams;
   const param = (name: string) => {
@@ -59,8 +68,8 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   // Default: the first series with records that the user may read.
   const preferred = series.find((s) => s.canRead && s.first !== null) ?? series[0] ?? null;
   const selected = series.find((s) => s.id === requested) ?? preferred;
-  const stationName = station.name || `Station ${station.id}`;
-  const title = groupTitle(group);
+  const stationName = station.name || tc("station", { id: station.id });
+  const title = groupTitleIn(await getLocale(), group);
   const here = groupPath(station.id, group.id);
   // The chart the browser would ask for first (same URL as SeriesChart builds), read here.
   let chart = null;
@@ -74,28 +83,30 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
   return (
     <div className="page">
-      <Breadcrumbs crumbs={[{ label: "Stations", href: "/" }, { label: stationName, href: stationPath(station.id) }, { label: title }]} />
+      <Breadcrumbs crumbs={[{ label: tc("stations"), href: "/" }, { label: stationName, href: stationPath(station.id) }, { label: title }]} />
       <header className="page-header manage-header">
         <div>
         <h1>{title}</h1>
         <p className="lead">
-          {group.variable}
-          {group.unit && <> in {group.unit}</>} at <Link href={stationPath(station.id)}>{stationName}</Link>
+          {t.rich(group.unit ? "lead" : "leadNoUnit", {
+            variable: group.variable, unit: group.unit, station: stationName,
+            link: (chunks) => <Link href={stationPath(station.id)}>{chunks}</Link>,
+          })}
         </p>
         </div>
-        {data.editable && <div className="header-actions"><Link className="button secondary" href={managePaths.group(station.id, group.id)}>Edit</Link></div>}
+        {data.editable && <div className="header-actions"><Link className="button secondary" href={managePaths.group(station.id, group.id)}>{tc("edit")}</Link></div>}
       </header>
 
       <section className="card" aria-labelledby="chart-heading">
-        <h2 id="chart-heading">Chart</h2>
+        <h2 id="chart-heading">{t("chart")}</h2>
         {series.length === 0 ? (
-          <p className="muted">This group has no time series yet.</p>
+          <p className="muted">{t("noSeries")}</p>
         ) : (
           <SeriesChart
             key={here}
             stationId={station.id}
             groupId={group.id}
-            series={series.map((s) => ({ id: s.id, label: seriesLabel(s), canRead: s.canRead, first: s.first, last: s.last, step: stepSeconds(timeStepToMinutesMonths(s.timeStep)) }))}
+            series={series.map((s) => ({ id: s.id, label: label(s), canRead: s.canRead, first: s.first, last: s.last, step: stepSeconds(timeStepToMinutesMonths(s.timeStep)) }))}
             defaultSeriesId={selected?.id ?? null}
             initialChart={chart}
             offsetMinutes={offset}
@@ -108,38 +119,42 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
       <div className="two-columns">
         <section className="card" aria-labelledby="group-heading">
-          <h2 id="group-heading">About this group</h2>
+          <h2 id="group-heading">{t("about")}</h2>
           <dl className="details">
-            <div><dt>Name</dt><dd>{group.name || <span className="muted">—</span>}</dd></div>
-            <div><dt>Variable</dt><dd>{group.variable}</dd></div>
-            <div><dt>Unit</dt><dd>{group.unit}{group.unitDescr && <span className="muted small"> ({group.unitDescr})</span>}</dd></div>
-            <div><dt>Station</dt><dd><Link href={stationPath(station.id)}>{stationName}</Link></dd></div>
-            <div><dt>Time zone</dt><dd>{offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span></dd></div>
-            <div><dt>Remarks</dt><dd>{group.remarks ? <span className="pre-line">{group.remarks}</span> : <span className="muted">—</span>}</dd></div>
+            <div><dt>{t("name")}</dt><dd>{group.name || <span className="muted">—</span>}</dd></div>
+            <div><dt>{t("variable")}</dt><dd>{group.variable}</dd></div>
+            <div><dt>{t("unit")}</dt><dd>{group.unit}{group.unitDescr && <span className="muted small"> ({group.unitDescr})</span>}</dd></div>
+            <div><dt>{t("station")}</dt><dd><Link href={stationPath(station.id)}>{stationName}</Link></dd></div>
+            <div><dt>{t("timeZone")}</dt><dd>{offsetLabel(offset)} <span className="muted small">({station.display_timezone})</span></dd></div>
+            <div><dt>{t("remarks")}</dt><dd>{group.remarks ? <span className="pre-line">{group.remarks}</span> : <span className="muted">—</span>}</dd></div>
           </dl>
           {series.length > 0 && (
             <div className="table-wrap">
               <table className="data-table compact">
-                <caption className="visually-hidden">Time series of this group</caption>
+                <caption className="visually-hidden">{t("seriesCaption")}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Time series</th>
-                    <th scope="col">Time step</th>
-                    <th scope="col">Records</th>
-                    <th scope="col">Access</th>
+                    <th scope="col">{t("timeSeries")}</th>
+                    <th scope="col">{t("timeStep")}</th>
+                    <th scope="col">{t("records")}</th>
+                    <th scope="col">{t("access")}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {series.map((s) => (
                     <tr key={s.id}>
-                      <th scope="row">{s.type}{s.name && <span className="muted"> · {s.name}</span>}</th>
-                      <td data-label="Time step">{timeStepLabel(s.timeStep)}</td>
-                      <td data-label="Records">
+                      <th scope="row">{typeWord(s.type)}{s.name && <span className="muted"> · {s.name}</span>}</th>
+                      <td data-label={t("timeStep")}>{stepLabel(s.timeStep)}</td>
+                      <td data-label={t("records")}>
                         {s.first !== null && s.last !== null
                           ? `${formatDateTime(s.first, offset)} – ${formatDateTime(s.last, offset)}`
-                          : <span className="muted">none</span>}
+                          : <span className="muted">{t("none")}</span>}
                       </td>
-                      <td data-label="Access">{s.publiclyAvailable ? "public" : s.canRead ? "private (you may read)" : "private"}</td>
+                      <td data-label={t("access")}>
+                        {s.publiclyAvailable ? t("public") : s.canRead ? t("privateReadable") : t("private")}
+                        {/* A logged-in user asks for access on the station's page (public.md §2). */}
+                        {user && !s.canRead && <> · <Link href={`${stationPath(station.id)}#access`}>{t("requestAccess")}</Link></>}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -149,11 +164,11 @@ export default async function GroupPage({ params, searchParams }: { params: Para
         </section>
 
         <section className="card" aria-labelledby="download-heading">
-          <h2 id="download-heading">Download data</h2>
+          <h2 id="download-heading">{t("download")}</h2>
           <DownloadForm
             stationId={station.id}
             groupId={group.id}
-            series={series.filter((s) => s.canRead).map((s) => ({ id: s.id, label: seriesLabel(s) }))}
+            series={series.filter((s) => s.canRead).map((s) => ({ id: s.id, label: label(s) }))}
             defaultSeriesId={selected?.canRead ? selected.id : null}
             displayZone={station.display_timezone}
             offsetMinutes={offset}
@@ -163,17 +178,17 @@ export default async function GroupPage({ params, searchParams }: { params: Para
 
       {processes.length > 0 && (
         <section className="card" aria-labelledby="processing-heading">
-          <h2 id="processing-heading">Automatic processing</h2>
+          <h2 id="processing-heading">{t("processing")}</h2>
           <ul className="process-list">
             {processes.map((p) => (
               <li key={p.id} data-process={p.id}>
                 <span className="process-description">{p.description}</span>
-                {!p.enabled && <span className="muted"> (disabled)</span>}
+                {!p.enabled && <span className="muted">{t("disabled")}</span>}
                 <span className="muted small">
                   {" · "}
-                  {p.lastSuccess !== null ? `last successful run ${formatDateTime(p.lastSuccess, offset)} (${offsetLabel(offset)})` : "not run successfully yet"}
+                  {p.lastSuccess !== null ? t("lastSuccess", { at: formatDateTime(p.lastSuccess, offset), zone: offsetLabel(offset) }) : t("notRunYet")}
                 </span>
-                {p.failure && <p className="message error small">The last run failed: {p.failure}</p>}
+                {p.failure && <p className="message error small">{t("lastRunFailed", { failure: p.failure })}</p>}
               </li>
             ))}
           </ul>

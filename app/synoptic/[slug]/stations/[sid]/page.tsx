@@ -1,16 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
 import { cache } from "react";
 import RefreshEvery from "@/components/synoptic/RefreshEvery";
 import SynopticChart from "@/components/synoptic/SynopticChart";
-import { STATUS_WORDS, valueText } from "@/components/synoptic/types";
-import { synopticStationPage } from "@/lib/services/synoptic-pages";
+import { STATUS_KEYS, valueText } from "@/components/synoptic/types";
+import { SLUG, synopticStationPage } from "@/lib/synoptic";
 import { currentUser } from "@/lib/site/current-user";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 import { stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { SLUG } from "@/lib/synoptic/config";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
 
 type Params = Promise<{ slug: string; sid: string }>;
@@ -23,7 +23,7 @@ const load = cache(async (slug: string, sid: string) => {
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { slug, sid } = await params;
   const page = await load(slug, sid);
-  return { title: page ? `${page.station.name} · ${page.group.name}` : "Page not found" };
+  return { title: page ? `${page.station.name} · ${page.group.name}` : (await getTranslations("common"))("pageNotFound") };
 }
 
 /**
@@ -38,30 +38,31 @@ export default async function SynopticStationPage({ params }: { params: Params }
   const offset = zoneOffsetMinutes(group.displayTimezone) ?? 0;
   const zone = `${offsetLabel(offset)} (${group.displayTimezone})`;
   const lcd = station.lastCommonDate;
+  const [t, locale] = await Promise.all([getTranslations("synoptic"), getLocale()]);
   return (
     <div className="page">
       <RefreshEvery ms={60_000} />
-      <Breadcrumbs crumbs={[{ label: "Synoptic views", href: "/synoptic/" }, { label: group.name, href: `/synoptic/${group.slug}/` }, { label: station.name }]} />
+      <Breadcrumbs crumbs={[{ label: t("title"), href: "/synoptic/" }, { label: group.name, href: `/synoptic/${group.slug}/` }, { label: station.name }]} />
       <header className="page-header">
-        <h1>Conditions at {station.name}</h1>
+        <h1>{t("conditionsAt", { station: station.name })}</h1>
         <p className="lead">
-          {lcd === null ? "No data yet." : (
-            <>Last common date <time dateTime={new Date(lcd * 1000).toISOString()} className={`freshness-${station.freshness}`} data-freshness={station.freshness}>
-              {formatDateTime(lcd, offset)}{station.freshness === "old" ? " (old)" : ""}</time> <span className="muted small">{zone}</span></>
+          {lcd === null ? t("noDataYet") : (
+            <>{t("lastCommonDate")} <time dateTime={new Date(lcd * 1000).toISOString()} className={`freshness-${station.freshness}`} data-freshness={station.freshness}>
+              {formatDateTime(lcd, offset)}{station.freshness === "old" ? t("old") : ""}</time> <span className="muted small">{zone}</span></>
           )}
-          {" · "}<Link href={stationPath(station.id)}>All about the station</Link>
+          {" · "}<Link href={stationPath(station.id)}>{t("allAbout")}</Link>
         </p>
       </header>
       <section className="card" aria-labelledby="latest-heading">
-        <h2 id="latest-heading">Latest values</h2>
-        {charts.length === 0 ? <p className="muted">Nothing is shown at this station yet.</p> : (
+        <h2 id="latest-heading">{t("latestValues")}</h2>
+        {charts.length === 0 ? <p className="muted">{t("nothingShown")}</p> : (
           <dl className="synoptic-values">
             {charts.map((c) => (
               <div key={c.timeseriesGroup} className={`status-${c.status}`} data-status={c.status}>
                 <dt>{c.title}{c.subtitle && ` (${c.subtitle})`}</dt>
                 <dd>
-                  {valueText({ timeseries_group: c.timeseriesGroup, title: c.title, unit: c.unit, value: c.value, status: c.status }, c.precision)}
-                  {c.status !== "ok" && <span className="small"> {STATUS_WORDS[c.status]}</span>}
+                  {valueText({ timeseries_group: c.timeseriesGroup, title: c.title, unit: c.unit, value: c.value, status: c.status }, c.precision, { locale, hidden: t("hidden") })}
+                  {c.status !== "ok" && <span className="small"> {t(STATUS_KEYS[c.status])}</span>}
                 </dd>
               </div>
             ))}
@@ -70,13 +71,13 @@ export default async function SynopticStationPage({ params }: { params: Params }
       </section>
       {charts.length > 0 && (
         <section aria-labelledby="charts-heading">
-          <h2 id="charts-heading">The 24 hours before the last common date</h2>
+          <h2 id="charts-heading">{t("last24")}</h2>
           <div className="synoptic-charts">
             {charts.map((c) => (
-              <section key={c.timeseriesGroup} className="card" aria-label={`Chart of ${c.title}`}>
+              <section key={c.timeseriesGroup} className="card" aria-label={t("chartOf", { title: c.title })}>
                 <h3>{c.title}{c.subtitle && ` (${c.subtitle})`}{c.unit && <span className="muted small"> {c.unit}</span>}</h3>
-                {c.points === null ? <p className="chart-message">The data of this time series are not public.</p>
-                  : c.points.length === 0 || lcd === null ? <p className="chart-message">No records in these 24 hours.</p>
+                {c.points === null ? <p className="chart-message">{t("notPublic")}</p>
+                  : c.points.length === 0 || lcd === null ? <p className="chart-message">{t("noRecords24")}</p>
                     : <SynopticChart points={c.points} end={lcd} offsetMinutes={offset} precision={c.precision} unit={c.unit} title={c.title}
                       lowLimit={c.lowLimit} highLimit={c.highLimit} defaultMin={c.defaultChartMin} defaultMax={c.defaultChartMax} />}
               </section>

@@ -1,20 +1,19 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeLookup } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { removeLookup } from "@/app/manage/actions/lookups";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { lookupDeleteRefusal } from "@/lib/services/lookup-writes";
-import { lookupForAdmin } from "@/lib/services/lookups";
+import { LOOKUP_FORMS, lookupDeleteRefusal, lookupForAdmin, lookupOf } from "@/lib/lookups";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, lookupObjectPageMetadata } from "@/lib/site/manage-guard";
-import { LOOKUP_FORMS, lookupOf } from "@/lib/site/lookup-forms";
+import { guarded, lookupObjectPageMetadata } from "@/lib/manage";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ lookup: string; id: string }>;
 
-export function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return lookupObjectPageMetadata("Delete lookup", params);
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return lookupObjectPageMetadata((await getTranslations("manageLookups"))("deleteTitle"), params);
 }
 
 /** The confirmation of a lookup's delete; a refusal (still referred to, api.md §11) is shown on the page. */
@@ -28,12 +27,13 @@ export default async function DeleteLookupPage({ params }: { params: Params }) {
     return { row, refusal: await lookupDeleteRefusal(u, name, id) };
   });
   const form = LOOKUP_FORMS[name];
+  const [t, td] = await Promise.all([getTranslations("manageLookups"), getTranslations("manageDelete")]);
   const title = form.label(data) || `#${id}`;
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: "Lookups", href: managePaths.lookups }, { label: form.title, href: managePaths.lookup(name) }, { label: "Delete" }]}
-        title={`Delete ${title}`} />
-      <ConfirmDelete what={`${form.singular} “${title}”`} takes="" note="It cannot be deleted while stations, time series groups or events refer to it."
+      <ManageHeader crumbs={[{ label: t("title"), href: managePaths.lookups }, { label: t(`forms.${name}.title`), href: managePaths.lookup(name) }, { label: td("delete") }]}
+        title={td("deleteTitle", { name: title })} />
+      <ConfirmDelete what={t(`forms.${name}.what`, { title })} takes="" note={td("lookupNote")}
         action={removeLookup.bind(null, name, id)} token={formToken(user.sessionId)} back={managePaths.lookupObject(name, id)} blocked={refusal} />
     </div>
   );

@@ -1,27 +1,25 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveChild } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { saveChild } from "@/app/manage/actions/stations";
 import { AttachmentFields, EventFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { ManageHeader } from "@/components/manage/parts";
-import type { AttachmentRow } from "@/lib/services/attachments";
-import type { EventRow } from "@/lib/services/events";
-import { childForEditing, lookupChoices } from "@/lib/services/manage";
+import type { AttachmentRow, EventRow } from "@/lib/stations";
+import {
+  attachmentValues, childForEditing, eventValues, guarded, lookupChoices, refusalTitle, stationPageMetadata,
+} from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/site/manage-guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
-import { attachmentValues, eventValues } from "@/lib/site/manage-values";
 import { contentPath } from "@/lib/site/paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 
-const NOUN = { files: "file", images: "image", events: "event" } as const;
-
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const kind = childKind((await params).kind);
-  return kind ? stationPageMetadata(`Edit ${NOUN[kind]}`, params) : { title: NOT_FOUND_TITLE };
+  return kind ? stationPageMetadata((await getTranslations("manageStation"))("editChild", { kind }), params) : { title: await refusalTitle(404) };
 }
 
 /** `{site}/manage/stations/{sid}/{files|images|events}/{id}/`: the form of one file, image or event. */
@@ -34,27 +32,28 @@ export default async function ManageChildPage({ params }: { params: Params }) {
     const [found, choices] = await Promise.all([childForEditing(u, kind, sid, id), lookupChoices()]);
     return { ...found, choices };
   });
-  const stationName = data.station.name || `Station ${sid}`;
+  const t = await getTranslations("manageStation");
+  const stationName = data.station.name || t("stationN", { id: String(sid) });
   const values = kind === "events" ? eventValues(data.child as EventRow) : attachmentValues(data.child as AttachmentRow);
-  const title = kind === "events" ? `Event of ${(data.child as EventRow).date}` : (data.child as AttachmentRow).descr || `${NOUN[kind]} ${id}`;
+  const title = kind === "events" ? t("eventOf", { date: (data.child as EventRow).date }) : (data.child as AttachmentRow).descr || t("childN", { kind, id: String(id) });
   return (
     <div className="page manage narrow-wide">
       <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: title }]} title={title}
-        lead={`${NOUN[kind][0].toUpperCase()}${NOUN[kind].slice(1)} of ${stationName}`}
-        actions={<Link className="button danger-link" href={`${managePaths.child(kind, sid, id)}delete/`}>Delete {NOUN[kind]}</Link>} />
+        lead={t("childOf", { kind, station: stationName })}
+        actions={<Link className="button danger-link" href={`${managePaths.child(kind, sid, id)}delete/`}>{t("deleteChild", { kind })}</Link>} />
       <section className="card">
         {kind !== "events" && (
           <p>
             {kind === "images" && (
               // eslint-disable-next-line @next/next/no-img-element -- served by the API
-              <img className="edit-thumbnail" src={contentPath(kind, sid, id)} alt={(data.child as AttachmentRow).descr || "The stored image"} />
+              <img className="edit-thumbnail" src={contentPath(kind, sid, id)} alt={(data.child as AttachmentRow).descr || t("storedImage")} />
             )}
-            <a href={contentPath(kind, sid, id)} download>Download the stored {NOUN[kind]}</a>{" "}
+            <a href={contentPath(kind, sid, id)} download>{t("download", { kind })}</a>{" "}
             <span className="muted small">({(data.child as AttachmentRow).fileName})</span>
           </p>
         )}
-        <ManagedForm action={saveChild.bind(null, kind, sid, id)} initial={values} token={formToken(user.sessionId)} submit={`Save ${NOUN[kind]}`}
-          multipart={kind !== "events"} label={`Edit ${NOUN[kind]}`}>
+        <ManagedForm action={saveChild.bind(null, kind, sid, id)} initial={values} token={formToken(user.sessionId)} submit={t("saveChild", { kind })}
+          multipart={kind !== "events"} label={t("editChild", { kind })}>
           {kind === "events" ? <EventFields eventTypes={data.choices.eventTypes} /> : <AttachmentFields kind={kind} create={false} />}
         </ManagedForm>
       </section>

@@ -1,27 +1,32 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { addProcess, addSeries, runProcess, saveGroup, saveSeries } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { addProcess, runProcess } from "@/app/manage/actions/processing";
+import { addSeries, saveGroup, saveSeries } from "@/app/manage/actions/series";
 import { GroupFields, SeriesFields } from "@/components/manage/fields";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, Problem, RunStatus, Section } from "@/components/manage/parts";
 import { ProcessFields } from "@/components/manage/ProcessFields";
 import { settings } from "@/lib/config";
-import { groupForEditing, lookupChoices, processesForEditing, stationGroupChoices } from "@/lib/services/manage";
+import {
+  groupForEditing, groupValues, guarded, lookupChoices, processesForEditing, seriesValues, stationGroupChoices, stationPageMetadata,
+} from "@/lib/manage";
+import { describeProcess, processesWritingGroup } from "@/lib/processing";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
+import { requestLocale } from "@/lib/site/locale";
 import { managePaths } from "@/lib/site/manage-paths";
-import { groupValues, seriesValues } from "@/lib/site/manage-values";
 import { groupPath } from "@/lib/site/paths";
-import { pathId, seriesLabel, timeStepLabel } from "@/lib/site/pages";
+import { pathId, seriesLabel, timeStepLabel } from "@/lib/frontend";
+import { processAddForms } from "@/lib/processing";
 import { formatDateTime, offsetLabel, zoneOffsetMinutes } from "@/lib/site/time";
-import { groupTitle } from "@/lib/site/names";
-import { countText } from "@/lib/site/numbers";
+import { groupTitleIn } from "@/lib/site/group-title";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
 type Params = Promise<{ sid: string; gid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Edit time series group", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageSeriesGroup"))("titleEdit"), params);
 }
 
 
@@ -36,15 +41,18 @@ export default async function ManageGroupPage({ params, searchParams }: { params
     const [page, choices] = await Promise.all([groupForEditing(u, sid, gid), lookupChoices()]);
     // The unit as the process pages write it ("range 0…10 m"), not as the unit select labels it ("m (Metres)").
     const unit = choices.units.find((c) => c.id === page.group.unitId)?.symbol ?? "";
-    const [processes, groups] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid)]);
-    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)) };
+    const [processes, groups, writers] = await Promise.all([processesForEditing(gid, unit), stationGroupChoices(sid), processesWritingGroup(gid)]);
+    return { ...page, choices, processes, groups: groups.filter((g) => g.value !== String(gid)), writers, unit };
   });
-  const { station, group, series, choices, processes, groups } = data;
+  const { station, group, series, choices, processes, groups, writers, unit } = data;
+  const [t, tc, tp, locale] = await Promise.all([getTranslations("manageSeriesGroup"), getTranslations("common"), getTranslations("manageSeriesProcess"), requestLocale()]);
+  // The series' types (Initial, Checked, …) in the page's language.
+  const label = (s: (typeof series)[number]) => seriesLabel({ ...s, type: typeWord(tc, s.type) });
   const token = formToken(user.sessionId);
   const offset = zoneOffsetMinutes(station.display_timezone) ?? 0;
-  const stationName = station.name || `Station ${sid}`;
+  const stationName = station.name || tc("station", { id: sid });
   const variable = choices.variables.find((v) => v.id === group.variableId)?.label ?? "";
-  const title = groupTitle({ id: gid, name: group.name, variable });
+  const title = groupTitleIn(locale, { id: gid, name: group.name, variable });
   const units = choices.units.map((u) => ({ id: u.id, label: u.label }));
   const taken = new Set(series.map((s) => s.type));
   const nextType = ["Initial", "Checked", "Regularized"].find((t) => !taken.has(t)) ?? "Aggregated";
@@ -52,38 +60,50 @@ export default async function ManageGroupPage({ params, searchParams }: { params
     <div className="page manage">
       <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: title }]} title={title} lead={`${stationName} · ${variable}`}
         actions={<>
-          <Link className="button secondary" href={groupPath(sid, gid)}>Public page and chart</Link>
-          <Link className="button danger-link" href={`${managePaths.group(sid, gid)}delete/`}>Delete group</Link>
+          <Link className="button secondary" href={groupPath(sid, gid)}>{t("publicPage")}</Link>
+          <Link className="button danger-link" href={`${managePaths.group(sid, gid)}delete/`}>{t("deleteGroup")}</Link>
         </>} />
       <Done code={query.done} />
       <Problem code={query.problem} />
 
-      <Section id="details" title="Group">
-        <ManagedForm action={saveGroup.bind(null, sid, gid)} initial={groupValues(group)} token={token} submit="Save group" label="Time series group">
+      <Section id="details" title={t("sectionGroup")}>
+        <ManagedForm action={saveGroup.bind(null, sid, gid)} initial={groupValues(group)} token={token} submit={t("saveGroup")} label={t("groupFormLabel")}>
           <GroupFields variables={choices.variables} units={units} />
         </ManagedForm>
       </Section>
 
-      <Section id="series" title="Time series">
-        {series.length === 0 && <p className="muted">No time series yet: add one below, then upload its records.</p>}
+      <Section id="series" title={t("sectionSeries")}>
+        {series.length === 0 && <p className="muted">{t("noSeries")}</p>}
         <ul className="series-list">
-          {series.map((t) => (
-            <li key={t.id} id={`series-${t.id}`} className="series-item">
+          {series.map((s) => (
+            <li key={s.id} id={`series-${s.id}`} className="series-item">
               <div className="series-head">
-                <h3>{seriesLabel(t)}</h3>
+                <h3>{label(s)}</h3>
                 <span className="muted small">
-                  {timeStepLabel(t.timeStep)} · {t.publiclyAvailable ? "public" : "private"} · {countText(t.count, "record", "records")}
-                  {t.first !== null && t.last !== null && <> · {formatDateTime(t.first, offset)} – {formatDateTime(t.last, offset)} ({offsetLabel(offset)})</>}
+                  {s.timeStep ? timeStepLabel(s.timeStep) : tc("irregular")} · {s.publiclyAvailable ? t("public") : t("private")} · {t("records", { count: s.count })}
+                  {s.first !== null && s.last !== null && <> · {formatDateTime(s.first, offset)} – {formatDateTime(s.last, offset)} ({offsetLabel(offset)})</>}
                 </span>
               </div>
               <p className="item-actions">
-                <Link className="button" href={managePaths.upload(sid, gid, t.id)}>Upload records</Link>
-                {t.count > 0 && <Link className="button secondary" href={`${groupPath(sid, gid)}?series=${t.id}`}>Chart</Link>}
-                <Link className="button secondary danger-link" href={`${managePaths.series(sid, gid, t.id)}delete/`}>Delete</Link>
+                {writers.has(s.id) ? (
+                  // What is uploaded here would be replaced at the processes' next run (the upload page says so too).
+                  <span className="muted small">
+                    {t.rich("writtenBy", {
+                      processes: () => writers.get(s.id)!.map((w, i) => (
+                        <span key={w.process.id}>{i > 0 && "; "}<Link href={managePaths.process(w.stationId, w.process.groupId, w.process.id)}>{describeProcess(w.process.definition, { unit, targetGroupName: title, locale })}</Link></span>
+                      )),
+                    })}
+                  </span>
+                ) : (
+                  <Link className="button" href={managePaths.upload(sid, gid, s.id)}>{t("uploadRecords")}</Link>
+                )}
+                {s.count > 0 && <Link className="button secondary" href={`${groupPath(sid, gid)}?series=${s.id}`}>{t("chart")}</Link>}
+                <Link className="button secondary" href={managePaths.edit(sid, gid, s.id)}>{t("qualityControl")}</Link>
+                <Link className="button secondary danger-link" href={`${managePaths.series(sid, gid, s.id)}delete/`}>{t("delete")}</Link>
               </p>
               <details className="add-form">
-                <summary>Edit this time series</summary>
-                <ManagedForm action={saveSeries.bind(null, sid, gid, t.id)} initial={seriesValues(t)} token={token} submit="Save time series" label={`Time series ${seriesLabel(t)}`}>
+                <summary>{t("editSeries")}</summary>
+                <ManagedForm action={saveSeries.bind(null, sid, gid, s.id)} initial={seriesValues(s)} token={token} submit={t("saveSeries")} label={t("seriesFormLabel", { label: label(s) })}>
                   <SeriesFields />
                 </ManagedForm>
               </details>
@@ -91,43 +111,41 @@ export default async function ManageGroupPage({ params, searchParams }: { params
           ))}
         </ul>
         <details className="add-form" open={series.length === 0}>
-          <summary>Add a time series</summary>
+          <summary>{t("addSeries")}</summary>
           <ManagedForm action={addSeries.bind(null, sid, gid)} initial={{ type: nextType, time_step: "", publicly_available: String(settings().defaultPubliclyAvailable) }} token={token}
-            submit="Add time series" label="New time series">
+            submit={t("addSeriesSubmit")} label={t("newSeriesLabel")}>
             <SeriesFields />
           </ManagedForm>
         </details>
       </Section>
 
-      <Section id="processes" title="Processes">
-        <p className="muted small">Run automatically after every write to their source series: checks make the Checked series, curve interpolation fills another group, aggregation makes Aggregated series.</p>
-        {processes.length === 0 && <p className="muted">No processes yet.</p>}
+      <Section id="processes" title={t("sectionProcesses")}>
+        <p className="muted small">{t("processesHelp")}</p>
+        {processes.length === 0 && <p className="muted">{t("noProcesses")}</p>}
         <ul className="item-list process-list">
           {processes.map((p) => (
             <li key={p.row.id} id={`process-${p.row.id}`}>
               <div>
                 <Link href={managePaths.process(sid, gid, p.row.id)}>{p.description}</Link>
-                {!p.row.enabled && <span className="badge">disabled</span>}
+                {!p.row.enabled && <span className="badge">{t("disabled")}</span>}
                 <div className="small"><RunStatus run={p.lastRun} offset={offset} /></div>
               </div>
               <span className="item-actions">
-                <Link href={managePaths.process(sid, gid, p.row.id)}>Edit and runs</Link>
+                <Link href={managePaths.process(sid, gid, p.row.id)}>{t("editAndRuns")}</Link>
                 {p.row.enabled && (
-                  <ManagedForm action={runProcess.bind(null, sid, gid, p.row.id)} initial={{}} token={token} submit="Run now" label={`Run process ${p.row.id}`} className="inline-form" />
+                  <ManagedForm action={runProcess.bind(null, sid, gid, p.row.id)} initial={{}} token={token} submit={t("runNow")} label={t("runProcessLabel", { id: p.row.id })} className="inline-form" />
                 )}
-                <Link className="danger-link" href={`${managePaths.process(sid, gid, p.row.id)}delete/`}>Delete</Link>
+                <Link className="danger-link" href={`${managePaths.process(sid, gid, p.row.id)}delete/`}>{t("delete")}</Link>
               </span>
             </li>
           ))}
         </ul>
         {/* A group has at most one checks process (processing.md §1): no "Add checks" once it has one. */}
-        {(["checks", "aggregation", "curve_interpolation"] as const).filter((type) => type !== "checks" || !processes.some((p) => p.row.definition.type === "checks")).map((type) => (
-          <details key={type} className="add-form">
-            <summary>{type === "checks" ? "Add checks" : type === "aggregation" ? "Add an aggregation" : "Add a curve interpolation"}</summary>
-            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={`New ${type.replace("_", " ")} process`}
-              initial={{ type, enabled: "true", ...(type === "aggregation" ? { max_missing: "0" } : {}) }}
-              submit={type === "checks" ? "Add checks" : type === "aggregation" ? "Add aggregation" : "Add curve interpolation"}>
-              <ProcessFields type={type} groups={groups} periods={1} />
+        {processAddForms(processes.map((p) => p.row.definition)).map((add) => (
+          <details key={add.type} className="add-form">
+            <summary>{tp(`types.${add.type}.summary`)}</summary>
+            <ManagedForm action={addProcess.bind(null, sid, gid)} token={token} label={tp(`types.${add.type}.label`)} initial={add.initial} submit={tp(`types.${add.type}.submit`)}>
+              <ProcessFields type={add.type} groups={groups} periods={1} />
             </ManagedForm>
           </details>
         ))}

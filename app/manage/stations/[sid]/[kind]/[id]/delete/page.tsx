@@ -1,20 +1,19 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeChild } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { removeChild } from "@/app/manage/actions/stations";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import type { AttachmentRow } from "@/lib/services/attachments";
-import type { EventRow } from "@/lib/services/events";
-import { childForEditing } from "@/lib/services/manage";
+import type { AttachmentRow, EventRow } from "@/lib/stations";
+import { childForEditing, guarded, refusalTitle, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, NOT_FOUND_TITLE, stationPageMetadata } from "@/lib/site/manage-guard";
 import { childKind, managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 
 type Params = Promise<{ sid: string; kind: string; id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return childKind((await params).kind) ? stationPageMetadata("Delete", params) : { title: NOT_FOUND_TITLE };
+  return childKind((await params).kind) ? stationPageMetadata((await getTranslations("manageDelete"))("delete"), params) : { title: await refusalTitle(404) };
 }
 
 /** The confirmation of the delete of a file (with its bytes), an image or an event. */
@@ -24,14 +23,16 @@ export default async function DeleteChildPage({ params }: { params: Params }) {
   if (!kind) notFound();
   const [sid, id] = [pathId(sidText) ?? 0, pathId(idText) ?? 0];
   const { user, data } = await guarded(`/manage/stations/${sidText}/${kind}/${idText}/delete/`, (u) => childForEditing(u, kind, sid, id));
-  const stationName = data.station.name || `Station ${sid}`;
-  const what = kind === "events"
-    ? `the event of ${(data.child as EventRow).date}`
-    : `the ${kind === "files" ? "file" : "image"} “${(data.child as AttachmentRow).descr || (data.child as AttachmentRow).fileName}”`;
+  const [t, ts] = await Promise.all([getTranslations("manageDelete"), getTranslations("manageStation")]);
+  const stationName = data.station.name || ts("stationN", { id: String(sid) });
+  const names = kind === "events"
+    ? { kind, date: (data.child as EventRow).date, name: "" }
+    : { kind, date: "", name: (data.child as AttachmentRow).descr || (data.child as AttachmentRow).fileName };
+  const what = t("child", names);
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: "Delete" }]} title={`Delete ${what}`} />
-      <ConfirmDelete what={what} takes="" note={kind === "events" ? undefined : "The stored bytes are removed too."}
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: t("delete") }]} title={t("childTitle", names)} />
+      <ConfirmDelete what={what} takes="" note={kind === "events" ? undefined : t("bytesToo")}
         action={removeChild.bind(null, kind, sid, id)} token={formToken(user.sessionId)} back={`${managePaths.station(sid)}#${kind}`} />
     </div>
   );

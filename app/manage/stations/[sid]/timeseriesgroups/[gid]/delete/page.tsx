@@ -1,16 +1,17 @@
 import type { Metadata } from "next";
-import { removeGroup } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { removeGroup } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsText, groupContents } from "@/lib/services/contents";
-import { groupForEditing } from "@/lib/services/manage";
+import { groupContents } from "@/lib/stations";
+import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
+import { groupForEditing, guarded, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
+import { pathId } from "@/lib/frontend";
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Delete time series group", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageSeriesGroup"))("deleteGroupTitle"), params);
 }
 
 /** The confirmation of a group's delete: its time series and their records go too (api.md §5). */
@@ -21,13 +22,14 @@ export default async function DeleteGroupPage({ params }: { params: Promise<{ si
     const page = await groupForEditing(u, sid, gid);
     return { ...page, contents: await groupContents(gid) };
   });
-  const stationName = data.station.name || `Station ${sid}`;
-  const name = data.group.name || `group ${gid}`;
+  const [t, tc] = await Promise.all([getTranslations("manageSeriesGroup"), getTranslations("common")]);
+  const stationName = data.station.name || tc("station", { id: sid });
+  const name = data.group.name || t("groupFallback", { id: gid });
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: name, href: managePaths.group(sid, gid) }, { label: "Delete" }]}
-        title={`Delete ${name}`} />
-      <ConfirmDelete what={`time series group “${name}”`} takes={contentsText(data.contents)} action={removeGroup.bind(null, sid, gid)}
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: name, href: managePaths.group(sid, gid) }, { label: t("delete") }]}
+        title={t("deleteNamed", { name })} />
+      <ConfirmDelete what={t("deleteGroupWhat", { name })} takes={contentsWords(t, data.contents)} action={removeGroup.bind(null, sid, gid)}
         token={formToken(user.sessionId)} back={managePaths.group(sid, gid)} />
     </div>
   );

@@ -1,24 +1,23 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { runProcess, saveProcess } from "@/app/manage/actions";
+import { getLocale, getTranslations } from "next-intl/server";
+import { runProcess, saveProcess } from "@/app/manage/actions/processing";
 import ManagedForm from "@/components/manage/Form";
 import { Done, ManageHeader, RunStatus, Section } from "@/components/manage/parts";
 import { ProcessFields } from "@/components/manage/ProcessFields";
-import { processForEditing, stationGroupChoices } from "@/lib/services/manage";
+import { guarded, processForEditing, stationGroupChoices, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId } from "@/lib/site/pages";
-import { periodCount, processValues } from "@/lib/site/process-form";
-import { groupTitle } from "@/lib/site/names";
+import { pathId } from "@/lib/frontend";
+import { periodCount, processValues } from "@/lib/processing";
+import { groupTitleIn } from "@/lib/site/group-title";
 import { zoneOffsetMinutes } from "@/lib/site/time";
-import { formatCount } from "@/lib/site/numbers";
 
 type Params = Promise<{ sid: string; gid: string; pid: string }>;
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Edit process", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageSeriesProcess"))("titleEdit"), params);
 }
 
 /**
@@ -35,35 +34,36 @@ export default async function ManageProcessPage({ params, searchParams }: { para
   });
   const { station, group, variable, process, description, runs, runCount, groups } = data;
   const token = formToken(user.sessionId);
-  const stationName = station.name || `Station ${sid}`;
-  const groupName = groupTitle({ id: gid, name: group.name, variable });
+  const [t, tc, locale] = await Promise.all([getTranslations("manageSeriesProcess"), getTranslations("common"), getLocale()]);
+  const stationName = station.name || tc("station", { id: sid });
+  const groupName = groupTitleIn(locale, { id: gid, name: group.name, variable });
   const initial = processValues(process);
   return (
     <div className="page manage">
-      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: groupName, href: `${managePaths.group(sid, gid)}#processes` }, { label: `Process ${pid}` }]}
-        title={description} lead={process.enabled ? "Enabled" : "Disabled: not run"}
-        actions={<Link className="button danger-link" href={`${managePaths.process(sid, gid, pid)}delete/`}>Delete process</Link>} />
+      <ManageHeader crumbs={[{ label: stationName, href: managePaths.station(sid) }, { label: groupName, href: `${managePaths.group(sid, gid)}#processes` }, { label: t("crumb", { id: pid }) }]}
+        title={description} lead={process.enabled ? t("leadEnabled") : t("leadDisabled")}
+        actions={<Link className="button danger-link" href={`${managePaths.process(sid, gid, pid)}delete/`}>{t("deleteProcess")}</Link>} />
       <Done code={query.done} />
 
-      <Section id="runs" title="Runs">
+      <Section id="runs" title={t("sectionRuns")}>
         {process.enabled ? (
           <div className="form-actions">
-            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit="Run now" label="Run now" className="inline-form" />
-            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit="Run from scratch" label="Run from scratch" className="inline-form">
+            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit={t("runNow")} label={t("runNow")} className="inline-form" />
+            <ManagedForm action={runProcess.bind(null, sid, gid, pid)} initial={{}} token={token} submit={t("runFromScratch")} label={t("runFromScratch")} className="inline-form">
               <input type="hidden" name="from_scratch" value="true" />
             </ManagedForm>
           </div>
-        ) : <p className="muted">Enable the process to run it.</p>}
-        {runs.length === 0 ? <p className="muted">No runs yet.</p> : (
+        ) : <p className="muted">{t("enableToRun")}</p>}
+        {runs.length === 0 ? <p className="muted">{t("noRuns")}</p> : (
           <ol className="item-list run-list">
             {runs.map((r) => <li key={r.id} id={`run-${r.id}`}><RunStatus run={r} offset={zoneOffsetMinutes(station.display_timezone) ?? 0} /></li>)}
           </ol>
         )}
-        {runCount > runs.length && <p className="muted small">The newest {runs.length} of {formatCount(runCount)} runs.</p>}
+        {runCount > runs.length && <p className="muted small">{t("newestRuns", { shown: runs.length, total: runCount })}</p>}
       </Section>
 
-      <Section id="details" title="Process">
-        <ManagedForm action={saveProcess.bind(null, sid, gid, pid)} initial={initial} token={token} submit="Save process" label="Process">
+      <Section id="details" title={t("sectionProcess")}>
+        <ManagedForm action={saveProcess.bind(null, sid, gid, pid)} initial={initial} token={token} submit={t("saveProcess")} label={t("sectionProcess")}>
           <ProcessFields type={process.definition.type} groups={groups} periods={periodCount(initial)} />
         </ManagedForm>
       </Section>

@@ -1,17 +1,18 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { removeSeries } from "@/app/manage/actions";
+import { getTranslations } from "next-intl/server";
+import { removeSeries } from "@/app/manage/actions/series";
 import ConfirmDelete from "@/components/manage/ConfirmDelete";
 import { ManageHeader } from "@/components/manage/parts";
-import { contentsText } from "@/lib/services/contents";
-import { groupForEditing } from "@/lib/services/manage";
+import { contentsWords } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
+import { groupForEditing, guarded, stationPageMetadata } from "@/lib/manage";
 import { formToken } from "@/lib/site/form-token";
-import { guarded, stationPageMetadata } from "@/lib/site/manage-guard";
 import { managePaths } from "@/lib/site/manage-paths";
-import { pathId, seriesLabel } from "@/lib/site/pages";
+import { pathId, seriesLabel } from "@/lib/frontend";
+import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
 
-export function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
-  return stationPageMetadata("Delete time series", params);
+export async function generateMetadata({ params }: { params: Promise<{ sid: string }> }): Promise<Metadata> {
+  return stationPageMetadata((await getTranslations("manageSeriesGroup"))("deleteSeriesTitle"), params);
 }
 
 /** The confirmation of a time series' delete: its records go too (api.md §6). */
@@ -21,12 +22,14 @@ export default async function DeleteSeriesPage({ params }: { params: Promise<{ s
   const { user, data } = await guarded(`/manage/stations/${sidText}/timeseriesgroups/${gidText}/timeseries/${tidText}/delete/`, (u) => groupForEditing(u, sid, gid));
   const series = data.series.find((t) => t.id === tid);
   if (!series) notFound();
-  const groupName = data.group.name || `group ${gid}`;
+  const [t, tc] = await Promise.all([getTranslations("manageSeriesGroup"), getTranslations("common")]);
+  const groupName = data.group.name || t("groupFallback", { id: gid });
+  const label = seriesLabel({ ...series, type: typeWord(tc, series.type) });
   return (
     <div className="page manage narrow-wide">
-      <ManageHeader crumbs={[{ label: data.station.name || `Station ${sid}`, href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: "Delete" }]}
-        title={`Delete ${seriesLabel(series)}`} />
-      <ConfirmDelete what={`time series ${seriesLabel(series)} of “${groupName}”`} takes={contentsText({ records: series.count })}
+      <ManageHeader crumbs={[{ label: data.station.name || tc("station", { id: sid }), href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: t("delete") }]}
+        title={t("deleteNamed", { name: label })} />
+      <ConfirmDelete what={t("deleteSeriesWhat", { label, group: groupName })} takes={contentsWords(t, { records: series.count })}
         action={removeSeries.bind(null, sid, gid, tid)} token={formToken(user.sessionId)} back={managePaths.group(sid, gid)} />
     </div>
   );

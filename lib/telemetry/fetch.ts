@@ -1,0 +1,249 @@
+/**
+ * What a fetch does (telemetry.md §3): one session with the vendor; for each mapped sensor, the
+ * readings after the last record of its group's Initial series (created if missing), converted
+ * to records (lib/telemetry/readings.ts) and appended in one transaction through the records
+ * store, with what an upload's write carries (the "series-written" change that queues processing
+ * and alarm evaluations, and an activity entry) and the sensor's log row. Each sensor is its own
+ * transaction: a sensor that fails stores nothing and logs the vendor's words; the others go on.
+ * An append is refused when the series' last record moved since it was read (another write came
+ * first): the records are then filtered again, so that nothing is ever stored twice.
+ */
+import { unseal } from "@/lib/auth/secret-box";
+import { settings } from "@/lib/config";
+import { db, Prisma } from "@/lib/db";
+import { now } from "@/lib/db/dialect-sql";
+import { activitySql, named } from "@/lib/domain/activity-log";
+import { isoMillis } from "@/lib/domain/serialize";
+import { typeCode } from "@/lib/domain/timeseries-types";
+import { resolveTimeZone, type TimeZone } from "@/lib/formats/timezone";
+import { changeStatements } from "@/lib/jobs/registry";
+import { logError } from "@/lib/observability/log";
+import { concatBatches, records, type RecordBatch } from "@/lib/records";
+import { insertSeries } from "@/lib/series";
+import { contentsText } from "@/lib/stations";
+import { driverConfig } from "@/lib/telemetry/config";
+import { withSession, type DriverContext, type TelemetrySession } from "@/lib/telemetry/driver";
+import { redact, TelemetryError } from "@/lib/telemetry/errors";
+import { readingsToRecords } from "@/lib/telemetry/readings";
+import { loadTelemetry, PASSWORD_LABEL, storedValues, type StoredTelemetry } from "@/lib/telemetry/telemetries";
+import { telemetryType } from "@/lib/telemetry/types";
+
+/** Rounds of readingsAfter per sensor in one fetch (a vendor that pages in windows, catching up). */
+const MAX_ROUNDS = 20;
+/** A sensor's records gathered in one fetch, at most; the next fetch goes on from there. */
+const MAX_RECORDS = 500_000;
+/** A sensor whose last reading is this close to now is caught up: no further round is asked. */
+const CAUGHT_UP_SECONDS = 86_400;
+/** Appends tried again after another write moved the series' last record. */
+const APPEND_TRIES = 3;
+
+export interface SensorOutcome {
+  sensor_id: string;
+  timeseries_group: number;
+  records: number;
+  status: "ok" | "error";
+  message: string;
+}
+
+/** What a fetch did: the answer of `fetch/` and the result of its job. */
+export interface FetchSummary {
+  status: "ok" | "error";
+  started: string;
+  finished: string;
+  records: number;
+  /** Why the whole fetch failed (connecting, the stored password), or "". */
+  message: string;
+  sensors: SensorOutcome[];
+}
+
+/** The settings' limits for a driver's requests. */
+export function driverContext(signal?: AbortSignal): DriverContext {
+  const s = settings();
+  return { allow: s.outboundAllow, timeoutMs: s.telemetryTimeoutSeconds * 1000, maxBytes: s.maxUploadSize, signal };
+}
+
+/** One line of the log, as the SQL that inserts it (in a records write's transaction, or alone). */
+function logSql(telemetryId: number, started: Date, row: { status: "ok" | "error"; records: number; sensor: string | null; errorName?: string; message?: string }): Prisma.Sql {
+  return Prisma.sql`INSERT INTO telemetry_log (telemetry_id, started, finished, status, records, sensor, error_name, message)
+    VALUES (${telemetryId}, ${started}, ${now(db().dialect)}, ${row.status}, ${row.records}, ${row.sensor}, ${row.errorName ?? ""}, ${(row.message ?? "").slice(0, 2000)})`;
+}
+
+async function log(telemetryId: number, started: Date, row: Parameters<typeof logSql>[2]): Promise<void> {
+  await db().write((tx) => tx.$executeRaw(logSql(telemetryId, started, row)));
+}
+
+/** The group's Initial series (the first, when a group has several), created when it has none. */
+export async function initialSeries(groupId: number): Promise<number> {
+  const initial = typeCode("Initial");
+  const found = await db().prisma.timeseries.findFirst({ where: { groupId, type: initial }, orderBy: { id: "asc" }, select: { id: true } });
+  if (found) return found.id;
+  const id = await db().write(async (tx) => {
+    const again = await tx.timeseries.findFirst({ where: { groupId, type: initial }, orderBy: { id: "asc" }, select: { id: true } });
+    if (again) return again.id;
+    const created = await insertSeries(tx, groupId, { type: initial, timeStep: "", name: "", publiclyAvailable: settings().defaultPubliclyAvailable });
+    for (const sql of changeStatements({ kind: "group-series-changed", groupIds: [groupId] })) await tx.$executeRaw(sql);
+    return created;
+  });
+  return id;
+}
+
+
+/** The records after `last` (and after its minute), as readingsToRecords keeps them. */
+function after(batch: RecordBatch, last: number | null): RecordBatch {
+  if (last === null) return batch;
+  const lastMinute = Math.floor(last / 60);
+  let k = 0;
+  while (k < batch.timestamps.length && (batch.timestamps[k] <= last || Math.floor(batch.timestamps[k] / 60) === lastMinute)) k++;
+  return k === 0 ? batch : { timestamps: batch.timestamps.subarray(k), values: batch.values.subarray(k), flags: batch.flags.slice(k) };
+}
+
+/**
+ * The sensor's new records: readingsAfter the series' last record, again after each batch's last
+ * record while the vendor gives more and the sensor is behind (a vendor that answers in windows),
+ * within MAX_ROUNDS and MAX_RECORDS.
+ */
+async function newRecords(session: TelemetrySession, sensorId: string, zone: TimeZone, lastStored: number | null, nowSeconds: number): Promise<RecordBatch> {
+  const batches: RecordBatch[] = [];
+  let cursor = lastStored;
+  let total = 0;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const batch = await session.readingsAfter(sensorId, cursor);
+    if (batch.readings.length === 0) break;
+    const { records: converted } = readingsToRecords(batch, zone, cursor);
+    const n = converted.timestamps.length;
+    if (n === 0) break;
+    batches.push(converted);
+    total += n;
+    cursor = converted.timestamps[n - 1];
+    if (total >= MAX_RECORDS || cursor >= nowSeconds - CAUGHT_UP_SECONDS) break;
+  }
+  return batches.length ? concatBatches(batches) : { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] };
+}
+
+interface SensorContext {
+  telemetry: StoredTelemetry;
+  stationName: string;
+  session: TelemetrySession;
+  zone: TimeZone;
+  started: Date;
+  nowSeconds: number;
+}
+
+/** Fetches and stores one sensor; a vendor's failure (TelemetryError) is its outcome, anything else is thrown. */
+async function fetchSensor(c: SensorContext, sensorId: string, groupId: number): Promise<SensorOutcome> {
+  const outcome = (records: number, status: "ok" | "error", message = ""): SensorOutcome => ({ sensor_id: sensorId, timeseries_group: groupId, records, status, message });
+  const seriesId = await initialSeries(groupId);
+  let lastStored = (await records().summary(seriesId))?.last ?? null;
+  let batch: RecordBatch;
+  try {
+    batch = await newRecords(c.session, sensorId, c.zone, lastStored, c.nowSeconds);
+  } catch (error) {
+    if (!(error instanceof TelemetryError)) throw error;
+    await log(c.telemetry.id, c.started, { status: "error", records: 0, sensor: sensorId, errorName: error.name, message: error.message });
+    return outcome(0, "error", error.message);
+  }
+  const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, select: { name: true } });
+  for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
+    const n = batch.timestamps.length;
+    if (n === 0) {
+      await log(c.telemetry.id, c.started, { status: "ok", records: 0, sensor: sensorId, message: "no new readings" });
+      return outcome(0, "ok");
+    }
+    const expected = lastStored;
+    const result = await records().write(seriesId, batch, {
+      mode: "append",
+      validate: ({ lastStored: stored }) => (stored === expected ? [] : ["the series' last record moved"]),
+      also: [
+        ...changeStatements({ kind: "series-written", seriesId, first: batch.timestamps[0] }),
+        activitySql(null, {
+          action: "fetch", objectType: "timeseries", objectId: seriesId, stationId: c.telemetry.stationId,
+          summary: `Telemetry fetched ${contentsText({ records: n })} of sensor "${sensorId}" into time series #${seriesId} of time series group ${named(group?.name, groupId)} of station ${c.stationName}`,
+        }),
+        logSql(c.telemetry.id, c.started, { status: "ok", records: n, sensor: sensorId }),
+      ],
+    });
+    if (result.ok) return outcome(n, "ok");
+    // Another write came first: keep only what is after its last record.
+    lastStored = (await records().summary(seriesId))?.last ?? null;
+    batch = after(batch, lastStored);
+  }
+  throw new Error(`time series ${seriesId}: other writes kept moving its last record`);
+}
+
+/** The station's name as activity summaries give it. */
+async function stationName(stationId: number): Promise<string> {
+  const s = await db().prisma.station.findUnique({ where: { id: stationId }, select: { name: true } });
+  return named(s?.name, stationId);
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+  /** Called before each sensor and at the end: sensors done, sensors in all. */
+  onProgress?: (done: number, total: number) => void;
+  /** The driver context (default: the settings'); for tests and the benchmark. */
+  context?: DriverContext;
+}
+
+/**
+ * Fetches a telemetry now (the job's work, `npm run telemetry`): every sensor, then the
+ * telemetry's status. Null when the telemetry no longer exists. Throws only for the service's
+ * own failures (the database), after logging them: the job is then tried again.
+ */
+export async function fetchTelemetry(telemetryId: number, options: FetchOptions = {}): Promise<FetchSummary | null> {
+  const row = await db().prisma.telemetry.findUnique({ where: { id: telemetryId }, select: { stationId: true } });
+  const telemetry = row ? await loadTelemetry(row.stationId) : null;
+  if (!telemetry) return null;
+  const started = new Date();
+  const outcomes: SensorOutcome[] = [];
+  let failure: { name: string; message: string } | null = null;
+  let password = "";
+  const total = telemetry.sensors.length;
+  options.onProgress?.(0, total);
+  try {
+    const type = telemetryType(telemetry.type);
+    const zone = resolveTimeZone(telemetry.dataTimezone);
+    if (!type) throw new TelemetryError(`the telemetry type "${telemetry.type}" is not known to this version of the service`);
+    if (!zone) throw new TelemetryError(`"${telemetry.dataTimezone}" is not a valid time zone`);
+    if (total === 0) throw new TelemetryError("no sensor is mapped to a time series group: nothing to fetch");
+    password = unseal(PASSWORD_LABEL, telemetry.password);
+    const values = storedValues(telemetry, { openPassword: false });
+    const config = driverConfig({ ...values, password });
+    const name = await stationName(telemetry.stationId);
+    await withSession(type, config, options.context ?? driverContext(options.signal), async (session) => {
+      const c: SensorContext = { telemetry, stationName: name, session, zone, started, nowSeconds: Math.floor(Date.now() / 1000) };
+      for (const [i, s] of telemetry.sensors.entries()) {
+        options.signal?.throwIfAborted();
+        outcomes.push(await fetchSensor(c, s.sensor_id, s.timeseries_group));
+        options.onProgress?.(i + 1, total);
+      }
+    });
+  } catch (error) {
+    const e = error as Error;
+    // Nothing of the password in the log, whatever failed (the drivers' errors are redacted already).
+    failure = { name: e instanceof TelemetryError ? e.name : e?.name || "Error", message: redact(e?.message ?? String(error), [password]) };
+    const own = !(error instanceof TelemetryError) && e?.name !== "SecretBoxError";
+    await log(telemetry.id, started, { status: "error", records: 0, sensor: null, errorName: failure.name, message: failure.message })
+      .catch((logged) => logError(`telemetry ${telemetry.id}: logging a failed fetch`, logged));
+    if (own) {
+      await finish(telemetry.id, "error").catch(() => undefined);
+      throw error;
+    }
+  }
+  const status = failure || outcomes.some((o) => o.status === "error") ? "error" : "ok";
+  const finished = await finish(telemetry.id, status);
+  return {
+    status,
+    started: isoMillis(started)!,
+    finished: isoMillis(finished)!,
+    records: outcomes.reduce((sum, o) => sum + o.records, 0),
+    message: failure?.message ?? "",
+    sensors: outcomes,
+  };
+}
+
+/** Records how the fetch ended; when. */
+async function finish(telemetryId: number, status: "ok" | "error"): Promise<Date> {
+  const at = new Date();
+  await db().write((tx) => tx.telemetry.updateMany({ where: { id: telemetryId }, data: { lastFetch: at, status } }));
+  return at;
+}

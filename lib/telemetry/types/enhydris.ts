@@ -1,0 +1,170 @@
+/**
+ * Another Enhydris (or another instance of this service), through its API, as the reference's
+ * `types/enhydris.py` with enhydris-api-client: `Authorization: token <API token>`.
+ *
+ * - Stations: `api/stations/` → id and name (every page: the reference read the first only).
+ * - Sensors: the time series of every group of the remote station, as "<group id> <series id>",
+ *   named "<group name> - <type> <name> <time step>".
+ * - Readings: `…/timeseriesgroups/<g>/timeseries/<t>/data/?fmt=hts&start_date=<ISO>`, from one
+ *   minute after the last record (or 1990-01-01T00:00:00+00:00); the HTS file's `Timezone`
+ *   header says the zone of its timestamps, so they become UTC whatever the remote station's
+ *   display zone is.
+ * - The type hides `data_timezone`. The token may be blank (a remote's public data needs none;
+ *   the reference required one).
+ */
+import { resolveTimeZone } from "@/lib/formats/timezone";
+import { parseUpload } from "@/lib/formats/upload";
+import {
+  openGuarded,
+  REMOTE_STATION_FIELD,
+  type DriverContext,
+  type FieldErrors,
+  type Reading,
+  type ReadingBatch,
+  type RemoteItem,
+  type TelemetryConfig,
+  type TelemetrySession,
+  type TelemetryType,
+} from "@/lib/telemetry/driver";
+import { TelemetryError } from "@/lib/telemetry/errors";
+import { checkedUrl, hostOf, parseJson, quote, VendorHttp, withTrailingSlash } from "@/lib/telemetry/http";
+import { formatNaive } from "@/lib/telemetry/readings";
+import { addError, checkUrlField, requireFields } from "@/lib/telemetry/types/common";
+
+const UTC = resolveTimeZone("UTC")!;
+/** Pages of a list read at most (a `next` that never ends is an error, not a loop). */
+const MAX_PAGES = 1000;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+class EnhydrisSession implements TelemetrySession {
+  private readonly http: VendorHttp;
+  private readonly base: URL;
+  private readonly host: string;
+
+  constructor(private readonly config: TelemetryConfig, context: DriverContext) {
+    this.http = new VendorHttp(context, config.verifyTls);
+    this.base = new URL(withTrailingSlash(checkedUrl(config.deviceLocator).toString()));
+    this.host = hostOf(this.base.toString());
+  }
+
+  private headers(accept: string): Record<string, string> {
+    const token = this.config.password.trim();
+    return { Accept: accept, ...(token === "" ? {} : { Authorization: `token ${token}` }) };
+  }
+
+  /** Every item of a paginated list (following `next` within the remote's origin). */
+  private async list(path: string, what: string): Promise<Json[]> {
+    const items: Json[] = [];
+    let next: string | null = new URL(path, this.base).toString();
+    for (let page = 0; next !== null; page++) {
+      if (page >= MAX_PAGES) throw new TelemetryError(`the list of ${what} of ${this.host} has more than ${MAX_PAGES} pages`);
+      const response = await this.http.ok(next, { headers: this.headers("application/json") });
+      const body = parseJson(response.text(), this.host);
+      if (!isObject(body) || !Array.isArray(body.results) || !body.results.every(isObject)) {
+        throw new TelemetryError(`the answer of ${this.host} is not a list of ${what}`);
+      }
+      items.push(...(body.results as Json[]));
+      next = typeof body.next === "string" && body.next !== "" ? this.sameSite(body.next, what) : null;
+    }
+    return items;
+  }
+
+  /**
+   * A `next` link on the remote's site, with the scheme and port of device_locator (a remote
+   * behind a proxy may write its links with http).
+   */
+  private sameSite(link: string, what: string): string {
+    let url: URL;
+    try {
+      url = new URL(link, this.base);
+    } catch {
+      throw new TelemetryError(`the answer of ${this.host} is not a list of ${what}`);
+    }
+    if (url.hostname !== this.base.hostname) throw new TelemetryError(`the list of ${what} of ${this.host} continues on another site (${url.hostname})`);
+    return new URL(`${url.pathname}${url.search}`, this.base.origin).toString();
+  }
+
+  private stationId(): string {
+    const id = this.config.remoteStationId.trim();
+    if (!/^\d+$/.test(id)) throw new TelemetryError(`the remote station id "${id}" is not a number`);
+    return id;
+  }
+
+  async connect(): Promise<void> {}
+
+  async disconnect(): Promise<void> {}
+
+  async listStations(): Promise<RemoteItem[]> {
+    const stations = await this.list("api/stations/", "stations");
+    return stations.map((s) => {
+      if (s.id === undefined || s.id === null) throw new TelemetryError(`the answer of ${this.host} is not a list of stations`);
+      return { id: String(s.id), name: String(s.name ?? "") };
+    });
+  }
+
+  async listSensors(): Promise<RemoteItem[]> {
+    const station = this.stationId();
+    const out: RemoteItem[] = [];
+    for (const group of await this.list(`api/stations/${station}/timeseriesgroups/`, "time series groups")) {
+      if (group.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series groups`);
+      for (const ts of await this.list(`api/stations/${station}/timeseriesgroups/${String(group.id)}/timeseries/`, "time series")) {
+        if (ts.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series`);
+        out.push({
+          id: `${String(group.id)} ${String(ts.id)}`,
+          name: `${String(group.name ?? "")} - ${String(ts.type ?? "")} ${String(ts.name ?? "")} ${String(ts.time_step ?? "")}`,
+        });
+      }
+    }
+    return out;
+  }
+
+  async readingsAfter(sensorId: string, lastStored: number | null): Promise<ReadingBatch> {
+    const station = this.stationId();
+    const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(sensorId);
+    if (m === null) throw new TelemetryError(`the sensor "${sensorId}" is not of the form "<group id> <time series id>"`);
+    const start = lastStored === null ? "1990-01-01T00:00:00+00:00" : `${formatNaive(Math.floor(lastStored) + 60)}+00:00`;
+    const url = new URL(`api/stations/${station}/timeseriesgroups/${m[1]}/timeseries/${m[2]}/data/`, this.base);
+    url.searchParams.set("fmt", "hts");
+    url.searchParams.set("start_date", start);
+    const response = await this.http.ok(url.toString(), { headers: this.headers("text/vnd.openmeteo.timeseries, text/plain, */*") });
+    const text = response.text();
+    if (text.trim() === "") return { clock: "utc", readings: [] };
+    const parsed = parseUpload(text, UTC);
+    if (!parsed.ok) throw new TelemetryError(`the answer of ${this.host} is not a time series (${quote(parsed.errors[0])})`);
+    const readings: Reading[] = [];
+    for (let i = 0; i < parsed.timestamps.length; i++) {
+      const v = parsed.values[i];
+      readings.push({ time: parsed.timestamps[i], value: Number.isNaN(v) ? null : v, flags: parsed.flags[i] });
+    }
+    return { clock: "utc", readings };
+  }
+}
+
+export const enhydris: TelemetryType = {
+  id: "enhydris",
+  name: "Enhydris",
+  fields: {
+    device_locator: { label: "Location of the other Enhydris instance", help: "For example, https://enhydris.example.com/.", required: true },
+    password: { label: "API token", help: "Leave blank to read only the public data.", required: false },
+    remote_station_id: REMOTE_STATION_FIELD,
+  },
+  additionalConfig: {},
+  listsStations: true,
+  usesDataTimezone: false,
+  sensorPrompt: "To which local time series does the remote time series {sensor_label} correspond?",
+  ignoreSensorPrompt: "Ignore this remote time series",
+  validate(config: TelemetryConfig): FieldErrors {
+    const errors: FieldErrors = {};
+    requireFields(config, ["device_locator"], errors);
+    checkUrlField(config, errors);
+    if (config.remoteStationId.trim() !== "" && !/^\d+$/.test(config.remoteStationId.trim())) {
+      addError(errors, "remote_station_id", "A valid integer is required.");
+    }
+    return errors;
+  },
+  open(config: TelemetryConfig, context: DriverContext): TelemetrySession {
+    return openGuarded(config, "the Enhydris", () => new EnhydrisSession(config, context));
+  },
+};
