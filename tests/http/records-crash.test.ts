@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, Prisma } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { random } from "@/lib/demo";
+import { random } from "@/lib/server/demo";
 import { records, type RecordsStore } from "@/lib/records";
 import { daysOf, dayRow, sliceOf } from "@/lib/records/blocks";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";
