@@ -479,12 +479,26 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
   }
 
   protected async aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow> {
-    const { rows } = await this.reads.query({
-      ...q(`SELECT SUM(value_count)::bigint, SUM(sum), MIN(min), MAX(max) FROM timeseries_block
-        WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3`, [seriesId, from, to]),
-      rowMode: "array",
-    });
-    return rows[0] as AggregateRow;
+    try {
+      const { rows } = await this.reads.query({
+        ...q(`SELECT SUM(value_count)::bigint, SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+          WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3`, [seriesId, from, to]),
+        rowMode: "array",
+      });
+      return rows[0] as AggregateRow;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== NUMERIC_OUT_OF_RANGE) throw error;
+      // Days' sums near ±1.8e308 overflow PostgreSQL's SUM, which refuses: added here instead, to ±Infinity as IEEE arithmetic has it.
+      const days = await this.blockRows(seriesId, from, to);
+      let [count, sum, min, max]: AggregateRow = [0, null, null, null];
+      for (const [, valueCount, dayMin, dayMax, daySum] of days) {
+        count = count! + Number(valueCount);
+        if (daySum !== null) sum = (sum ?? 0) + daySum;
+        if (dayMin !== null) min = min === null ? dayMin : Math.min(min, dayMin);
+        if (dayMax !== null) max = max === null ? dayMax : Math.max(max, dayMax);
+      }
+      return [count, sum, min, max];
+    }
   }
 
   protected async candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]> {
@@ -516,6 +530,9 @@ function rowArrays(rows: readonly DayRow[]): unknown[] {
     rows.map((r) => r.sum), rows.map((r) => r.first), rows.map((r) => r.last), rows.map((r) => Buffer.from(r.records.buffer, r.records.byteOffset, r.records.length)),
   ];
 }
+
+/** PostgreSQL's SQLSTATE of an arithmetic overflow (a float8 sum beyond ±1.8e308). */
+const NUMERIC_OUT_OF_RANGE = "22003";
 
 /** A stored day from its bytes and its summary as an array (count, value count, min, max, sum). */
 function storedDay(start: number, bytes: Uint8Array, summary: (number | null)[]): StoredDay {
