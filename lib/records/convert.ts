@@ -6,12 +6,12 @@ import { logError } from "@/lib/observability/log";
 import { records } from "@/lib/records";
 
 /**
- * The online conversion of records stored as rows (before migration 0010) into day blocks
+ * The online conversion of records stored as rows (before migration 0016) into day blocks
  * (docs/decisions/0019-records-in-blocks.md): a job of the queue that converts the series that
  * still have rows one at a time, each in a transaction of its own that holds the series' lock
  * (its writes wait for it; reads see the rows or the blocks, never both or neither). It can stop
  * anywhere and start again: a converted series has no rows left, so a new run goes on with those
- * that still have some. Migration 0010 queues it; start-up queues it again while rows remain.
+ * that still have some. Migration 0016 queues it; start-up queues it again while rows remain.
  */
 export const CONVERT_KIND = "records.convert";
 export const CONVERT_KEY = "records.convert";

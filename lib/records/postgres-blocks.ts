@@ -39,7 +39,7 @@ interface Locked {
 /**
  * The records store on PostgreSQL with records in day blocks (docs/decisions/0019): writes lock
  * their series' row (`FOR UPDATE`: writes to one series are serialized, different series run in
- * parallel); a series still stored as rows (before migration 0010) is converted in the
+ * parallel); a series still stored as rows (before migration 0016) is converted in the
  * transaction of its first write, and read from its rows until then (each statement reads both,
  * so a read sees one form or the other, on the primary or a replica). Writes use the primary's
  * pool; reads go through `reads` (a read replica when the request allows, lib/db/replicas.ts).

@@ -22,7 +22,7 @@ const BLOCK_COLUMNS = "(timeseries_id, block_start, count, value_count, min, max
 /**
  * The records store on SQLite with records in day blocks (docs/decisions/0019): every write is
  * one synchronous transaction under the process's write lock; a series still stored as rows
- * (before migration 0010) is converted in the transaction of its first write, and read from its
+ * (before migration 0016) is converted in the transaction of its first write, and read from its
  * rows until then (each statement reads both).
  */
 export class SqliteBlockStore extends BlockReads implements RecordsStore {
@@ -122,7 +122,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
     return this.fetchDaysOn(conn, days.map((d) => [seriesId, d] as const)).get(seriesId) ?? new Map();
   }
 
-  /** Whether the series still has records stored as rows (before migration 0010). */
+  /** Whether the series still has records stored as rows (before migration 0016). */
   private hasRows(conn: SqliteDatabase, seriesId: number): boolean {
     return this.stmt("SELECT 1 FROM timeseries_record WHERE timeseries_id = ? LIMIT 1", conn).get(seriesId) !== undefined;
   }

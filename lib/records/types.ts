@@ -233,7 +233,7 @@ export interface RecordsStore {
   aggregateRanges(seriesId: number, ranges: readonly (readonly [lo: number, hi: number])[]): Promise<RangeAggregate[]>;
   /**
    * Stores that keep records in day blocks: moves a series' records stored as rows (before
-   * migration 0010) into its blocks, in one transaction; returns how many it moved.
+   * migration 0016) into its blocks, in one transaction; returns how many it moved.
    */
   convert?(seriesId: number): Promise<number>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
