@@ -74,9 +74,10 @@ async function drain(response: Response, started: number): Promise<{ firstByte: 
 }
 
 /**
- * The space the stored records take (issue 17, item 5): the records table with its indexes and
- * the daily blocks (with theirs), over the number of records; on SQLite from the pages of each
- * (dbstat), on PostgreSQL pg_total_relation_size (heap, TOAST and indexes).
+ * The space the stored records take (issue 17, item 5; issue 41): the day blocks (records and
+ * summaries) and the records table of before (empty once converted), with their indexes, over
+ * the number of records (the series' counts); on SQLite from the pages of each (dbstat), on
+ * PostgreSQL pg_total_relation_size (heap, TOAST and indexes).
  */
 async function storage(databaseUrl: string): Promise<{ bytes: number; records: number; detail: string }> {
   const target = parseDatabaseUrl(databaseUrl);
@@ -86,7 +87,7 @@ async function storage(databaseUrl: string): Promise<{ bytes: number; records: n
       const sizes = conn.prepare(`
         SELECT m.tbl_name AS tbl, SUM(s.pgsize) AS bytes FROM dbstat s JOIN sqlite_master m ON m.name = s.name
         WHERE m.tbl_name IN ('timeseries_record', 'timeseries_block') GROUP BY m.tbl_name`).all() as { tbl: string; bytes: number }[];
-      const records = (conn.prepare("SELECT COUNT(*) AS n FROM timeseries_record").get() as { n: number }).n;
+      const records = (conn.prepare("SELECT SUM(record_count) AS n FROM timeseries").get() as { n: number }).n;
       const bytes = sizes.reduce((sum, r) => sum + r.bytes, 0);
       return { bytes, records, detail: sizes.map((r) => `${r.tbl} ${(r.bytes / 1e6).toFixed(1)} MB`).join(", ") };
     } finally {
@@ -99,7 +100,7 @@ async function storage(databaseUrl: string): Promise<{ bytes: number; records: n
     await client.query("VACUUM ANALYZE timeseries_record, timeseries_block");
     const sizes = (await client.query(`SELECT relname AS tbl, pg_total_relation_size(oid) AS bytes FROM pg_class
       WHERE relname IN ('timeseries_record', 'timeseries_block')`)).rows.map((r) => ({ tbl: String(r.tbl), bytes: Number(r.bytes) }));
-    const records = Number((await client.query("SELECT COUNT(*) AS n FROM timeseries_record")).rows[0].n);
+    const records = Number((await client.query("SELECT SUM(record_count) AS n FROM timeseries")).rows[0].n);
     const bytes = sizes.reduce((sum, r) => sum + r.bytes, 0);
     return { bytes, records, detail: sizes.map((r) => `${r.tbl} ${(r.bytes / 1e6).toFixed(1)} MB`).join(", ") };
   } finally {
@@ -184,7 +185,7 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     }
     add("upload 1,051,200 records in one POST", RECORDS / (median(uploads) / 1000), "rec/s", records(500_000, true), true);
     const stored = await storage(databaseUrl);
-    info("storage per record (records table + its indexes + the daily blocks)",
+    info("storage per record (day blocks with their summaries + the records table of before, indexes included)",
       `${(stored.bytes / stored.records).toFixed(1)} bytes (${(stored.bytes / 1e6).toFixed(1)} MB for ${stored.records.toLocaleString("en")} records; ${stored.detail})`);
     const base = `${url}/api/stations/1/timeseries/${series}`;
 

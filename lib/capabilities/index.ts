@@ -2,6 +2,7 @@ import { capability as access } from "@/lib/access";
 import { capability as accounts } from "@/lib/accounts";
 import { capability as activity } from "@/lib/activity";
 import { PRUNE_KIND, upkeep } from "@/lib/jobs/maintenance";
+import { CONVERT_KIND, convertRecords } from "@/lib/records/convert";
 import { registerBackgroundWork, type BackgroundWork } from "@/lib/jobs/registry";
 import { capability as legacy } from "@/lib/legacy";
 import { capability as lookups } from "@/lib/lookups";
@@ -28,8 +29,11 @@ export const CAPABILITIES: readonly Capability[] = [
   stations, series, processing, activity, lookups, replication, synoptic, telemetry, accounts, access, legacy,
 ];
 
-/** The kernel's own background work: the hourly upkeep (lib/jobs/maintenance.ts). */
-const KERNEL: BackgroundWork = { name: "kernel", jobKinds: [{ kind: PRUNE_KIND, handler: upkeep, pool: "upkeep" }] };
+/** The kernel's own background work: the hourly upkeep (lib/jobs/maintenance.ts) and the records' conversion into day blocks (lib/records/convert.ts). */
+const KERNEL: BackgroundWork = {
+  name: "kernel",
+  jobKinds: [{ kind: PRUNE_KIND, handler: upkeep, pool: "upkeep" }, { kind: CONVERT_KIND, handler: convertRecords, pool: "upkeep" }],
+};
 
 /** Registers every capability's background work in this process; every entry point calls it first. */
 export function registerCapabilities(): void {

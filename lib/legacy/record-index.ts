@@ -1,12 +1,12 @@
 import { db, Prisma } from "@/lib/db";
 import { records } from "@/lib/records";
-import { DAY } from "@/lib/records/types";
 import type { RecordIndex } from "@/lib/legacy/stats";
 
 /**
  * The record index of formats.md §8.2 on the database, without scanning the series: counts
  * come from the series summary and the daily blocks (records().count), neighbours of a target
- * from two index lookups, and the k-th record from the running block counts.
+ * from two lookups of the records store, and the k-th record from the running block counts and
+ * the records of its day.
  */
 const FAR_FUTURE = 8_640_000_000_000; // the largest Date, in seconds
 
@@ -17,10 +17,8 @@ export function databaseRecordIndex(seriesId: number, summary: { count: number; 
     lastTimestamp: summary.last,
     countFrom: (t) => records().count(seriesId, t, FAR_FUTURE),
     async around(t) {
-      const [row] = await db().query<{ before_t: number | null; after_t: number | null }>(Prisma.sql`
-        SELECT (SELECT MAX(timestamp) FROM timeseries_record WHERE timeseries_id = ${seriesId} AND timestamp < ${t}) AS before_t,
-          (SELECT MIN(timestamp) FROM timeseries_record WHERE timeseries_id = ${seriesId} AND timestamp >= ${t}) AS after_t`);
-      return { before: toNumber(row?.before_t), after: toNumber(row?.after_t) };
+      const [before, after] = await Promise.all([records().latest(seriesId, -Infinity, Math.ceil(t) - 1), records().earliest(seriesId, t, Infinity)]);
+      return { before: before?.timestamp ?? null, after: after?.timestamp ?? null };
     },
     async timestampAt(k) {
       if (k === 0 && summary.first !== null) return summary.first;
@@ -30,16 +28,11 @@ export function databaseRecordIndex(seriesId: number, summary: { count: number; 
           SELECT block_start, count, SUM(count) OVER (ORDER BY block_start) AS cum FROM timeseries_block WHERE timeseries_id = ${seriesId}
         ) x WHERE cum > ${k} ORDER BY block_start LIMIT 1`);
       if (!block) throw new Error(`time series ${seriesId} has no record ${k}`);
-      const start = Number(block.block_start);
-      const [row] = await db().query<{ timestamp: number }>(Prisma.sql`
-        SELECT timestamp FROM timeseries_record WHERE timeseries_id = ${seriesId} AND timestamp >= ${start} AND timestamp < ${start + DAY}
-        ORDER BY timestamp LIMIT 1 OFFSET ${k - Number(block.before_count)}`);
-      if (!row) throw new Error(`time series ${seriesId} has no record ${k}`);
-      return Number(row.timestamp);
+      const [day] = await records().readDays(seriesId, [Number(block.block_start)]);
+      const offset = k - Number(block.before_count);
+      if (offset >= day.length) throw new Error(`time series ${seriesId} has no record ${k}`);
+      return day.timestamps[offset];
     },
   };
 }
 
-function toNumber(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}

@@ -2,7 +2,6 @@
  * What runs read of the records store: a span of a series as one batch, the stored target a
  * run's replacement compares with, and the last record before a time.
  */
-import { db, Prisma } from "@/lib/db";
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
 import { records, type RecordBatch, type StoredRecords } from "@/lib/records";
 import type { SeriesInfo } from "./series";
@@ -37,10 +36,7 @@ export function readSourceFrom(source: SeriesInfo, from: number): Promise<Record
 /** The timestamp of the series' last record before `t` (with a value, if `valued`), if any. */
 export async function lastRecordBefore(seriesId: number, t: number, valued: boolean): Promise<number | null> {
   if (t === -Infinity) return null;
-  const [row] = await db().query<{ timestamp: number }>(Prisma.sql`SELECT timestamp FROM timeseries_record
-    WHERE timeseries_id = ${seriesId} AND timestamp < ${t} ${valued ? Prisma.sql`AND value IS NOT NULL` : Prisma.empty}
-    ORDER BY timestamp DESC LIMIT 1`);
-  return row ? Number(row.timestamp) : null;
+  return (await records().latest(seriesId, -Infinity, Math.ceil(t) - 1, { valued }))?.timestamp ?? null;
 }
 
 /** The stored target records from `from` on, read now for the replacement's comparison; null on any failure (the replacement then reads them). */

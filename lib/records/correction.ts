@@ -13,9 +13,11 @@ export interface AppliedCorrection {
   readonly outcome: CorrectionOutcome;
   /** Stored timestamps to delete (sorted). */
   readonly remove: Float64Array;
-  /** The blocks of the days it touches that still have records, computed again; and those left without any. */
-  readonly blocks: BatchBlocks;
+  /** The days it touches that still have records, with their records afterwards (in order); and those left without any. */
+  readonly days: { readonly start: number; readonly records: RecordBatch }[];
   readonly emptiedDays: number[];
+  /** The summaries of `days`, computed from their records. */
+  readonly blocks: BatchBlocks;
   /** The change of the series' record count. */
   readonly countDelta: number;
 }
@@ -167,6 +169,7 @@ export function applyCorrection(span: RecordChunk, plan: CorrectionPlan): Applie
   for (const t of before.timestamps) days.add(blockStart(t));
   for (const t of written.timestamps) days.add(blockStart(t));
   const builder = new BlockBuilder();
+  const touched: { start: number; records: RecordBatch }[] = [];
   if (days.size > 0) {
     let a = 0;
     while (a < length) {
@@ -174,7 +177,9 @@ export function applyCorrection(span: RecordChunk, plan: CorrectionPlan): Applie
       let b = a + 1;
       while (b < length && merged.timestamps[b] < day + DAY) b++;
       if (days.has(day)) {
-        builder.add({ timestamps: merged.timestamps.subarray(a, b), values: merged.values.subarray(a, b), flags: merged.flags.slice(a, b) });
+        const records = { timestamps: merged.timestamps.subarray(a, b), values: merged.values.subarray(a, b), flags: merged.flags.slice(a, b) };
+        touched.push({ start: day, records });
+        builder.add(records);
       }
       a = b;
     }
@@ -184,6 +189,7 @@ export function applyCorrection(span: RecordChunk, plan: CorrectionPlan): Applie
   return {
     outcome: { before: beforeBatch, written: writtenBatch, first: first === Infinity ? null : first, last: last === -Infinity ? null : last },
     remove,
+    days: touched,
     blocks,
     emptiedDays: [...days].filter((d) => !kept.has(d)).sort((x, y) => x - y),
     countDelta,
@@ -192,21 +198,4 @@ export function applyCorrection(span: RecordChunk, plan: CorrectionPlan): Applie
 
 function batchOf(rows: { timestamps: number[]; values: number[]; flags: string[] }): RecordBatch {
   return { timestamps: Float64Array.from(rows.timestamps), values: Float64Array.from(rows.values), flags: rows.flags };
-}
-
-/** Chunks read in order, as one. */
-export function concatChunks(chunks: readonly RecordChunk[]): RecordChunk {
-  if (chunks.length === 1) return chunks[0];
-  const length = chunks.reduce((sum, c) => sum + c.length, 0);
-  const timestamps = new Float64Array(length);
-  const values = new Float64Array(length);
-  const flags: string[] = [];
-  let at = 0;
-  for (const c of chunks) {
-    timestamps.set(c.timestamps.subarray(0, c.length), at);
-    values.set(c.values.subarray(0, c.length), at);
-    for (let i = 0; i < c.length; i++) flags.push(c.flags[i]);
-    at += c.length;
-  }
-  return { timestamps, values, flags, length };
 }

@@ -1,14 +1,15 @@
 import { db } from "@/lib/db";
 import { jobsQueued, queuingWork } from "@/lib/db/queued-work";
 import { metrics } from "@/lib/observability/metrics.mjs";
-import { PostgresRecordsStore } from "@/lib/records/postgres-store";
-import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
+import { PostgresBlockStore } from "@/lib/records/postgres-blocks";
+import { SqliteBlockStore } from "@/lib/records/sqlite-blocks";
 import type { ChunkedWriteOptions, CorrectResult, RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
 export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
 export { decodeRecords, encodeRecords } from "@/lib/records/codec";
 export { concatBatches } from "@/lib/records/batches";
+export { recordsExistSql } from "@/lib/records/sql";
 
 /**
  * A store that counts the records written and read, for the metrics, notes writes (read
@@ -77,6 +78,12 @@ class CountedStore implements RecordsStore {
   summary: RecordsStore["summary"] = (seriesId) => this.store.summary(seriesId);
   count: RecordsStore["count"] = (seriesId, from, to) => this.store.count(seriesId, from, to);
   aggregate: RecordsStore["aggregate"] = (seriesId, S, E, N) => this.store.aggregate(seriesId, S, E, N);
+  latest: RecordsStore["latest"] = (...args) => this.store.latest(...args);
+  earliest: RecordsStore["earliest"] = (...args) => this.store.earliest(...args);
+  readDays: RecordsStore["readDays"] = (...args) => this.store.readDays(...args);
+  recordsAt: RecordsStore["recordsAt"] = (...args) => this.store.recordsAt(...args);
+  aggregateRanges: RecordsStore["aggregateRanges"] = (...args) => this.store.aggregateRanges(...args);
+  convert = (seriesId: number): Promise<number> => this.store.convert?.(seriesId) ?? Promise.resolve(0);
   close(): void {
     this.store.close?.();
   }
@@ -91,7 +98,7 @@ export function records(): RecordsStore {
   const current = db();
   if (!holder[KEY] || holder[KEY].db !== current) {
     holder[KEY]?.store.close?.();
-    const store = current.sqlite ? new SqliteRecordsStore(current, current.sqlite) : new PostgresRecordsStore(current.pool!, current.reads!);
+    const store = current.sqlite ? new SqliteBlockStore(current, current.sqlite) : new PostgresBlockStore(current.pool!, current.reads!);
     holder[KEY] = { store: new CountedStore(store), db: current };
   }
   return holder[KEY].store;

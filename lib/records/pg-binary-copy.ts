@@ -157,3 +157,84 @@ export async function* recordCopyPieces(seriesId: number, batches: Iterable<Reco
   buf.writeInt16BE(-1, p); // trailer
   yield buf.subarray(0, p + 2);
 }
+
+/** The columns dayRowCopyPieces writes, in its order. */
+export const DAY_ROW_COLUMNS = "(timeseries_id, block_start, count, value_count, min, max, sum, first_timestamp, last_timestamp, records)";
+
+/**
+ * The day rows of a series (lib/records/blocks.ts DayRow) in PostgreSQL's binary COPY format for
+ * DAY_ROW_COLUMNS of timeseries_block, in pieces of about 256 KB.
+ */
+export async function* dayRowCopyPieces(seriesId: number, rows: Iterable<DayRowFields> | AsyncIterable<DayRowFields>): AsyncGenerator<Buffer> {
+  if (!Number.isSafeInteger(seriesId) || seriesId < -(2 ** 31) || seriesId >= 2 ** 31) throw new Error(`not a series id: ${seriesId}`);
+  const FIXED = 2 + 8 + 12 + 8 + 8 + 3 * 12 + 2 * 12 + 4;
+  let buf = Buffer.allocUnsafe(COPY_PIECE + FIXED);
+  buf.write("PGCOPY\n\xff\r\n\0", 0, "latin1");
+  buf.writeInt32BE(0, 11);
+  buf.writeInt32BE(0, 15);
+  let p = 19;
+  const int8 = (t: number) => {
+    const high = Math.floor(t / TWO32);
+    buf.writeInt32BE(8, p);
+    buf.writeInt32BE(high, p + 4);
+    buf.writeUInt32BE(t - high * TWO32, p + 8);
+    p += 12;
+  };
+  const int4 = (v: number) => {
+    buf.writeInt32BE(4, p);
+    buf.writeInt32BE(v, p + 4);
+    p += 8;
+  };
+  const float8 = (v: number | null) => {
+    if (v === null) {
+      buf.writeInt32BE(-1, p);
+      p += 4;
+    } else {
+      buf.writeInt32BE(8, p);
+      buf.writeDoubleBE(v, p + 4);
+      p += 12;
+    }
+  };
+  for await (const r of rows) {
+    if (p + FIXED + r.records.length > buf.length) {
+      yield buf.subarray(0, p);
+      buf = Buffer.allocUnsafe(Math.max(COPY_PIECE, FIXED + r.records.length) + FIXED);
+      p = 0;
+    }
+    buf.writeInt16BE(10, p);
+    p += 2;
+    int4(seriesId);
+    int8(r.start);
+    int4(r.count);
+    int4(r.valueCount);
+    float8(r.min);
+    float8(r.max);
+    float8(r.sum);
+    int8(r.first);
+    int8(r.last);
+    buf.writeInt32BE(r.records.length, p);
+    p += 4;
+    buf.set(r.records, p);
+    p += r.records.length;
+  }
+  if (p + 2 > buf.length) {
+    yield buf.subarray(0, p);
+    buf = Buffer.allocUnsafe(2);
+    p = 0;
+  }
+  buf.writeInt16BE(-1, p);
+  yield buf.subarray(0, p + 2);
+}
+
+/** What dayRowCopyPieces writes of a day row. */
+export interface DayRowFields {
+  readonly start: number;
+  readonly count: number;
+  readonly valueCount: number;
+  readonly min: number | null;
+  readonly max: number | null;
+  readonly sum: number | null;
+  readonly first: number;
+  readonly last: number;
+  readonly records: Uint8Array;
+}

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
@@ -7,36 +6,14 @@ import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { addToChart, newChartAggregates } from "@/lib/formats/chart";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
-import { executeSql } from "@/lib/records/pg-inline";
+import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, TYPES } from "@/lib/records/pg-shared";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
   type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
-  type WriteOptions, type WriteResult,
+  type WriteOptions, type WriteResult, type FoundRecord, type RangeAggregate, newRangeAggregate, addAggregate, safeBound,
 } from "@/lib/records/types";
-
-/** bigint columns hold epoch seconds and counts, all far below 2^53: read them as numbers. */
-const TYPES = {
-  getTypeParser: (oid: number, format?: string) =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"),
-} as pg.CustomTypesConfig;
-
-const names = new Map<string, string>();
-
-/** A named query: each connection parses and plans it once. */
-function q(text: string, values: unknown[] = []): pg.QueryConfig {
-  let name = names.get(text);
-  if (!name) {
-    name = `r${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
-    if (names.size > 2000) names.clear();
-    names.set(text, name);
-  }
-  return { name, text, values, types: TYPES };
-}
-
-/** After a bulk load, VACUUM sets the new pages' visibility, so that the first reads need not. */
-const VACUUM_AFTER = 50_000;
 
 /**
  * The records store on PostgreSQL (pg): writes lock their series' row, so appends to one series
@@ -45,29 +22,17 @@ const VACUUM_AFTER = 50_000;
  * request allows, lib/db/replicas.ts).
  */
 export class PostgresRecordsStore implements RecordsStore {
-  private vacuum: "idle" | "running" | "again" = "idle";
+  private readonly transactions: PgTransactions;
 
-  constructor(private readonly pool: pg.Pool, private readonly reads: ReadConnections) {}
+  constructor(private readonly pool: pg.Pool, private readonly reads: ReadConnections) {
+    this.transactions = new PgTransactions(pool);
+  }
 
-  /** Runs VACUUM (ANALYZE) in the background; requests made meanwhile coalesce into one more run. */
-  private scheduleVacuum(): void {
-    if (this.vacuum !== "idle") {
-      this.vacuum = "again";
-      return;
-    }
-    this.vacuum = "running";
-    void (async () => {
-      try {
-        do {
-          this.vacuum = "running";
-          await this.pool.query("VACUUM (ANALYZE) timeseries_record, timeseries_block");
-        } while ((this.vacuum as string) === "again");
-      } catch (e) {
-        console.error("VACUUM after a bulk load failed:", (e as Error).message);
-      } finally {
-        this.vacuum = "idle";
-      }
-    })();
+  /** Runs `fn` in a transaction (PgTransactions.run), BEGIN with the lock of `lockSeries` when given. */
+  private transaction<T>(
+    fn: (client: pg.PoolClient, locked: { lastTimestamp: number | null } | null) => Promise<Done<T>>, lockSeries?: number,
+  ): Promise<T> {
+    return this.transactions.run((client) => (lockSeries === undefined ? client.query("BEGIN").then(() => null) : beginLocked(client, lockSeries)), fn);
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
@@ -167,44 +132,6 @@ export class PostgresRecordsStore implements RecordsStore {
       }
       return { value: { ok: true, ...outcome }, commit: true, written: outcome.before.timestamps.length + outcome.written.timestamps.length, also: options.also?.(outcome) };
     }, seriesId);
-  }
-
-  /**
-   * Runs `fn` in a transaction on a client of its own; a bulk change is followed by VACUUM.
-   * With `lockSeries`, BEGIN and the lock of the series' row go in one round trip, and `fn` is
-   * given the series' last timestamp. The write's `also` statements that `fn` returns run with
-   * the COMMIT, in one round trip too (alsoWithCommit): the first that fails skips the rest
-   * and the COMMIT, and the transaction is rolled back.
-   */
-  private async transaction<T>(
-    fn: (client: pg.PoolClient, locked: { lastTimestamp: number | null } | null) => Promise<Done<T>>, lockSeries?: number,
-  ): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    let sentPrepares = false;
-    try {
-      try {
-        const locked = lockSeries === undefined ? (await client.query("BEGIN"), null) : await beginLocked(client, lockSeries);
-        const { value, commit, written, also } = await fn(client, locked);
-        if (!commit || !also?.length) {
-          await client.query(commit ? "COMMIT" : "ROLLBACK");
-        } else {
-          const { text, preparing } = alsoWithCommit(client, also);
-          sentPrepares = preparing.length > 0;
-          await client.query(text);
-          for (const name of preparing) preparedOf(client).add(name);
-        }
-        if (commit && written >= VACUUM_AFTER) this.scheduleVacuum();
-        return value;
-      } catch (e) {
-        await client.query("ROLLBACK").catch(() => { broken = true; });
-        // Which PREPAREs ran before the failure, the server knows.
-        if (sentPrepares && !broken) await resyncPrepared(client).catch(() => { broken = true; });
-        throw e;
-      }
-    } finally {
-      client.release(broken);
-    }
   }
 
   /** The write, its series locked; the `also` statements to run with the COMMIT when it stored records. */
@@ -430,6 +357,56 @@ export class PostgresRecordsStore implements RecordsStore {
     return out;
   }
 
+  async latest(seriesId: number, lo: number, hi: number, match: { valued?: boolean; value?: number } = {}): Promise<FoundRecord | null> {
+    const condition = match.value !== undefined ? "AND value = $4" : match.valued ? "AND value IS NOT NULL" : "";
+    const { rows } = await this.reads.query(q(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp <= $3 ${condition}
+      ORDER BY timestamp DESC LIMIT 1`, [seriesId, safeBound(lo), safeBound(hi), ...(match.value !== undefined ? [match.value] : [])]));
+    return rows.length ? { timestamp: rows[0].timestamp, value: rows[0].value, flags: rows[0].flags } : null;
+  }
+
+  async earliest(seriesId: number, lo: number, hi: number): Promise<FoundRecord | null> {
+    const { rows } = await this.reads.query(q(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = $1 AND timestamp >= $2 AND timestamp <= $3
+      ORDER BY timestamp LIMIT 1`, [seriesId, safeBound(lo), safeBound(hi)]));
+    return rows.length ? { timestamp: rows[0].timestamp, value: rows[0].value, flags: rows[0].flags } : null;
+  }
+
+  async readDays(seriesId: number, days: readonly number[]): Promise<RecordChunk[]> {
+    return Promise.all(days.map((d) => this.copyChunk(seriesId, d, d + DAY - 1, Number.MAX_SAFE_INTEGER)));
+  }
+
+  async recordsAt(pairs: readonly (readonly [number, number])[]): Promise<(FoundRecord | null)[]> {
+    const { rows } = await this.reads.query(q(`SELECT k.n, r.value, r.flags FROM unnest($1::int[], $2::bigint[]) WITH ORDINALITY AS k(id, t, n)
+      JOIN timeseries_record r ON r.timeseries_id = k.id AND r.timestamp = k.t`, [pairs.map((p) => p[0]), pairs.map((p) => p[1])]));
+    const out: (FoundRecord | null)[] = pairs.map(() => null);
+    for (const r of rows) out[Number(r.n) - 1] = { timestamp: pairs[Number(r.n) - 1][1], value: r.value, flags: r.flags };
+    return out;
+  }
+
+  async aggregateRanges(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<RangeAggregate[]> {
+    const plans = ranges.map(([lo, hi]) => countPlan(safeBound(lo), safeBound(hi)));
+    const parts: { j: number; lo: number; hi: number; whole: boolean }[] = [];
+    plans.forEach((plan, j) => {
+      if (plan.wholeFrom <= plan.wholeTo) parts.push({ j, lo: plan.wholeFrom, hi: plan.wholeTo, whole: true });
+      for (const [lo, hi] of plan.edges) parts.push({ j, lo, hi, whole: false });
+    });
+    const out = ranges.map(() => newRangeAggregate());
+    if (parts.length === 0) return out;
+    // Whole days from the blocks, the rest from the records: one range scan each.
+    const { rows } = await this.reads.query({
+      ...q(`SELECT e.j, a.n, a.s, a.lo, a.hi FROM unnest($2::int[], $3::bigint[], $4::bigint[], $5::bool[]) AS e(j, lo, hi, whole)
+        CROSS JOIN LATERAL (
+          SELECT SUM(value_count)::int AS n, SUM(sum) AS s, MIN(min) AS lo, MAX(max) AS hi FROM timeseries_block
+            WHERE e.whole AND timeseries_id = $1 AND block_start >= e.lo AND block_start <= e.hi
+          UNION ALL
+          SELECT COUNT(value)::int, SUM(value), MIN(value), MAX(value) FROM timeseries_record
+            WHERE NOT e.whole AND timeseries_id = $1 AND timestamp >= e.lo AND timestamp <= e.hi) a`,
+      [seriesId, parts.map((p) => p.j), parts.map((p) => p.lo), parts.map((p) => p.hi), parts.map((p) => p.whole)]),
+      rowMode: "array",
+    });
+    for (const [j, n, s, lo, hi] of rows as [number, number | null, number | null, number | null, number | null][]) addAggregate(out[j], n, s, lo, hi);
+    return out;
+  }
+
   private async aggregateRecords(out: ChartAggregates, seriesId: number, S: number, E: number, N: number, ranges: [number, number][]): Promise<void> {
     if (ranges.length === 0) return;
     const D = E - S;
@@ -458,53 +435,6 @@ export class PostgresRecordsStore implements RecordsStore {
 }
 
 type LastRecord = [number | null, number | null, string | null];
-
-/** What a transaction's body gives back: its value, whether to commit, how many records it changed, the `also` statements to commit with. */
-interface Done<T> {
-  value: T;
-  commit: boolean;
-  written: number;
-  also?: readonly Prisma.Sql[];
-}
-
-/** The also statements prepared (SQL PREPARE) on each connection, by name. */
-const preparedAlso = new WeakMap<pg.ClientBase, Set<string>>();
-const preparedOf = (client: pg.ClientBase) => {
-  let names = preparedAlso.get(client);
-  if (!names) preparedAlso.set(client, (names = new Set()));
-  return names;
-};
-const ALSO_NAME = /^a[0-9a-f]{16}$/;
-
-/**
- * A write's also statements and COMMIT as one simple-protocol query string: each statement
- * prepared once per connection (PREPARE, in the string where it is first used; its plan is
- * kept, as for a named statement) and executed with its values as literals (executeSql).
- * Returns the names it prepares, to be remembered when the string succeeded.
- */
-function alsoWithCommit(client: pg.ClientBase, also: readonly Prisma.Sql[]): { text: string; preparing: string[] } {
-  const prepared = preparedOf(client);
-  const preparing: string[] = [];
-  const parts: string[] = [];
-  for (const sql of also) {
-    const name = `a${createHash("sha1").update(sql.text).digest("hex").slice(0, 16)}`;
-    if (!prepared.has(name) && !preparing.includes(name)) {
-      preparing.push(name);
-      parts.push(`PREPARE ${name} AS ${sql.text}`);
-    }
-    parts.push(executeSql(name, sql));
-  }
-  parts.push("COMMIT");
-  return { text: parts.join(";\n"), preparing };
-}
-
-/** After a failed string: the also statements that the connection holds prepared, as the server lists them. */
-async function resyncPrepared(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query("SELECT name FROM pg_prepared_statements");
-  const names = preparedOf(client);
-  names.clear();
-  for (const r of rows as { name: string }[]) if (ALSO_NAME.test(r.name)) names.add(r.name);
-}
 
 /**
  * BEGIN and the lock of the series' row, in one round trip (a simple-protocol query of two
@@ -544,18 +474,6 @@ const MERGE_BLOCKS_SQL = (series: string, starts: string, counts: string, valueC
 const IEEE_SUM = (a: string, b: string) =>
   `(CASE WHEN abs(${a} / 2 + ${b} / 2) > ${Number.MAX_VALUE / 2} THEN sign(${a} / 2 + ${b} / 2) * 'Infinity'::float8 ELSE ${a} + ${b} END)`;
 
-/** The summary after `n` records were appended, the first at `first`, the last (t, value, flags); `now` in epoch milliseconds (the parameters named). */
-const APPENDED_SUMMARY_SQL = (n: string, first: string, t: string, value: string, flags: string, now: string, series: string) =>
-  `UPDATE timeseries SET
-        record_count = record_count + ${n},
-        first_timestamp = LEAST(first_timestamp, ${first}),
-        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ${t} THEN ${value} ELSE last_value END,
-        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ${t} THEN ${flags} ELSE last_flags END,
-        last_timestamp = GREATEST(last_timestamp, ${t}),
-        version = version + 1,
-        last_modified = to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
-      WHERE id = ${series}`;
-
 /** The timestamp, value and flags of a batch's last record. */
 function lastOf(batch: RecordBatch): [number, number | null, string] {
   const i = batch.timestamps.length - 1;
@@ -567,7 +485,7 @@ function nullable(v: number): number | null {
 }
 
 /** copyChunk on a given client (a transaction's, to read what it is about to change). */
-async function copyChunkOn(client: pg.ClientBase, seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
+export async function copyChunkOn(client: pg.ClientBase, seriesId: number, from: number, to: number, limit: number): Promise<RecordChunk> {
   for (const n of [seriesId, from, to, limit]) if (!Number.isSafeInteger(n)) throw new Error(`not an integer bound: ${n}`);
   if (from > to) return { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [], length: 0 };
   const parser = new RecordCopyParser();

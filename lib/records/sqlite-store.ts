@@ -3,7 +3,8 @@ import { sqliteValue, type Db } from "@/lib/db";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { logError } from "@/lib/observability/log";
-import { applyCorrection, concatChunks, correctionSpan } from "@/lib/records/correction";
+import { concatChunks } from "@/lib/records/blocks";
+import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
@@ -11,7 +12,7 @@ import {
   type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
   firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
-  type WriteOptions, type WriteResult,
+  type WriteOptions, type WriteResult, type FoundRecord, type RangeAggregate, newRangeAggregate, addAggregate, safeBound,
 } from "@/lib/records/types";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
@@ -458,6 +459,50 @@ export class SqliteRecordsStore implements RecordsStore {
       .all(seriesId, S - DAY + 1, E) as BlockRow[];
     this.aggregateRecords(out, seriesId, S, E, N, mergeWholeBlocks(out, S, E, N, blocks));
     return out;
+  }
+
+  async latest(seriesId: number, lo: number, hi: number, match: { valued?: boolean; value?: number } = {}): Promise<FoundRecord | null> {
+    const condition = match.value !== undefined ? "AND value = ?" : match.valued ? "AND value IS NOT NULL" : "";
+    const row = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ${condition}
+      ORDER BY timestamp DESC LIMIT 1`).raw(true).get(seriesId, safeBound(lo), safeBound(hi), ...(match.value !== undefined ? [match.value] : [])) as LastRecord | undefined;
+    return row ? { timestamp: row[0]!, value: row[1], flags: row[2]! } : null;
+  }
+
+  async earliest(seriesId: number, lo: number, hi: number): Promise<FoundRecord | null> {
+    const row = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?
+      ORDER BY timestamp LIMIT 1`).raw(true).get(seriesId, safeBound(lo), safeBound(hi)) as LastRecord | undefined;
+    return row ? { timestamp: row[0]!, value: row[1], flags: row[2]! } : null;
+  }
+
+  async readDays(seriesId: number, days: readonly number[]): Promise<RecordChunk[]> {
+    const read = (this.readChunk ??= chunkReader(this.conn));
+    return days.map((d) => denseChunk(read(seriesId, d, d + DAY - 1, 1 << 30)));
+  }
+
+  async recordsAt(pairs: readonly (readonly [number, number])[]): Promise<(FoundRecord | null)[]> {
+    const one = this.stmt("SELECT value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?").raw(true);
+    return pairs.map(([id, t]) => {
+      const row = one.get(id, t) as [number | null, string] | undefined;
+      return row ? { timestamp: t, value: row[0], flags: row[1] } : null;
+    });
+  }
+
+  async aggregateRanges(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<RangeAggregate[]> {
+    const whole = this.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true);
+    const part = this.stmt(`SELECT COUNT(value), SUM(value), MIN(value), MAX(value) FROM timeseries_record
+      WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?`).raw(true);
+    return ranges.map(([lo, hi]) => {
+      const out = newRangeAggregate();
+      const plan = countPlan(safeBound(lo), safeBound(hi));
+      const add = (row: unknown) => {
+        const [count, sum, min, max] = row as [number | null, number | null, number | null, number | null];
+        addAggregate(out, count, sum, min, max);
+      };
+      if (plan.wholeFrom <= plan.wholeTo) add(whole.get(seriesId, plan.wholeFrom, plan.wholeTo));
+      for (const [a, b] of plan.edges) add(part.get(seriesId, a, b));
+      return out;
+    });
   }
 
   /** Aggregates the records of the given ranges, grouped by interval, in one statement. */

@@ -168,6 +168,21 @@ export interface RecordChunk {
   readonly length: number;
 }
 
+/** A record found by a lookup. */
+export interface FoundRecord {
+  readonly timestamp: number;
+  readonly value: number | null;
+  readonly flags: string;
+}
+
+/** Count, sum, minimum and maximum of the non-null values of a range (min Infinity and max -Infinity when count is 0). */
+export interface RangeAggregate {
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
 import type { Prisma } from "@/lib/db";
 import { intervalOf, type ChartAggregates } from "@/lib/formats/chart";
 
@@ -206,6 +221,21 @@ export interface RecordsStore {
   correct(seriesId: number, plan: CorrectionPlan, options?: CorrectOptions): Promise<CorrectResult>;
   /** Records with from ≤ timestamp ≤ to, in order, in chunks (bounded memory). */
   read(seriesId: number, from: number, to: number, chunkSize?: number): AsyncGenerator<RecordChunk>;
+  /** The latest record with lo ≤ timestamp ≤ hi; with `valued`, the latest with a value; with `value`, the latest with exactly that value. */
+  latest(seriesId: number, lo: number, hi: number, match?: { valued?: boolean; value?: number }): Promise<FoundRecord | null>;
+  /** The earliest record with lo ≤ timestamp ≤ hi. */
+  earliest(seriesId: number, lo: number, hi: number): Promise<FoundRecord | null>;
+  /** The records of each UTC day given by its start (blockStart), in the order given. */
+  readDays(seriesId: number, days: readonly number[]): Promise<RecordChunk[]>;
+  /** The record of each (series, timestamp) pair, or null where there is none. */
+  recordsAt(pairs: readonly (readonly [seriesId: number, timestamp: number])[]): Promise<(FoundRecord | null)[]>;
+  /** Count, sum, min and max of the non-null values of each range [lo, hi]: whole days from the daily blocks, the rest from the records. */
+  aggregateRanges(seriesId: number, ranges: readonly (readonly [lo: number, hi: number])[]): Promise<RangeAggregate[]>;
+  /**
+   * Stores that keep records in day blocks: moves a series' records stored as rows (before
+   * migration 0016) into its blocks, in one transaction; returns how many it moved.
+   */
+  convert?(seriesId: number): Promise<number>;
   summary(seriesId: number): Promise<SeriesSummary | null>;
   /** The number of records with from ≤ timestamp ≤ to, from the blocks and the records of the edge days. */
   count(seriesId: number, from: number, to: number): Promise<number>;
@@ -488,6 +518,24 @@ export function countPlan(from: number, to: number): { wholeFrom: number; wholeT
   if (from < wholeFrom) edges.push([from, wholeFrom - 1]);
   if (to >= wholeTo + DAY) edges.push([wholeTo + DAY, to]);
   return { wholeFrom, wholeTo, edges };
+}
+
+export function newRangeAggregate(): RangeAggregate {
+  return { count: 0, sum: 0, min: Infinity, max: -Infinity };
+}
+
+/** Adds an aggregate of `count` non-null values (the database's nulls when count is 0) to `a`. */
+export function addAggregate(a: RangeAggregate, count: number | null, sum: number | null, min: number | null, max: number | null): void {
+  if (!count) return;
+  a.count += Number(count);
+  a.sum += Number(sum);
+  if (Number(min) < a.min) a.min = Number(min);
+  if (Number(max) > a.max) a.max = Number(max);
+}
+
+/** A timestamp bound as a safe integer (±Infinity and beyond clamped), for SQL. */
+export function safeBound(t: number): number {
+  return Math.min(Math.max(t, -Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
 }
 
 /** Below this interval width, blocks cannot help and records are aggregated directly. */

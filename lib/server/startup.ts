@@ -31,6 +31,8 @@ export async function startup(): Promise<void> {
   if (!follower) {
     const applied = await migrate(parseDatabaseUrl(settings.databaseUrl));
     if (applied.length) logger().info({ migrations: applied }, `Applied migrations: ${applied.join(", ")}`);
+    const { queueConversionIfNeeded } = await import("@/lib/records/convert");
+    if (await queueConversionIfNeeded()) logger().info("Records stored as rows remain: their conversion into day blocks is queued (docs/decisions/0019).");
   }
   secretKey();
   // Passwords stored before they were encrypted are encrypted now that the key is known.

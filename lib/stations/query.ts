@@ -1,4 +1,5 @@
 import { db, Prisma } from "@/lib/db";
+import { recordsExistSql } from "@/lib/records";
 import { namedCache } from "@/lib/runtime/cache";
 import { metadataVersion, metadataVersionWith } from "@/lib/domain/metadata-version";
 import { parseBbox } from "@/lib/geo/wkt";
@@ -112,8 +113,7 @@ function termCondition(term: string, errors: ErrorCollector): Prisma.Sql | null 
       const offset = displayOffsetSecondsSql(s("display_timezone"));
       return allOf([...new Set(years.map(Number))].map((year) => Prisma.sql`EXISTS (SELECT 1 FROM timeseries t
           JOIN timeseries_group g ON g.id = t.timeseries_group_id
-          JOIN timeseries_record r ON r.timeseries_id = t.id
-          WHERE g.station_id = s.id AND r.timestamp >= ${since(year)} - ${offset} AND r.timestamp < ${since(year + 1)} - ${offset})`));
+          WHERE g.station_id = s.id AND ${recordsExistSql(Prisma.sql`t.id`, Prisma.sql`(${since(year)} - ${offset})`, Prisma.sql`(${since(year + 1)} - ${offset})`)})`));
     }
     default:
       return null;

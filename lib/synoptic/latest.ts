@@ -1,6 +1,7 @@
 import { canReadData, isSuperuser, type Actor } from "@/lib/auth/permissions";
 import { db, Prisma } from "@/lib/db";
 import { formatPointEwkt } from "@/lib/geo/wkt";
+import { records } from "@/lib/records";
 import { isoSeconds, shownInstant } from "@/lib/domain/serialize";
 import { groupPrecision } from "@/lib/series";
 import { stationAccesses, type StationAccess } from "@/lib/stations";
@@ -227,15 +228,12 @@ export async function synopticEvaluationState(groupId: number): Promise<Evaluati
 
 /** The stored values of (series, timestamp) pairs, keyed "series:timestamp"; empty values and missing records are absent. */
 async function valuesAt(pairs: [number, number][]): Promise<Map<string, number>> {
-  const rows = db().dialect === "sqlite"
-    ? await db().query<{ id: number; t: number; value: number | null }>(Prisma.sql`
-        SELECT r.timeseries_id AS id, r.timestamp AS t, r.value FROM json_each(${JSON.stringify(pairs)}) j
-          JOIN timeseries_record r ON r.timeseries_id = json_extract(j.value, '$[0]') AND r.timestamp = json_extract(j.value, '$[1]')`)
-    : await db().query<{ id: number; t: number; value: number | null }>(Prisma.sql`
-        SELECT r.timeseries_id AS id, r.timestamp AS t, r.value FROM unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::bigint[]) AS k(id, t)
-          JOIN timeseries_record r ON r.timeseries_id = k.id AND r.timestamp = k.t`);
+  const found = await records().recordsAt(pairs);
   const out = new Map<string, number>();
-  for (const r of rows) if (r.value !== null) out.set(`${r.id}:${Number(r.t)}`, r.value);
+  pairs.forEach(([id, t], k) => {
+    const value = found[k]?.value;
+    if (value !== undefined && value !== null) out.set(`${id}:${t}`, value);
+  });
   return out;
 }
 

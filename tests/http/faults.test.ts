@@ -5,10 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db, Prisma } from "@/lib/db";
+import { db } from "@/lib/db";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { DIALECT, freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
+import { readAllOf } from "@/tests/support/records-oracle";
 
 /** Faults (issue 8): nothing is lost or half-written, and the service recovers. */
 
@@ -21,8 +22,8 @@ function recordLines(n: number, startEpoch: number): string {
 /** The series' records as the database has them: the summary, and a real count. */
 async function state(seriesId: number) {
   const t = await db().prisma.timeseries.findUniqueOrThrow({ where: { id: seriesId } });
-  const [{ n }] = await db().query<{ n: number }>(Prisma.sql`SELECT COUNT(*) AS n FROM timeseries_record WHERE timeseries_id = ${seriesId}`);
-  return { summary: t.recordCount, actual: Number(n), last: t.lastTimestamp === null ? null : Number(t.lastTimestamp), version: t.version };
+  const n = (await readAllOf(seriesId)).length;
+  return { summary: t.recordCount, actual: n, last: t.lastTimestamp === null ? null : Number(t.lastTimestamp), version: t.version };
 }
 
 describe("an upload cut off by the client", () => {

@@ -12,6 +12,7 @@ import * as f from "@/tests/support/fixtures";
 import { connectFixtures, DIALECT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
+import { readAllOf } from "@/tests/support/records-oracle";
 
 /**
  * The job queue under faults, with real processes: a worker killed in the middle of a run
@@ -46,13 +47,14 @@ function startWorker(env: Record<string, string> = {}): Worker {
 
 /** The series as stored: its summary, the real number and values of its records, and its blocks' count. */
 async function state(tid: number) {
-  const [real] = await db().query<{ n: number; low: number | null; high: number | null; blocks: number }>(Prisma.sql`SELECT
-      (SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ${tid}) AS n,
-      (SELECT MIN(value) FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp >= ${FROM}) AS low,
-      (SELECT MAX(value) FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp >= ${FROM}) AS high,
-      (SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ${tid}) AS blocks`);
+  const [{ blocks }] = await db().query<{ blocks: number }>(Prisma.sql`SELECT COALESCE(SUM(count), 0) AS blocks FROM timeseries_block WHERE timeseries_id = ${tid}`);
+  const rows = await readAllOf(tid);
+  const values = rows.filter((r) => r[0] >= FROM && r[1] !== null).map((r) => r[1]!);
   const summary = (await records().summary(tid))!;
-  return { count: summary.count, last: summary.last, n: Number(real.n), blocks: Number(real.blocks), low: real.low, high: real.high };
+  return {
+    count: summary.count, last: summary.last, n: rows.length, blocks: Number(blocks),
+    low: values.length ? Math.min(...values) : null, high: values.length ? Math.max(...values) : null,
+  };
 }
 
 const T0 = Date.UTC(2010, 0, 1) / 1000;

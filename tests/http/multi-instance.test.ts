@@ -3,6 +3,7 @@ import { db, Prisma } from "@/lib/db";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { scratchDatabase, startServer, type ScratchDatabase, type TestServer } from "@/tests/support/server";
+import { readAllOf } from "@/tests/support/records-oracle";
 
 /**
  * Two app instances on one database (issue 8): start-up migrations do not collide; appends
@@ -50,10 +51,9 @@ describe("two instances on one database", () => {
       expect(statuses).toEqual([204, 400]);
       const loser = ra.status === 400 ? ra : rb;
       expect(loser.json.timeseries_records[0]).toMatch(/is not later than the last stored record/);
-      const rows = await db().query<{ timestamp: number }>(Prisma.sql`
-        SELECT timestamp FROM timeseries_record WHERE timeseries_id = ${tid} AND timestamp >= ${base} ORDER BY timestamp`);
+      const rows = (await readAllOf(tid)).filter((r) => r[0] >= base);
       const winnerBase = ra.status === 204 ? base : base + 300;
-      expect(rows.map((r) => Number(r.timestamp))).toEqual(Array.from({ length: 2000 }, (_, i) => winnerBase + i * 600));
+      expect(rows.map((r) => r[0])).toEqual(Array.from({ length: 2000 }, (_, i) => winnerBase + i * 600));
     }
     const t = await db().prisma.timeseries.findUniqueOrThrow({ where: { id: tid } });
     expect(t.recordCount).toBe(10_000);
@@ -77,8 +77,7 @@ describe("two instances on one database", () => {
     }
     const counts = await Promise.all(series.map((tid) => db().prisma.timeseries.findUniqueOrThrow({ where: { id: tid } })));
     expect(counts.map((t) => t.recordCount)).toEqual([5100, 5000, 5000, 5000]);
-    const [{ n }] = await db().query<{ n: number }>(Prisma.sql`SELECT COUNT(*) AS n FROM timeseries_record WHERE timeseries_id = ${series[0]}`);
-    expect(Number(n)).toBe(5100);
+    expect((await readAllOf(series[0])).length).toBe(5100);
   });
 
   it("never serves stale data after a write through the other instance", async () => {

@@ -27,6 +27,7 @@ import { csv, processesApi, recordLines, seriesApi, upload } from "@/tests/suppo
 import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
+import { readAllOf } from "@/tests/support/records-oracle";
 
 let database: ScratchDatabase;
 let admin: AuthUser;
@@ -63,13 +64,13 @@ function source(n: number, t0 = T0): RecordBatch {
 
 /** A series as stored: its records (summary, real rows, daily blocks agree), the RANGE flags and the values' sum. */
 async function stored(tid: number) {
-  const [row] = await db().query<{ n: number; ranged: number; total: number | null; blocks: number }>(Prisma.sql`SELECT
-      (SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ${tid}) AS n,
-      (SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ${tid} AND flags = 'RANGE') AS ranged,
-      (SELECT SUM(value) FROM timeseries_record WHERE timeseries_id = ${tid}) AS total,
-      (SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ${tid}) AS blocks`);
+  const [{ blocks }] = await db().query<{ blocks: number }>(Prisma.sql`SELECT COALESCE(SUM(count), 0) AS blocks FROM timeseries_block WHERE timeseries_id = ${tid}`);
+  const rows = await readAllOf(tid);
   const summary = (await records().summary(tid))!;
-  return { count: summary.count, n: Number(row.n), blocks: Number(row.blocks), ranged: Number(row.ranged), total: Number(row.total ?? 0) };
+  return {
+    count: summary.count, n: rows.length, blocks: Number(blocks), ranged: rows.filter((r) => r[2] === "RANGE").length,
+    total: rows.reduce((sum, r) => sum + (r[1] ?? 0), 0),
+  };
 }
 
 /** What the checks give for `batch` with this range, summarized as `stored` does. */

@@ -7,7 +7,7 @@ import { MAX_INSTANT } from "@/lib/formats/date-param";
 import { enqueueSql } from "@/lib/jobs/queue";
 import { records, type CorrectionChange, type CorrectionOutcome, type RecordBatch } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
-import { append, batchOf, blocks, observed, readAllOf, type Rec, rowsOf } from "@/tests/support/records-oracle";
+import { append, batchOf, blocks, expectedOutcome, observed, randomChange, readAllOf, type Rec, recordsFrom, rowsOf } from "@/tests/support/records-oracle";
 import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
 
 /**
@@ -33,72 +33,6 @@ afterAll(async () => {
   await closeDb();
   await database?.dispose();
 });
-
-/**
- * Records at 10-minute steps with gaps; values are quarters, some null, some flagged. Quarters
- * sum exactly in any order: PostgreSQL's SUM of a chart interval adds in the order of the rows
- * on disk, which differs between a corrected series and one written once.
- */
-function recordsFrom(rand: () => number, start: number, n: number): Rec[] {
-  const out: Rec[] = [];
-  let t = start;
-  for (let i = 0; i < n; i++) {
-    t += 600 * (rand() < 0.03 ? 1 + Math.floor(rand() * 300) : 1);
-    out.push([t, rand() < 0.08 ? NaN : Math.round(rand() * 800 - 400) / 4 + 0, rand() < 0.15 ? "F" : ""]);
-  }
-  return out;
-}
-
-const sameValue = (a: number, b: number) => a === b || (a !== a && b !== b);
-
-/** The model: the records of [from, to] after `change`, and what changed (each image sorted). */
-function expectedOutcome(current: Rec[], from: number, to: number, change: CorrectionChange) {
-  const old = new Map(current.filter((r) => r[0] >= from && r[0] <= to).map((r) => [r[0], r]));
-  const after = new Map(old);
-  for (const t of change.remove) after.delete(t);
-  rowsOf(change.upsert).forEach(([t, v, fl]) => after.set(t, [t, v === 0 ? 0 : v, fl]));
-  const differs = (a: Rec | undefined, b: Rec | undefined) => !a || !b || !sameValue(a[1], b[1]) || a[2] !== b[2];
-  const sorted = (rows: Rec[]) => rows.sort((x, y) => x[0] - y[0]);
-  const before = sorted([...old.values()].filter((r) => differs(r, after.get(r[0]))));
-  const written = sorted([...after.values()].filter((r) => differs(r, old.get(r[0]))));
-  const stamps = [...before, ...written].map((r) => r[0]);
-  return {
-    before, written,
-    first: stamps.length ? Math.min(...stamps) : null,
-    last: stamps.length ? Math.max(...stamps) : null,
-    records: sorted([...current.filter((r) => r[0] < from || r[0] > to), ...after.values()]),
-  };
-}
-
-/** A random change of the records of a range: deletions, changes, insertions, records left or rewritten as they are. */
-function randomChange(rand: () => number, inRange: Rec[], from: number, to: number): CorrectionChange {
-  const kind = rand();
-  const remove: number[] = [];
-  const upsert: Rec[] = [];
-  const stored = new Set(inRange.map((r) => r[0]));
-  for (const [t, v, fl] of inRange) {
-    const r = rand();
-    if (kind < 0.2) remove.push(t); // delete the range
-    else if (kind < 0.4) upsert.push([t, v === v ? v + 0.25 : v, fl]); // offset
-    else if (kind < 0.5) upsert.push([t, v, fl ? "" : "SUSPECT"]); // flag
-    else if (kind < 0.6) upsert.push([t, v, fl]); // rewritten as it is
-    else if (r < 0.15) remove.push(t);
-    else if (r < 0.3) upsert.push([t, r < 0.2 ? NaN : Math.round(rand() * 400) / 4, fl]);
-    else if (r < 0.4) upsert.push([t, v, fl]);
-  }
-  if (kind >= 0.5) {
-    // Insertions at free timestamps of the range.
-    for (let k = Math.floor(rand() * 30); k > 0; k--) {
-      const t = Math.floor(from + rand() * (to - from + 1));
-      if (!stored.has(t)) {
-        stored.add(t);
-        upsert.push([t, rand() < 0.1 ? NaN : Math.round(rand() * 400) / 4, rand() < 0.3 ? "NEW" : ""]);
-      }
-    }
-  }
-  upsert.sort((x, y) => x[0] - y[0]);
-  return { remove: Float64Array.from(remove), upsert: batchOf(upsert) };
-}
 
 const imagesOf = (outcome: CorrectionOutcome) => ({
   before: rowsOf(outcome.before), written: rowsOf(outcome.written), first: outcome.first, last: outcome.last,
@@ -212,7 +146,8 @@ describe(`records store corrections (${DIALECT})`, () => {
 
     const failing = (outcome: CorrectionOutcome) => [
       enqueueSql({ kind: "test", key: `correct failing ${tid}`, payload: { first: outcome.first } }),
-      Prisma.sql`INSERT INTO timeseries_record (timeseries_id, timestamp, value, flags) VALUES (${tid}, ${rows[0][0]}, ${1}, ${""})`,
+      // A day stored already: a unique violation.
+      Prisma.sql`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count) VALUES (${tid}, ${rows[0][0] - (rows[0][0] % DAY)}, ${1}, ${1})`,
     ];
     await expect(records().correct(tid, plan, { also: failing })).rejects.toThrow();
     expect(await state()).toEqual(initial);

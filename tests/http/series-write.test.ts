@@ -208,8 +208,8 @@ describe("groups: replace, update, delete (§5, §1.3)", () => {
     expect((await http.get(`${groups(sid)}${g.id}/`)).status).toBe(404);
     expect((await http.get(`${seriesPath(sid, g.id)}${t1.id}/`)).status).toBe(404);
     expect(await db().prisma.timeseries.count({ where: { id: { in: [t1.id, t2.id] } } })).toBe(0);
-    expect(await db().prisma.timeseriesRecord.count({ where: { timeseriesId: t1.id } })).toBe(0);
-    expect(await db().prisma.timeseriesRecord.count({ where: { timeseriesId: t3.id } })).toBe(1);
+    expect(await f.storedRecordCount(t1.id)).toBe(0);
+    expect(await f.storedRecordCount(t3.id)).toBe(1);
     expect((await http.get(`/api/stations/${sid}/`)).status).toBe(200);
   });
 
@@ -463,7 +463,7 @@ describe("time series: replace, update, delete (§6)", () => {
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect((await http.get(`${seriesPath(sid, gid)}${t.id}/`)).status).toBe(404);
-    expect(await db().prisma.timeseriesRecord.count({ where: { timeseriesId: t.id } })).toBe(0);
+    expect(await f.storedRecordCount(t.id)).toBe(0);
     expect((await http.get(`${groups(sid)}${gid}/`)).status).toBe(200);
     expect((await http.get(`/api/stations/${sid}/`)).json.last_update).toBeNull();
   });
@@ -633,7 +633,7 @@ describe("older shape (§7.1)", () => {
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect((await http.get(`${old(sid)}${a}/`)).status).toBe(404);
-    expect(await db().prisma.timeseriesRecord.count({ where: { timeseriesId: a } })).toBe(0);
+    expect(await f.storedRecordCount(a)).toBe(0);
     expect((await http.get(`${groups(sid)}${gid}/`)).status).toBe(200);
     expect((await http.delete(`${old(sid)}${b}/`, { token: admin.token })).status).toBe(204);
     expect((await http.get(`${groups(sid)}${gid}/`)).status).toBe(404);

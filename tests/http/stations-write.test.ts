@@ -718,7 +718,7 @@ describe("DELETE stations/{sid}/ (§4.3)", () => {
     const p = db().prisma;
     expect(await p.timeseriesGroup.count({ where: { id: g } })).toBe(0);
     expect(await p.timeseries.count({ where: { id: { in: [t, t2] } } })).toBe(0);
-    expect(await p.timeseriesRecord.count({ where: { timeseriesId: { in: [t, t2] } } })).toBe(0);
+    expect(await f.storedRecordCount(t, t2)).toBe(0);
     expect(await p.event.count({ where: { id: e } })).toBe(0);
     expect(await p.gentityFile.count({ where: { stationId: s.id } })).toBe(0);
     expect(await p.gentityImage.count({ where: { stationId: s.id } })).toBe(0);

@@ -121,25 +121,61 @@ function normalized(answer: SavedAnswer, body: string): string {
   return DOCUMENTED_ADDITIONS.filter((d) => d.applies(answer)).reduce((b, d) => d.remove(b), body);
 }
 
+/** How the answers to the saved GETs differ from the first phase's (empty when none does). */
+async function differencesFromSaved(): Promise<string[]> {
+  const differences: string[] = [];
+  for (const answer of fixture.answers) {
+    const headers: Record<string, string> = {};
+    if (answer.as !== "anonymous") headers.Authorization = `Token ${fixture.credentials[answer.as].token}`;
+    if (answer.accept) headers.Accept = answer.accept;
+    const r = await fetch(server.url + answer.path, { headers, redirect: "manual" });
+    const bytes = Buffer.from(await r.arrayBuffer());
+    const body = answer.encoding === "utf8" ? bytes.toString("utf8").replaceAll(server.url, "{origin}") : bytes.toString("base64");
+    const what = `GET ${answer.path} as ${answer.as}${answer.accept ? ` (Accept ${answer.accept})` : ""}`;
+    if (r.status !== answer.status) differences.push(`${what}: status ${r.status}, was ${answer.status}`);
+    if (r.headers.get("content-type") !== answer.contentType) differences.push(`${what}: content type ${r.headers.get("content-type")}, was ${answer.contentType}`);
+    if (normalized(answer, body) !== answer.body) differences.push(`${what}: body\n  now ${body.slice(0, 600)}\n  was ${answer.body.slice(0, 600)}`);
+    const head = await fetch(server.url + answer.path, { method: "HEAD", headers, redirect: "manual" });
+    const headBody = await head.text();
+    if (head.status !== answer.status || headBody !== "") differences.push(`HEAD ${answer.path} as ${answer.as}: status ${head.status}, body of ${headBody.length} characters`);
+  }
+  return differences;
+}
+
+/** The number of records still stored as rows, and the conversion job's statuses (docs/decisions/0019). */
+async function conversionState(url: string): Promise<{ rows: number; jobs: string[] }> {
+  const sql = ["SELECT COUNT(*) AS n FROM timeseries_record", "SELECT status FROM job WHERE kind = 'records.convert' ORDER BY id"];
+  if (DIALECT === "sqlite") {
+    const db = new Database(url.slice("file:".length), { readonly: true });
+    try {
+      return { rows: Number((db.prepare(sql[0]).get() as { n: number }).n), jobs: db.prepare(sql[1]).pluck().all() as string[] };
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return { rows: Number((await client.query(sql[0])).rows[0].n), jobs: (await client.query(sql[1])).rows.map((r) => r.status) };
+  } finally {
+    await client.end();
+  }
+}
+
 describe("every saved GET answers as the first phase did", () => {
   it(`${fixture.answers.length} answers: same status, content type and body (and HEAD the same status, no body)`, async () => {
-    const differences: string[] = [];
-    for (const answer of fixture.answers) {
-      const headers: Record<string, string> = {};
-      if (answer.as !== "anonymous") headers.Authorization = `Token ${fixture.credentials[answer.as].token}`;
-      if (answer.accept) headers.Accept = answer.accept;
-      const r = await fetch(server.url + answer.path, { headers, redirect: "manual" });
-      const bytes = Buffer.from(await r.arrayBuffer());
-      const body = answer.encoding === "utf8" ? bytes.toString("utf8").replaceAll(server.url, "{origin}") : bytes.toString("base64");
-      const what = `GET ${answer.path} as ${answer.as}${answer.accept ? ` (Accept ${answer.accept})` : ""}`;
-      if (r.status !== answer.status) differences.push(`${what}: status ${r.status}, was ${answer.status}`);
-      if (r.headers.get("content-type") !== answer.contentType) differences.push(`${what}: content type ${r.headers.get("content-type")}, was ${answer.contentType}`);
-      if (normalized(answer, body) !== answer.body) differences.push(`${what}: body\n  now ${body.slice(0, 600)}\n  was ${answer.body.slice(0, 600)}`);
-      const head = await fetch(server.url + answer.path, { method: "HEAD", headers, redirect: "manual" });
-      const headBody = await head.text();
-      if (head.status !== answer.status || headBody !== "") differences.push(`HEAD ${answer.path} as ${answer.as}: status ${head.status}, body of ${headBody.length} characters`);
+    expect(await differencesFromSaved()).toEqual([]);
+  }, 120_000);
+
+  it("the records stored as rows are converted into day blocks by the job while the server serves, and every answer stays the same", async () => {
+    const deadline = Date.now() + 60_000;
+    let state = await conversionState(database.url);
+    while ((state.rows > 0 || !state.jobs.includes("succeeded")) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = await conversionState(database.url);
     }
-    expect(differences).toEqual([]);
+    expect(state).toEqual({ rows: 0, jobs: ["succeeded"] });
+    expect(await differencesFromSaved()).toEqual([]);
   }, 120_000);
 });
 

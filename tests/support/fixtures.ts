@@ -159,3 +159,9 @@ export async function workedExample(stationData: Partial<StationData> = {}): Pro
   ]);
   return { variableId, unitId, stationId, groupId, seriesId, path: `/api/stations/${stationId}/timeseriesgroups/${groupId}/timeseries/${seriesId}` };
 }
+
+/** The records a store holds for these series (their days' counts: rows or day blocks alike). */
+export async function storedRecordCount(...seriesIds: number[]): Promise<number> {
+  const { _sum } = await db().prisma.timeseriesBlock.aggregate({ _sum: { count: true }, where: { timeseriesId: { in: seriesIds } } });
+  return _sum.count ?? 0;
+}

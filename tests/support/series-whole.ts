@@ -1,16 +1,16 @@
 import { expect } from "vitest";
-import { db, Prisma } from "@/lib/db";
+import { db } from "@/lib/db";
+import { readAllOf } from "@/tests/support/records-oracle";
 
 /**
- * Every series' summary (record count, last timestamp) matches its stored records: what the
+ * Every series' summary (record count, last timestamp) matches its stored records (as the store reads them): what the
  * hostile-input tests check afterwards, since a partial write would leave them apart.
  */
 export async function expectEverySeriesWhole(): Promise<void> {
   const series = await db().prisma.timeseries.findMany();
   for (const t of series) {
-    const [{ n, last }] = await db().query<{ n: number; last: number | null }>(Prisma.sql`
-      SELECT COUNT(*) AS n, MAX(timestamp) AS last FROM timeseries_record WHERE timeseries_id = ${t.id}`);
-    expect(Number(n), `series ${t.id}`).toBe(t.recordCount);
-    expect(last === null ? null : Number(last)).toBe(t.lastTimestamp === null ? null : Number(t.lastTimestamp));
+    const rows = await readAllOf(t.id);
+    expect(rows.length, `series ${t.id}`).toBe(t.recordCount);
+    expect(rows.at(-1)?.[0] ?? null).toBe(t.lastTimestamp === null ? null : Number(t.lastTimestamp));
   }
 }

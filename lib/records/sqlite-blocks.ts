@@ -1,0 +1,494 @@
+import type { Statement } from "better-sqlite3";
+import { sqliteValue, type Db } from "@/lib/db";
+import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import {
+  asBatch, concatChunks, dayRow, type DayRow, type DaySummary, daysFromRows, daysOf, decodeDay, EMPTY_BATCH, lastOf, mergeRecords, mergeSummaries,
+  type RangePieces, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
+} from "@/lib/records/blocks";
+import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
+import { decodeBlock } from "@/lib/records/codec";
+import { applyCorrection, correctionSpan } from "@/lib/records/correction";
+import { chunkReader } from "@/lib/records/sqlite-chunks.mjs";
+import {
+  blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, chunksFrom, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
+  DIFF_CHUNK, firstChunk, type AlsoOptions, type RecordBatch, type RecordChunk, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
+} from "@/lib/records/types";
+
+/** Day rows per INSERT statement (10 values each, well under SQLite's variable limit). */
+const ROWS_PER_INSERT = 50;
+const BLOCK_COLUMNS = "(timeseries_id, block_start, count, value_count, min, max, sum, first_timestamp, last_timestamp, records)";
+
+/**
+ * The records store on SQLite with records in day blocks (docs/decisions/0019): every write is
+ * one synchronous transaction under the process's write lock; a series still stored as rows
+ * (before migration 0016) is converted in the transaction of its first write, and read from its
+ * rows until then (each statement reads both).
+ */
+export class SqliteBlockStore extends BlockReads implements RecordsStore {
+  /** SQLite's SUM compensates (Kahan–Babuška–Neumaier). */
+  protected readonly compensatedSum = true;
+  private readonly statements = new Map<SqliteDatabase, Map<string, Statement>>();
+  /**
+   * The connection of chunked writes, whose transaction stays open while their chunks arrive:
+   * readers on the process's connection go on seeing the last commit meanwhile.
+   */
+  private chunkConn: SqliteDatabase | null = null;
+
+  constructor(private readonly db: Db, private readonly conn: SqliteDatabase) {
+    super();
+  }
+
+  private stmt(sql: string, conn = this.conn): Statement {
+    let cache = this.statements.get(conn);
+    if (!cache) this.statements.set(conn, (cache = new Map()));
+    let s = cache.get(sql);
+    if (!s) {
+      s = conn.prepare(sql);
+      cache.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs `fn` in one synchronous transaction under the process's write lock. */
+  private transaction<T>(fn: () => { value: T; commit: boolean }): Promise<T> {
+    return this.db.withWriteLock(() => {
+      const conn = this.conn;
+      conn.exec("BEGIN IMMEDIATE");
+      try {
+        const { value, commit } = fn();
+        conn.exec(commit ? "COMMIT" : "ROLLBACK");
+        return value;
+      } catch (e) {
+        if (conn.inTransaction) conn.exec("ROLLBACK");
+        throw e;
+      }
+    });
+  }
+
+  private runAlso(options: AlsoOptions, conn = this.conn): void {
+    for (const sql of options.also ?? []) this.stmt(sql.sql, conn).run(sql.values.map(sqliteValue));
+  }
+
+  // Fetching: each statement reads the day blocks and the rows of a series not yet converted.
+
+  private fetchRangeOn(conn: SqliteDatabase, seriesId: number, from: number, to: number, maxDays: number, maxRows: number): RangePieces {
+    const rows = this.stmt(`
+      SELECT block_start, count, records, NULL, NULL, NULL FROM (SELECT block_start, count, records FROM timeseries_block
+        WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? AND records IS NOT NULL ORDER BY block_start LIMIT ?)
+      UNION ALL
+      SELECT NULL, NULL, NULL, timestamp, value, flags FROM (SELECT timestamp, value, flags FROM timeseries_record
+        WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp LIMIT ?)`, conn).raw(true)
+      .all(seriesId, blockStart(from), to, maxDays, seriesId, from, to, maxRows) as [number | null, number | null, Buffer | null, number | null, number | null, string | null][];
+    const blocks: { start: number; count: number; bytes: Uint8Array }[] = [];
+    const timestamps: number[] = [];
+    const values: number[] = [];
+    const flags: string[] = [];
+    for (const [start, count, bytes, t, v, f] of rows) {
+      if (bytes !== null) {
+        blocks.push({ start: start!, count: count!, bytes });
+      } else {
+        timestamps.push(t!);
+        values.push(v ?? NaN);
+        flags.push(f!);
+      }
+    }
+    return { blocks, rows: timestamps.length ? { timestamps: Float64Array.from(timestamps), values: Float64Array.from(values), flags, length: timestamps.length } : null };
+  }
+
+  /** The stored days of (series, day start) keys, with their summaries, by series and day. */
+  private fetchDaysOn(conn: SqliteDatabase, keys: readonly (readonly [number, number])[]): Map<number, Map<number, StoredDay>> {
+    const out = new Map<number, Map<number, StoredDay>>();
+    if (keys.length === 0) return out;
+    const json = JSON.stringify(keys);
+    const rows = this.stmt(`
+      SELECT b.timeseries_id, b.block_start, b.count, b.value_count, b.min, b.max, b.sum, b.records, NULL, NULL, NULL FROM json_each(?) AS k
+        JOIN timeseries_block b ON b.timeseries_id = k.value ->> 0 AND b.block_start = k.value ->> 1
+      UNION ALL
+      SELECT r.timeseries_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r.timestamp, r.value, r.flags FROM json_each(?) AS k
+        JOIN timeseries_record r ON r.timeseries_id = k.value ->> 0 AND r.timestamp >= k.value ->> 1 AND r.timestamp < (k.value ->> 1) + ${DAY}`, conn)
+      .raw(true).all(json, json) as [number, ...UnionRow][];
+    const bySeries = new Map<number, UnionRow[]>();
+    for (const [id, ...rest] of rows) {
+      let list = bySeries.get(id);
+      if (!list) bySeries.set(id, (list = []));
+      list.push(rest);
+    }
+    for (const [id, list] of bySeries) out.set(id, daysFromRows(list));
+    return out;
+  }
+
+  private storedDays(conn: SqliteDatabase, seriesId: number, days: readonly number[]): Map<number, StoredDay> {
+    return this.fetchDaysOn(conn, days.map((d) => [seriesId, d] as const)).get(seriesId) ?? new Map();
+  }
+
+  /** Whether the series still has records stored as rows (before migration 0016). */
+  private hasRows(conn: SqliteDatabase, seriesId: number): boolean {
+    return this.stmt("SELECT 1 FROM timeseries_record WHERE timeseries_id = ? LIMIT 1", conn).get(seriesId) !== undefined;
+  }
+
+  /**
+   * Moves the series' rows into its day blocks (in the caller's transaction), keeping the days'
+   * summaries as the row store left them; returns the number of records moved.
+   */
+  private convertIn(conn: SqliteDatabase, seriesId: number): number {
+    const read = chunkReader(conn);
+    const setRecords = this.stmt(`UPDATE timeseries_block SET first_timestamp = ?, last_timestamp = ?, records = ?
+      WHERE timeseries_id = ? AND block_start = ?`, conn);
+    const missing: DayRow[] = [];
+    let moved = 0;
+    let carry: RecordBatch = EMPTY_BATCH;
+    const flush = (day: RecordBatch) => {
+      const row = dayRow(blockStart(day.timestamps[0]), day);
+      if (setRecords.run(row.first, row.last, row.records, seriesId, row.start).changes === 0) missing.push(row);
+    };
+    for (let next = -Number.MAX_SAFE_INTEGER; ;) {
+      const c = read(seriesId, next, Number.MAX_SAFE_INTEGER, DIFF_CHUNK);
+      const flags: string[] = new Array(c.length).fill("");
+      for (let k = 0; k < c.flagged.length; k++) flags[c.flagged[k]] = c.flagTexts[k];
+      const chunk = mergeRecords(carry, { timestamps: c.timestamps, values: c.values, flags });
+      const days = daysOf(chunk);
+      const done = c.length < DIFF_CHUNK;
+      // The last day may go on in the next chunk.
+      for (let k = 0; k < days.length - (done ? 0 : 1); k++) flush(sliceOf(chunk, days[k].from, days[k].to));
+      carry = done || days.length === 0 ? EMPTY_BATCH : sliceOf(chunk, days[days.length - 1].from, days[days.length - 1].to);
+      moved += c.length;
+      if (done) break;
+      next = c.timestamps[c.length - 1] + 1;
+    }
+    // A day without its summary (the row store always wrote one): written with one.
+    this.writeRows(conn, seriesId, missing);
+    this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ?", conn).run(seriesId);
+    return moved;
+  }
+
+  private convertIfRows(conn: SqliteDatabase, seriesId: number): void {
+    if (this.hasRows(conn, seriesId)) this.convertIn(conn, seriesId);
+  }
+
+  async convert(seriesId: number): Promise<number> {
+    return this.transaction(() => ({ value: this.hasRows(this.conn, seriesId) ? this.convertIn(this.conn, seriesId) : 0, commit: true }));
+  }
+
+  // Writing.
+
+  /** Writes day rows, replacing those of the same days. */
+  private writeRows(conn: SqliteDatabase, seriesId: number, rows: readonly DayRow[]): void {
+    const params = (r: DayRow) => [seriesId, r.start, r.count, r.valueCount, r.min, r.max, r.sum, r.first, r.last, r.records];
+    let i = 0;
+    if (rows.length >= ROWS_PER_INSERT) {
+      const many = this.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES ${new Array(ROWS_PER_INSERT).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`, conn);
+      for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) many.run(rows.slice(i, i + ROWS_PER_INSERT).flatMap(params));
+    }
+    const one = this.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, conn);
+    for (; i < rows.length; i++) one.run(params(rows[i]));
+  }
+
+  private deleteDay(conn: SqliteDatabase, seriesId: number, day: number): void {
+    this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn).run(seriesId, day);
+  }
+
+  /** The rows of the batch's days, each merged with the records stored that day. */
+  private mergedRows(batch: RecordBatch, stored: Map<number, StoredDay>): DayRow[] {
+    return daysOf(batch).map(({ start, from, to }) => {
+      const part = sliceOf(batch, from, to);
+      const day = stored.get(start);
+      return day ? dayRow(start, mergeRecords(asBatch(decodeDay(day)), part), mergeSummaries(day.summary, summaryOf(part))) : dayRow(start, part);
+    });
+  }
+
+  /** The stored days that the batch's days may meet: those within the series' first and last record. */
+  private daysMet(conn: SqliteDatabase, seriesId: number, batch: RecordBatch, first: number | null, last: number | null): Map<number, StoredDay> {
+    if (first === null || last === null || batch.timestamps.length === 0) return new Map();
+    const lo = blockStart(first);
+    const hi = blockStart(last);
+    const days = daysOf(batch).map((d) => d.start).filter((d) => d >= lo && d <= hi);
+    return this.storedDays(conn, seriesId, days);
+  }
+
+  async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
+    return this.transaction<WriteResult>(() => {
+      const conn = this.conn;
+      const row = this.stmt("SELECT first_timestamp, last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as
+        { first_timestamp: number | null; last_timestamp: number | null } | undefined;
+      if (!row) throw new Error(`time series ${seriesId} does not exist`);
+      const n = batch.timestamps.length;
+      const stored = this.daysMet(conn, seriesId, batch, row.first_timestamp, row.last_timestamp);
+      const existing = new Set<number>();
+      if (options.mode === "insert" && stored.size > 0) {
+        const wanted = new Set(batch.timestamps);
+        for (const day of stored.values()) for (const t of decodeDay(day).timestamps) if (wanted.has(t)) existing.add(t);
+      }
+      const errors = options.validate({ lastStored: row.last_timestamp, existing });
+      if (errors.length) return { value: { ok: false, errors }, commit: false };
+      if (n === 0 || options.dryRun) return { value: { ok: true, stored: n }, commit: false };
+      this.convertIfRows(conn, seriesId);
+      this.writeRows(conn, seriesId, this.mergedRows(batch, stored));
+      this.appendedSummary(conn, seriesId, n, batch.timestamps[0], lastOf(batch));
+      this.runAlso(options);
+      return { value: { ok: true, stored: n }, commit: true };
+    });
+  }
+
+  async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
+    checkReplacement(from, batch);
+    return this.transaction(() => {
+      const conn = this.conn;
+      const { onlyIf } = options;
+      if (onlyIf && !this.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
+      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+      this.convertIfRows(conn, seriesId);
+      const day0 = blockStart(from);
+      const stored = this.stmt(`SELECT block_start, count, value_count, min, max, sum, records FROM timeseries_block
+        WHERE timeseries_id = ? AND block_start >= ? ORDER BY block_start`).raw(true).all(seriesId, day0) as StoredRow[];
+      const n = batch.timestamps.length;
+      const { writes, emptied, deleted, kept } = replacement(stored, from, batch, true);
+      for (const start of emptied) this.deleteDay(conn, seriesId, start);
+      this.writeRows(conn, seriesId, writes);
+      if (deleted > 0 || n > 0) {
+        const last = n > 0 ? lastOf(batch) : kept.timestamps.length > 0 ? lastOf(kept) : this.lastBefore(conn, seriesId, day0);
+        this.replacedSummary(conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, last);
+      }
+      this.runAlso(options);
+      return { value: n, commit: true };
+    });
+  }
+
+  /** The last record of the days before `day`, as [timestamp, value, flags] (nulls when none). */
+  private lastBefore(conn: SqliteDatabase, seriesId: number, day: number): LastRecord {
+    const row = this.stmt(`SELECT block_start, records FROM timeseries_block WHERE timeseries_id = ? AND block_start < ? AND records IS NOT NULL
+      ORDER BY block_start DESC LIMIT 1`, conn).raw(true).get(seriesId, day) as [number, Buffer] | undefined;
+    if (!row) return [null, null, null];
+    return lastOf(asBatch(decodeBlock(row[1], row[0])));
+  }
+
+  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    const { first, rest } = await firstChunk(chunks);
+    try {
+      if (first === null && options.replaceFrom === undefined) return 0;
+      return await this.db.withWriteLock(async () => {
+        const conn = (this.chunkConn ??= openSqlite(this.conn.name));
+        conn.exec("BEGIN IMMEDIATE");
+        try {
+          const written = await this.writeChunksInTransaction(conn, seriesId, first, chunksFrom(first, rest), options);
+          conn.exec(written > 0 || options.replaceFrom !== undefined ? "COMMIT" : "ROLLBACK");
+          return written;
+        } catch (e) {
+          if (conn.inTransaction) conn.exec("ROLLBACK");
+          throw e;
+        }
+      });
+    } finally {
+      await rest.return?.();
+    }
+  }
+
+  private async writeChunksInTransaction(
+    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions,
+  ): Promise<number> {
+    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?", conn).get(seriesId) as { last_timestamp: number | null } | undefined;
+    if (!row) throw new Error(`time series ${seriesId} does not exist`);
+    const firstT = first === null ? null : first.timestamps[0];
+    const replacing = options.replaceFrom !== undefined;
+    const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
+    if (replacing) checkReplacement(from, first ?? EMPTY_BATCH);
+    else if (row.last_timestamp !== null && firstT! <= row.last_timestamp) {
+      throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${row.last_timestamp})`);
+    }
+    this.convertIfRows(conn, seriesId);
+    // The records of the day being gathered (it may go on in the next chunk), begun with what
+    // is kept of the stored day holding the first record (or `from`), and its summary.
+    const day0 = blockStart(from);
+    const stored = this.stmt("SELECT count, value_count, min, max, sum, records FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn)
+      .raw(true).get(seriesId, day0) as [number, number, number | null, number | null, number | null, Buffer | null] | undefined;
+    let deleted = 0;
+    let pending: RecordBatch = EMPTY_BATCH;
+    let base: DaySummary | null = null;
+    if (stored) {
+      const [count, valueCount, min, max, sum, bytes] = stored;
+      pending = asBatch(within(decodeBlock(bytes!, day0), -Infinity, from - 1));
+      deleted += count - pending.timestamps.length;
+      base = replacing ? sqlSummaryOf(pending, true) : { count, valueCount, min, max, sum };
+    }
+    if (replacing) {
+      deleted += (this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).pluck()
+        .get(seriesId, day0) as number);
+      // Nothing stored from `from` on and nothing to write: nothing changes (the day's summary neither).
+      if (deleted === 0 && first === null) {
+        this.runAlso({ also: options.also?.(from) }, conn);
+        return 0;
+      }
+      this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).run(seriesId, day0);
+    }
+    if (stored) this.deleteDay(conn, seriesId, day0);
+    const kept = pending;
+    let pendingDay = day0;
+    /** How many of the pending records came from the stored day (summarized by `base`). */
+    let pendingStored = pending.timestamps.length;
+    let n = 0;
+    let last: RecordBatch | null = null;
+    const rows: DayRow[] = [];
+    const flush = () => {
+      if (pending.timestamps.length) {
+        const added = sliceOf(pending, pendingStored, pending.timestamps.length);
+        rows.push(dayRow(pendingDay, pending, base ? mergeSummaries(base, summaryOf(added)) : summaryOf(added)));
+      }
+      if (rows.length >= ROWS_PER_INSERT) this.writeRows(conn, seriesId, rows.splice(0));
+    };
+    for await (const chunk of chunks) {
+      for (const { start, from: i, to: j } of daysOf(chunk)) {
+        const part = sliceOf(chunk, i, j);
+        if (start === pendingDay) {
+          pending = mergeRecords(pending, part);
+        } else {
+          flush();
+          pending = part;
+          pendingDay = start;
+          pendingStored = 0;
+          base = null;
+        }
+      }
+      n += chunk.timestamps.length;
+      last = chunk;
+    }
+    flush();
+    this.writeRows(conn, seriesId, rows);
+    const lastRecord = last === null ? null : lastOf(last);
+    if (replacing) {
+      if (deleted > 0 || n > 0) {
+        this.replacedSummary(conn, seriesId, from, deleted, n, firstT, lastRecord ?? (kept.timestamps.length ? lastOf(kept) : this.lastBefore(conn, seriesId, day0)));
+      }
+    } else if (n > 0) {
+      this.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
+    }
+    if (n > 0 || replacing) this.runAlso({ also: options.also?.(from) }, conn);
+    return n;
+  }
+
+  async correct(seriesId: number, plan: CorrectionPlan, options: CorrectOptions = {}): Promise<CorrectResult> {
+    return this.transaction<CorrectResult>(() => {
+      const conn = this.conn;
+      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+      const { lo, hi } = correctionSpan(plan.from, plan.to);
+      const chunks: RecordChunk[] = [];
+      for (let next = lo; next <= hi;) {
+        const { blocks, rows } = this.fetchRangeOn(conn, seriesId, next, hi, 512, DIFF_CHUNK);
+        if (rows) chunks.push(rows);
+        for (const b of blocks) chunks.push(decodeBlock(b.bytes, b.start));
+        if (blocks.length < 512 && (rows?.length ?? 0) < DIFF_CHUNK) break;
+        next = rows ? rows.timestamps[rows.length - 1] + 1 : blocks[blocks.length - 1].start + DAY;
+      }
+      const applied = applyCorrection(concatChunks(chunks), plan);
+      if ("errors" in applied) return { value: { ok: false, errors: applied.errors }, commit: false };
+      const { outcome } = applied;
+      if (options.dryRun) return { value: { ok: true, ...outcome }, commit: false };
+      if (outcome.first !== null) {
+        this.convertIfRows(conn, seriesId);
+        for (const day of applied.emptiedDays) this.deleteDay(conn, seriesId, day);
+        this.writeRows(conn, seriesId, applied.days.map((d) => dayRow(d.start, d.records)));
+        this.correctedSummary(conn, seriesId, applied.countDelta);
+      }
+      this.runAlso({ also: options.also?.(outcome) });
+      return { value: { ok: true, ...outcome }, commit: true };
+    });
+  }
+
+  /** The summary after a change anywhere in the series: its first and last record from its first and last block. */
+  private correctedSummary(conn: SqliteDatabase, seriesId: number, countDelta: number): void {
+    const first = this.stmt("SELECT first_timestamp FROM timeseries_block WHERE timeseries_id = ? ORDER BY block_start LIMIT 1", conn).pluck()
+      .get(seriesId) as number | undefined;
+    const last = this.lastBefore(conn, seriesId, Number.MAX_SAFE_INTEGER);
+    this.stmt(`UPDATE timeseries SET record_count = record_count + ?, first_timestamp = ?, last_timestamp = ?, last_value = ?, last_flags = ?,
+        version = version + 1, last_modified = ? WHERE id = ?`, conn).run(countDelta, first ?? null, ...last, Date.now(), seriesId);
+  }
+
+  /** The summary after `n` records were appended, the first at `first`. */
+  private appendedSummary(conn: SqliteDatabase, seriesId: number, n: number, first: number, last: LastRecord): void {
+    const [t, value, flags] = last;
+    this.stmt(`UPDATE timeseries SET
+        record_count = record_count + ?,
+        first_timestamp = CASE WHEN first_timestamp IS NULL OR first_timestamp > ? THEN ? ELSE first_timestamp END,
+        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_value END,
+        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_flags END,
+        last_timestamp = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_timestamp END,
+        version = version + 1,
+        last_modified = ?
+      WHERE id = ?`, conn).run(n, first, first, t, value, t, flags, t, t, Date.now(), seriesId);
+  }
+
+  /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`), the last record now `last`. */
+  private replacedSummary(conn: SqliteDatabase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord): void {
+    this.stmt(`UPDATE timeseries SET
+        record_count = record_count - ? + ?,
+        first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
+        last_timestamp = ?, last_value = ?, last_flags = ?,
+        version = version + 1,
+        last_modified = ?
+      WHERE id = ?`, conn).run(deleted, n, from, first, ...last, Date.now(), seriesId);
+  }
+
+  // Reading.
+
+  async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
+    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    if (version === undefined) return null;
+    const chunks: RecordChunk[] = [];
+    for await (const chunk of this.read(seriesId, from, Number.MAX_SAFE_INTEGER, DIFF_CHUNK)) chunks.push(chunk);
+    return { seriesId, from, version, chunks };
+  }
+
+  close(): void {
+    if (this.chunkConn) {
+      this.statements.delete(this.chunkConn);
+      this.chunkConn.close();
+    }
+    this.chunkConn = null;
+  }
+
+  async summary(seriesId: number): Promise<SeriesSummary | null> {
+    const row = this.stmt(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
+      FROM timeseries WHERE id = ?`).get(seriesId) as Record<string, number | string | null> | undefined;
+    if (!row) return null;
+    return {
+      count: row.record_count as number,
+      first: row.first_timestamp as number | null,
+      last: row.last_timestamp as number | null,
+      lastValue: row.last_value as number | null,
+      lastFlags: row.last_flags as string | null,
+      version: row.version as number,
+    };
+  }
+
+  // The queries of BlockReads.
+
+  protected async fetchRange(seriesId: number, from: number, to: number, maxDays: number, maxRows: number): Promise<RangePieces> {
+    return this.fetchRangeOn(this.conn, seriesId, from, to, maxDays, maxRows);
+  }
+
+  protected async fetchDays(keys: readonly (readonly [number, number])[]): Promise<Map<number, Map<number, StoredDay>>> {
+    return this.fetchDaysOn(this.conn, keys);
+  }
+
+  protected async countDays(seriesId: number, from: number, to: number): Promise<number> {
+    return this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
+      .pluck().get(seriesId, from, to) as number;
+  }
+
+  protected async blockRows(seriesId: number, from: number, to: number): Promise<BlockRow[]> {
+    return this.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
+      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true).all(seriesId, from, to) as BlockRow[];
+  }
+
+  protected async aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow> {
+    return this.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true).get(seriesId, from, to) as AggregateRow;
+  }
+
+  protected async candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]> {
+    const condition = match.value !== undefined ? "AND value_count > 0 AND min <= ? AND max >= ?" : match.valued ? "AND value_count > 0" : "";
+    return this.stmt(`SELECT block_start FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ${condition}
+      ORDER BY block_start ${order} LIMIT ?`).pluck().all(seriesId, from, to, ...(match.value !== undefined ? [match.value, match.value] : []), limit) as number[];
+  }
+}
+
+type LastRecord = [number | null, number | null, string | null];
