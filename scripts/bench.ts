@@ -10,6 +10,8 @@
 //                     made, except for BENCH_ONLY=replication (scripts/bench-replication.ts);
 //                     scale (PostgreSQL only) adds 10,000,000 records over 1,000 series after the
 //                     reads and measures them again; telemetry (scripts/bench-telemetry.ts)
+//   BENCH_SCALE_SERIES=1000 BENCH_SCALE_RECORDS=10000   scale's series and records per series
+//                     (10,000 × 10,000: the 100,000,000 records of issue 41)
 //                     runs on databases of its own too
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +33,8 @@ const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filt
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}" (${SECTIONS.join(", ")})`);
 const wanted = (section: (typeof SECTIONS)[number]) => ONLY.length === 0 || ONLY.includes(section);
 const RECORDS = 1_051_200;
+const SCALE_SERIES = Number(process.env.BENCH_SCALE_SERIES ?? 1000);
+const SCALE_RECORDS = Number(process.env.BENCH_SCALE_RECORDS ?? 10_000);
 const START = Date.UTC(2005, 0, 1) / 1000;
 
 interface Row { workload: string; result: string; target: string; ok: boolean | null }
@@ -222,11 +226,12 @@ async function run(label: string, databaseUrl: string, dir: string): Promise<Row
     // Issue 17 item 4: the same reads, and the upload rate, once the database holds ten million
     // more records over 1,000 other series (PostgreSQL; each figure within 2× of the one above).
     if (label === "PostgreSQL" && wanted("scale")) {
-      console.error(`[${label}] adding 10,000,000 records over 1,000 series…`);
-      const added = await timed(() => addManySeries(url, auth, 1000, 10_000));
+      const scaleTotal = SCALE_SERIES * SCALE_RECORDS;
+      console.error(`[${label}] adding ${scaleTotal.toLocaleString("en")} records over ${SCALE_SERIES.toLocaleString("en")} series…`);
+      const added = await timed(() => addManySeries(url, auth, SCALE_SERIES, SCALE_RECORDS));
       const stored = await storage(databaseUrl);
-      info("scale: 10,000,000 records added over 1,000 series (10,000-record uploads, 4 at a time)",
-        `${(10_000_000 / (added / 1000)).toFixed(0)} rec/s; ${stored.records.toLocaleString("en")} records, ${(stored.bytes / 1e9).toFixed(2)} GB`);
+      info(`scale: ${scaleTotal.toLocaleString("en")} records added over ${SCALE_SERIES.toLocaleString("en")} series (${SCALE_RECORDS.toLocaleString("en")}-record uploads, 4 at a time)`,
+        `${(scaleTotal / (added / 1000)).toFixed(0)} rec/s; ${stored.records.toLocaleString("en")} records, ${(stored.bytes / 1e9).toFixed(2)} GB, ${(stored.bytes / stored.records).toFixed(1)} bytes per record`);
       const big = await seriesReads(base, 290);
       const within = (workload: string, now: number, before: number) => rows.push({
         workload, result: `${now.toFixed(1)} ms (${(now / before).toFixed(2)}×)`, target: `≤ 2× ${before.toFixed(1)} ms`, ok: now <= 2 * before,
@@ -374,7 +379,7 @@ async function seriesReads(base: string, firstPoints: number) {
 async function addManySeries(url: string, auth: Record<string, string>, count: number, length: number): Promise<void> {
   let next = 0;
   const one = async (k: number) => {
-    const sid = 2 + k;
+    const sid = 2 + (k % (STATIONS - 1)); // stations 2…10,000 (station 1 holds the measured series), several series each past 9,999
     const created = await (await ok(await fetch(`${url}/api/stations/${sid}/timeseries/`, {
       method: "POST", headers: { ...auth, "Content-Type": "application/json" },
       body: JSON.stringify({ precision: 2, variable: 1, unit_of_measurement: 1, time_step: "10min", name: "Scale" }),
