@@ -260,6 +260,9 @@ const MAX_DAYS = 4096;
  * The next fetch starts as soon as one arrives (PostgreSQL fetches while the chunk is written
  * out). A chunk may end inside a day: the rest of that day starts the next one.
  */
+/** The first size of a chunk's arrays in readRange (they grow up to the chunk size asked for). */
+const FIRST_CAPACITY = 4096;
+
 export async function* readRange(fetch: FetchRange, from: number, to: number, chunkSize: number): AsyncGenerator<RecordChunk> {
   const first = Math.max(Math.ceil(from), -Number.MAX_SAFE_INTEGER);
   const last = Math.min(Math.floor(to), Number.MAX_SAFE_INTEGER);
@@ -281,9 +284,21 @@ export async function* readRange(fetch: FetchRange, from: number, to: number, ch
   let queue: (RecordChunk | { start: number; bytes: Uint8Array })[] = [];
   try {
     for (;;) {
-      const timestamps = new Float64Array(chunkSize);
-      const values = new Float64Array(chunkSize);
-      const flags: string[] = new Array(chunkSize).fill("");
+      // The chunk's arrays start small and grow: a month's read (4,320 records) need not clear
+      // the 50,000 of a whole chunk.
+      let capacity = Math.min(chunkSize, FIRST_CAPACITY);
+      let timestamps = new Float64Array(capacity);
+      let values = new Float64Array(capacity);
+      let flags: string[] = new Array(capacity).fill("");
+      const room = (needed: number) => {
+        if (needed <= capacity) return;
+        capacity = Math.min(chunkSize, Math.max(capacity * 2, needed));
+        const [t, v] = [new Float64Array(capacity), new Float64Array(capacity)];
+        t.set(timestamps);
+        v.set(values);
+        [timestamps, values] = [t, v];
+        flags = flags.concat(new Array(capacity - flags.length).fill(""));
+      };
       let n = 0;
       while (n < chunkSize) {
         if (piece === null || at >= piece.length) {
@@ -319,6 +334,7 @@ export async function* readRange(fetch: FetchRange, from: number, to: number, ch
         }
         let end = Math.min(piece.length, at + chunkSize - n);
         while (end > at && piece.timestamps[end - 1] > last) end--;
+        room(n + end - at);
         timestamps.set(piece.timestamps.subarray(at, end), n);
         values.set(piece.values.subarray(at, end), n);
         for (let i = at; i < end; i++) {

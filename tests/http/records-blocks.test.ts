@@ -345,6 +345,27 @@ describe(`records in day blocks against the row store (${DIALECT})`, () => {
     }
   }, 120_000);
 
+  it("reads chunks of the size asked for, whole and in order, past the first size of a chunk's arrays", async () => {
+    const tid = await f.series(group, { name: "chunks" });
+    const n = 60_000;
+    const batch: RecordBatch = {
+      timestamps: Float64Array.from({ length: n }, (_, i) => BASE + i * 600),
+      values: Float64Array.from({ length: n }, (_, i) => (i % 97 === 0 ? NaN : i / 100)),
+      flags: Array.from({ length: n }, (_, i) => (i % 89 === 0 ? "F" : "")),
+    };
+    expect(await records().write(tid, batch, { mode: "append", validate: () => [] })).toEqual({ ok: true, stored: n });
+    for (const size of [50_000, 5_000, 4_097, 70_000]) {
+      const chunks = [];
+      for await (const c of records().read(tid, -1e12, 1e12, size)) chunks.push(c);
+      expect(chunks.map((c) => c.length), `chunks of ${size}`).toEqual([...Array(Math.floor(n / size)).fill(size), ...(n % size ? [n % size] : [])]);
+      const read = chunks.flatMap((c) => Array.from(c.timestamps.subarray(0, c.length)));
+      expect(read).toEqual(Array.from(batch.timestamps));
+      const values = chunks.flatMap((c) => Array.from(c.values.subarray(0, c.length)));
+      expect(values.map((v) => (Number.isNaN(v) ? null : v))).toEqual(Array.from(batch.values, (v) => (Number.isNaN(v) ? null : v)));
+      expect(chunks.flatMap((c) => c.flags.slice(0, c.length))).toEqual(batch.flags);
+    }
+  });
+
   it("serializes appends into one day that run at once: none is lost", async () => {
     const tid = await newSeries("same day");
     const day = BASE + 10 * DAY;
