@@ -249,6 +249,27 @@ export interface RangePieces {
  * Fetches the blocks of the days from the one holding `from` to `to` (at most `maxDays`), and
  * the rows with from ≤ timestamp ≤ to (at most `maxRows`), in one statement.
  */
+/** A row of a range's statement: a day's block (start, count, bytes) or a record stored as a row (t, value, flags). */
+export type RangeRow = readonly [number | null, number | null, Uint8Array | null, number | null, number | null, string | null];
+
+/** The range's blocks and rows from the rows of its statement (both stores ask for both forms in one statement). */
+export function rangePieces(rows: readonly RangeRow[]): RangePieces {
+  const blocks: { start: number; count: number; bytes: Uint8Array }[] = [];
+  const timestamps: number[] = [];
+  const values: number[] = [];
+  const flags: string[] = [];
+  for (const [start, count, bytes, t, v, f] of rows) {
+    if (bytes !== null) {
+      blocks.push({ start: start!, count: count!, bytes });
+    } else {
+      timestamps.push(t!);
+      values.push(v ?? NaN);
+      flags.push(f!);
+    }
+  }
+  return { blocks, rows: timestamps.length ? { timestamps: Float64Array.from(timestamps), values: Float64Array.from(values), flags, length: timestamps.length } : null };
+}
+
 export type FetchRange = (from: number, to: number, maxDays: number, maxRows: number) => RangePieces | Promise<RangePieces>;
 
 const MIN_DAYS = 4;

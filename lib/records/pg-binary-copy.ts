@@ -1,4 +1,5 @@
 import type { RecordBatch, RecordChunk } from "@/lib/records/types";
+import type { DayRow } from "@/lib/records/blocks";
 
 /**
  * A parser of PostgreSQL's binary COPY format for rows of (timestamp bigint, value double
@@ -227,14 +228,4 @@ export async function* dayRowCopyPieces(seriesId: number, rows: Iterable<DayRowF
 }
 
 /** What dayRowCopyPieces writes of a day row. */
-export interface DayRowFields {
-  readonly start: number;
-  readonly count: number;
-  readonly valueCount: number;
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly sum: number | null;
-  readonly first: number;
-  readonly last: number;
-  readonly records: Uint8Array;
-}
+export type DayRowFields = DayRow;

@@ -5,7 +5,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import { postgresValue, type ReadConnections } from "@/lib/db";
 import {
   asBatch, concatChunks, dayRow, type DayRow, type DaySummary, daysFromRows, daysOf, decodeDay, EMPTY_BATCH, lastOf, mergeRecords, mergeSummaries,
-  type RangePieces, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
+  rangePieces, type RangePieces, type RangeRow, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
 } from "@/lib/records/blocks";
 import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
 import { decodeBlock } from "@/lib/records/codec";
@@ -96,20 +96,7 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
       [seriesId, blockStart(from), to, maxDays, from, maxRows]),
       rowMode: "array",
     });
-    const blocks: { start: number; count: number; bytes: Uint8Array }[] = [];
-    const timestamps: number[] = [];
-    const values: number[] = [];
-    const flags: string[] = [];
-    for (const [start, count, bytes, t, v, f] of rows as [number | null, number | null, Buffer | null, number | null, number | null, string | null][]) {
-      if (bytes !== null) {
-        blocks.push({ start: start!, count: count!, bytes });
-      } else {
-        timestamps.push(t!);
-        values.push(v ?? NaN);
-        flags.push(f!);
-      }
-    }
-    return { blocks, rows: timestamps.length ? { timestamps: Float64Array.from(timestamps), values: Float64Array.from(values), flags, length: timestamps.length } : null };
+    return rangePieces(rows as RangeRow[]);
   }
 
   private async fetchDaysOn(on: Queryable, keys: readonly (readonly [number, number])[]): Promise<Map<number, Map<number, StoredDay>>> {

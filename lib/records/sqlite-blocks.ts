@@ -3,7 +3,7 @@ import { sqliteValue, type Db } from "@/lib/db";
 import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
 import {
   asBatch, concatChunks, dayRow, type DayRow, type DaySummary, daysFromRows, daysOf, decodeDay, EMPTY_BATCH, lastOf, mergeRecords, mergeSummaries,
-  type RangePieces, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
+  rangePieces, type RangePieces, type RangeRow, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
 } from "@/lib/records/blocks";
 import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
 import { decodeBlock } from "@/lib/records/codec";
@@ -80,20 +80,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
       SELECT NULL, NULL, NULL, timestamp, value, flags FROM (SELECT timestamp, value, flags FROM timeseries_record
         WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp LIMIT ?)`, conn).raw(true)
       .all(seriesId, blockStart(from), to, maxDays, seriesId, from, to, maxRows) as [number | null, number | null, Buffer | null, number | null, number | null, string | null][];
-    const blocks: { start: number; count: number; bytes: Uint8Array }[] = [];
-    const timestamps: number[] = [];
-    const values: number[] = [];
-    const flags: string[] = [];
-    for (const [start, count, bytes, t, v, f] of rows) {
-      if (bytes !== null) {
-        blocks.push({ start: start!, count: count!, bytes });
-      } else {
-        timestamps.push(t!);
-        values.push(v ?? NaN);
-        flags.push(f!);
-      }
-    }
-    return { blocks, rows: timestamps.length ? { timestamps: Float64Array.from(timestamps), values: Float64Array.from(values), flags, length: timestamps.length } : null };
+    return rangePieces(rows as RangeRow[]);
   }
 
   /** The stored days of (series, day start) keys, with their summaries, by series and day. */
