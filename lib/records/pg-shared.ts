@@ -156,3 +156,18 @@ export const APPENDED_SUMMARY_SQL = (n: string, first: string, t: string, value:
         version = version + 1,
         last_modified = to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
       WHERE id = ${series}`;
+
+/** A series' last record: timestamp, value, flags (all null when it has none). */
+export type LastRecord = [number | null, number | null, string | null];
+
+/** The series' summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`), the last record now `last`. */
+export async function replacedSummary(client: pg.ClientBase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord): Promise<void> {
+  await client.query(q(`UPDATE timeseries SET
+      record_count = record_count - $1 + $2,
+      first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
+      last_timestamp = $5, last_value = $6, last_flags = $7,
+      version = version + 1,
+      last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
+    WHERE id = $9`,
+  [deleted, n, from, first, ...last, Date.now(), seriesId]));
+}

@@ -11,7 +11,7 @@ import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-r
 import { decodeBlock } from "@/lib/records/codec";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { DAY_ROW_COLUMNS, dayRowCopyPieces } from "@/lib/records/pg-binary-copy";
-import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, TYPES } from "@/lib/records/pg-shared";
+import { APPENDED_SUMMARY_SQL, type Done, type LastRecord, PgTransactions, q, replacedSummary, TYPES } from "@/lib/records/pg-shared";
 import { copyChunkOn } from "@/lib/records/postgres-store";
 import {
   blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, chunksFrom, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
@@ -264,7 +264,7 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
       await this.writeRows(client, seriesId, writes, emptied);
       if (deleted > 0 || n > 0) {
         const last = n > 0 ? lastOf(batch) : kept.timestamps.length > 0 ? lastOf(kept) : await this.lastBefore(client, seriesId, day0);
-        await this.replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, last);
+        await replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, last);
       }
       return { value: n, commit: true, written: n + deleted, also: options.also };
     });
@@ -279,18 +279,6 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
     });
     if (rows.length === 0) return [null, null, null];
     return lastOf(asBatch(decodeBlock(rows[0][1], rows[0][0])));
-  }
-
-  /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`), the last record now `last`. */
-  private async replacedSummary(client: pg.ClientBase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord): Promise<void> {
-    await client.query(q(`UPDATE timeseries SET
-        record_count = record_count - $1 + $2,
-        first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
-        last_timestamp = $5, last_value = $6, last_flags = $7,
-        version = version + 1,
-        last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
-      WHERE id = $9`,
-    [deleted, n, from, first, ...last, Date.now(), seriesId]));
   }
 
   async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
@@ -366,7 +354,7 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
         const lastRecord = last === null ? null : lastOf(last);
         if (replacing) {
           if (deleted > 0 || n > 0) {
-            await this.replacedSummary(client, seriesId, from, deleted, n, firstT,
+            await replacedSummary(client, seriesId, from, deleted, n, firstT,
               lastRecord ?? (kept.timestamps.length ? lastOf(kept) : await this.lastBefore(client, seriesId, day0)));
           }
         } else if (n > 0) {
@@ -499,7 +487,6 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
   }
 }
 
-type LastRecord = [number | null, number | null, string | null];
 
 /** A connection, a pool or the read connections: what runs a query. */
 type Queryable = Pick<ReadConnections, "query">;

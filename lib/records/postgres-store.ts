@@ -6,7 +6,7 @@ import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { addToChart, newChartAggregates } from "@/lib/formats/chart";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
-import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, TYPES } from "@/lib/records/pg-shared";
+import { APPENDED_SUMMARY_SQL, type Done, type LastRecord, PgTransactions, q, replacedSummary, TYPES } from "@/lib/records/pg-shared";
 import {
   batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
   type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
@@ -84,7 +84,7 @@ export class PostgresRecordsStore implements RecordsStore {
         if (n > 0) await this.mergeBlocks(client, seriesId, blocks.blocks());
         const lastRecord = last === null ? null : lastOf(last);
         if (replacing) {
-          if (deleted > 0 || n > 0) await this.replacedSummary(client, seriesId, from, deleted, n, firstT, lastRecord);
+          if (deleted > 0 || n > 0) await this.replacedSummaryOf(client, seriesId, from, deleted, n, firstT, lastRecord);
         } else if (n > 0) {
           await this.appendedSummary(client, seriesId, n, firstT!, lastRecord!);
         }
@@ -191,7 +191,7 @@ export class PostgresRecordsStore implements RecordsStore {
         if (!written) await this.copyRecords(client, seriesId, [batch]);
         await this.mergeBlocks(client, seriesId, batchBlocks(batch));
       }
-      await this.replacedSummary(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
+      await this.replacedSummaryOf(client, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
     }
     return { n, deleted };
   }
@@ -277,7 +277,7 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 
   /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`, the last `last`). */
-  private async replacedSummary(
+  private async replacedSummaryOf(
     client: pg.PoolClient, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord | null,
   ): Promise<void> {
     const lastRecord = last
@@ -286,14 +286,7 @@ export class PostgresRecordsStore implements RecordsStore {
           [seriesId, from]),
         rowMode: "array",
       })).rows[0] ?? [null, null, null];
-    await client.query(q(`UPDATE timeseries SET
-        record_count = record_count - $1 + $2,
-        first_timestamp = CASE WHEN first_timestamp < $3 THEN first_timestamp ELSE $4 END,
-        last_timestamp = $5, last_value = $6, last_flags = $7,
-        version = version + 1,
-        last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
-      WHERE id = $9`,
-    [deleted, n, from, first, ...lastRecord, Date.now(), seriesId]));
+    await replacedSummary(client, seriesId, from, deleted, n, first, lastRecord as LastRecord);
   }
 
   /** Streams the records of the batches in with one binary COPY. */
@@ -434,7 +427,6 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 }
 
-type LastRecord = [number | null, number | null, string | null];
 
 /**
  * BEGIN and the lock of the series' row, in one round trip (a simple-protocol query of two

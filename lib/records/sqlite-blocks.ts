@@ -10,10 +10,11 @@ import { decodeBlock } from "@/lib/records/codec";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader } from "@/lib/records/sqlite-chunks.mjs";
 import {
-  blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, chunksFrom, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
-  DIFF_CHUNK, firstChunk, type AlsoOptions, type RecordBatch, type RecordChunk, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions,
+  blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
+  DIFF_CHUNK, type AlsoOptions, type RecordBatch, type RecordChunk, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions,
   type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
+import { writeChunksLocked } from "@/lib/records/sqlite-shared";
 
 /** Day rows per INSERT statement (10 values each, well under SQLite's variable limit). */
 const ROWS_PER_INSERT = 50;
@@ -249,25 +250,9 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
     return lastOf(asBatch(decodeBlock(row[1], row[0])));
   }
 
-  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
-    const { first, rest } = await firstChunk(chunks);
-    try {
-      if (first === null && options.replaceFrom === undefined) return 0;
-      return await this.db.withWriteLock(async () => {
-        const conn = (this.chunkConn ??= openSqlite(this.conn.name));
-        conn.exec("BEGIN IMMEDIATE");
-        try {
-          const written = await this.writeChunksInTransaction(conn, seriesId, first, chunksFrom(first, rest), options);
-          conn.exec(written > 0 || options.replaceFrom !== undefined ? "COMMIT" : "ROLLBACK");
-          return written;
-        } catch (e) {
-          if (conn.inTransaction) conn.exec("ROLLBACK");
-          throw e;
-        }
-      });
-    } finally {
-      await rest.return?.();
-    }
+  writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    return writeChunksLocked(this.db, () => (this.chunkConn ??= openSqlite(this.conn.name)), chunks, options,
+      (conn, first, all) => this.writeChunksInTransaction(conn, seriesId, first, all, options));
   }
 
   private async writeChunksInTransaction(

@@ -8,12 +8,13 @@ import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
+  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, type ChunkedWriteOptions, type CorrectionPlan,
   type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
-  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
+  mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
   RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
   type WriteOptions, type WriteResult, type FoundRecord, type RangeAggregate, newRangeAggregate, addAggregate, safeBound,
 } from "@/lib/records/types";
+import { writeChunksLocked } from "@/lib/records/sqlite-shared";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
 const ROWS_PER_INSERT = 250;
@@ -67,25 +68,9 @@ export class SqliteRecordsStore implements RecordsStore {
     });
   }
 
-  async writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
-    const { first, rest } = await firstChunk(chunks);
-    try {
-      if (first === null && options.replaceFrom === undefined) return 0;
-      return await this.db.withWriteLock(async () => {
-        const conn = (this.chunkConn ??= openSqlite(this.conn.name));
-        conn.exec("BEGIN IMMEDIATE");
-        try {
-          const written = await this.writeChunksInTransaction(conn, seriesId, first, chunksFrom(first, rest), options);
-          conn.exec(written > 0 || options.replaceFrom !== undefined ? "COMMIT" : "ROLLBACK");
-          return written;
-        } catch (e) {
-          if (conn.inTransaction) conn.exec("ROLLBACK");
-          throw e;
-        }
-      });
-    } finally {
-      await rest.return?.();
-    }
+  writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
+    return writeChunksLocked(this.db, () => (this.chunkConn ??= openSqlite(this.conn.name)), chunks, options,
+      (conn, first, all) => this.writeChunksInTransaction(conn, seriesId, first, all, options));
   }
 
   private async writeChunksInTransaction(
