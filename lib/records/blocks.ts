@@ -8,7 +8,7 @@
 import { intervalOf, type ChartAggregates } from "@/lib/formats/chart";
 import { decodeBlock, encodeBlock } from "@/lib/records/codec";
 import {
-  addAggregate, BlockBuilder, blockStart, DAY, type FoundRecord, mergeInto, type RangeAggregate, type RecordBatch, type RecordChunk,
+  addAggregate, BlockBuilder, blockStart, DAY, EMPTY_BATCH, type FoundRecord, mergeInto, type RangeAggregate, type RecordBatch, type RecordChunk,
 } from "@/lib/records/types";
 
 /** A day's row of timeseries_block: the summary of its records and the records encoded. */
@@ -133,8 +133,6 @@ export function daysOf(batch: RecordBatch): DaySpan[] {
   return out;
 }
 
-export const EMPTY_BATCH: RecordBatch = { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] };
-
 export function sliceOf(batch: RecordBatch, from: number, to: number): RecordBatch {
   return { timestamps: batch.timestamps.subarray(from, to), values: batch.values.subarray(from, to), flags: batch.flags.slice(from, to) };
 }
@@ -176,6 +174,48 @@ export function mergeRecords(stored: RecordBatch, added: RecordBatch): RecordBat
     flags[k] = from.flags[at];
   }
   return { timestamps, values, flags };
+}
+
+/** What a chunked write wrote: how many records, and its last chunk (null when none). */
+export interface ChunkedTally {
+  n: number;
+  last: RecordBatch | null;
+}
+
+/**
+ * The day rows of a chunked write: the chunks' records grouped by UTC day, the first day `day0`
+ * begun with `kept` (what stays of the stored day, summarized by `base`; a day may go on in the
+ * next chunk). `tally` counts the records as they pass.
+ */
+export async function* dayRowsOf(
+  chunks: AsyncIterable<RecordBatch>, day0: number, kept: RecordBatch, base: DaySummary | null, tally: ChunkedTally,
+): AsyncGenerator<DayRow> {
+  let pending = kept;
+  let pendingDay = day0;
+  let pendingBase = base;
+  /** How many of the pending records came from the stored day (summarized by `pendingBase`). */
+  let pendingStored = kept.timestamps.length;
+  const rowOf = () => {
+    const added = summaryOf(sliceOf(pending, pendingStored, pending.timestamps.length));
+    return dayRow(pendingDay, pending, pendingBase ? mergeSummaries(pendingBase, added) : added);
+  };
+  for await (const chunk of chunks) {
+    for (const { start, from: i, to: j } of daysOf(chunk)) {
+      const part = sliceOf(chunk, i, j);
+      if (start === pendingDay) {
+        pending = mergeRecords(pending, part);
+      } else {
+        if (pending.timestamps.length) yield rowOf();
+        pending = part;
+        pendingDay = start;
+        pendingStored = 0;
+        pendingBase = null;
+      }
+    }
+    tally.n += chunk.timestamps.length;
+    tally.last = chunk;
+  }
+  if (pending.timestamps.length) yield rowOf();
 }
 
 function concat(a: RecordBatch, b: RecordBatch): RecordBatch {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { Prisma } from "@/lib/db";
+import type { Prisma, ReadConnections } from "@/lib/db";
 import { executeSql } from "@/lib/records/pg-inline";
+import type { LastRecord, SeriesSummary } from "@/lib/records/types";
 
 /**
  * What the records stores on PostgreSQL share: named queries, bigint columns read as numbers,
@@ -157,8 +158,6 @@ export const APPENDED_SUMMARY_SQL = (n: string, first: string, t: string, value:
         last_modified = to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
       WHERE id = ${series}`;
 
-/** A series' last record: timestamp, value, flags (all null when it has none). */
-export type LastRecord = [number | null, number | null, string | null];
 
 /** The series' summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`), the last record now `last`. */
 export async function replacedSummary(client: pg.ClientBase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord): Promise<void> {
@@ -170,4 +169,13 @@ export async function replacedSummary(client: pg.ClientBase, seriesId: number, f
       last_modified = to_timestamp($8::float8 / 1000) AT TIME ZONE 'UTC'
     WHERE id = $9`,
   [deleted, n, from, first, ...last, Date.now(), seriesId]));
+}
+
+/** The series' summary row (null when there is no such series), read where reads go. */
+export async function seriesSummary(reads: ReadConnections, seriesId: number): Promise<SeriesSummary | null> {
+  const { rows } = await reads.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
+    FROM timeseries WHERE id = $1`, [seriesId]));
+  if (rows.length === 0) return null;
+  const r = rows[0];
+  return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
 }

@@ -4,19 +4,20 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { postgresValue, type ReadConnections } from "@/lib/db";
 import {
-  asBatch, concatChunks, dayRow, type DayRow, type DaySummary, daysFromRows, daysOf, decodeDay, EMPTY_BATCH, lastOf, mergeRecords, mergeSummaries,
-  rangePieces, type RangePieces, type RangeRow, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
+  asBatch, type ChunkedTally, concatChunks, dayRow, type DayRow, dayRowsOf, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
+  mergeSummaries, rangePieces, type RangePieces, type RangeRow, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow,
+  summaryOf, type UnionRow, within,
 } from "@/lib/records/blocks";
 import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
 import { decodeBlock } from "@/lib/records/codec";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { DAY_ROW_COLUMNS, dayRowCopyPieces } from "@/lib/records/pg-binary-copy";
-import { APPENDED_SUMMARY_SQL, type Done, type LastRecord, PgTransactions, q, replacedSummary, TYPES } from "@/lib/records/pg-shared";
+import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, replacedSummary, seriesSummary, TYPES } from "@/lib/records/pg-shared";
 import { copyChunkOn } from "@/lib/records/postgres-store";
 import {
-  blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, chunksFrom, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
-  DIFF_CHUNK, firstChunk, type RecordBatch, type RecordChunk, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions,
-  type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
+  type BlockRow, blockStart, checkReplacement, type ChunkedWriteOptions, chunkedWriteStart, chunksFrom, type CorrectionPlan, type CorrectOptions,
+  type CorrectResult, DAY, DIFF_CHUNK, EMPTY_BATCH, firstChunk, type LastRecord, type RecordBatch, type RecordChunk, type RecordsStore,
+  type ReplaceOptions, ReplaceRefused, type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /** More day rows than this are written with COPY (after deleting those days), fewer by one upsert. */
@@ -288,11 +289,7 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
       if (first === null && !replacing) return 0;
       return await this.locked(seriesId, null, async (client, locked) => {
         const firstT = first === null ? null : first.timestamps[0];
-        const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
-        if (replacing) checkReplacement(from, first ?? EMPTY_BATCH);
-        else if (locked.last !== null && firstT! <= locked.last) {
-          throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${locked.last})`);
-        }
+        const from = chunkedWriteStart(first, options, locked.last);
         if (locked.hasRows) await this.convertIn(client, seriesId);
         // The stored day holding the first record (or `from`), and with a replacement the days
         // after it, are deleted; what that day keeps before `from` begins the records gathered,
@@ -314,43 +311,19 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
           rowMode: "array",
         });
         let deleted = 0;
-        let pending: RecordBatch = EMPTY_BATCH;
+        let kept: RecordBatch = EMPTY_BATCH;
         let base: DaySummary | null = null;
         for (const [start, count, valueCount, min, max, sum, bytes] of removed as StoredRow[]) {
           deleted += count;
           if (start === day0) {
-            pending = asBatch(within(decodeBlock(bytes, day0), -Infinity, from - 1));
-            deleted -= pending.timestamps.length;
-            base = replacing ? sqlSummaryOf(pending, false) : { count, valueCount, min, max, sum };
+            kept = asBatch(within(decodeBlock(bytes, day0), -Infinity, from - 1));
+            deleted -= kept.timestamps.length;
+            base = replacing ? sqlSummaryOf(kept, false) : { count, valueCount, min, max, sum };
           }
         }
-        const kept = pending;
-        let pendingDay = day0;
-        /** How many of the pending records came from the stored day (summarized by `base`). */
-        let pendingStored = pending.timestamps.length;
-        let n = 0;
-        let last: RecordBatch | null = null;
-        const rowOf = () => dayRow(pendingDay, pending, base ? mergeSummaries(base, summaryOf(sliceOf(pending, pendingStored, pending.timestamps.length)))
-          : summaryOf(pending));
-        await this.copyRows(client, seriesId, (async function* () {
-          for await (const chunk of chunksFrom(first, rest)) {
-            for (const { start, from: i, to: j } of daysOf(chunk)) {
-              const part = sliceOf(chunk, i, j);
-              if (start === pendingDay) {
-                pending = mergeRecords(pending, part);
-              } else {
-                if (pending.timestamps.length) yield rowOf();
-                pending = part;
-                pendingDay = start;
-                pendingStored = 0;
-                base = null;
-              }
-            }
-            n += chunk.timestamps.length;
-            last = chunk;
-          }
-          if (pending.timestamps.length) yield rowOf();
-        })());
+        const tally: ChunkedTally = { n: 0, last: null };
+        await this.copyRows(client, seriesId, dayRowsOf(chunksFrom(first, rest), day0, kept, base, tally));
+        const { n, last } = tally;
         const lastRecord = last === null ? null : lastOf(last);
         if (replacing) {
           if (deleted > 0 || n > 0) {
@@ -418,12 +391,8 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
     return { seriesId, from, version: rows[0].version as number, chunks };
   }
 
-  async summary(seriesId: number): Promise<SeriesSummary | null> {
-    const { rows } = await this.reads.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
-      FROM timeseries WHERE id = $1`, [seriesId]));
-    if (rows.length === 0) return null;
-    const r = rows[0];
-    return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
+  summary(seriesId: number): Promise<SeriesSummary | null> {
+    return seriesSummary(this.reads, seriesId);
   }
 
   // The queries of BlockReads.

@@ -6,13 +6,13 @@ import { postgresValue, type Prisma, type ReadConnections } from "@/lib/db";
 import { addToChart, newChartAggregates } from "@/lib/formats/chart";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { RecordCopyParser, recordCopyPieces } from "@/lib/records/pg-binary-copy";
-import { APPENDED_SUMMARY_SQL, type Done, type LastRecord, PgTransactions, q, replacedSummary, TYPES } from "@/lib/records/pg-shared";
+import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, replacedSummary, seriesSummary, TYPES } from "@/lib/records/pg-shared";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, chunksFrom, type ChunkedWriteOptions, type CorrectionPlan,
-  type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
-  firstChunk, mergeInto, mergeWholeBlocks, readAhead, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
-  type WriteOptions, type WriteResult, type FoundRecord, type RangeAggregate, newRangeAggregate, addAggregate, safeBound,
+  addAggregate, batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, type BlockRow, blockStart, type ChartAggregates, checkReplacement,
+  type ChunkedWriteOptions, chunkedWriteStart, chunksFrom, type CorrectionPlan, type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
+  firstChunk, type FoundRecord, type LastRecord, mergeInto, mergeWholeBlocks, newRangeAggregate, type RangeAggregate, readAhead, type RecordBatch,
+  type RecordChunk, RecordDifferences, type RecordsStore, type ReplaceOptions, ReplaceRefused, safeBound, type SeriesSummary, storedFrom,
+  type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
 /**
@@ -60,16 +60,9 @@ export class PostgresRecordsStore implements RecordsStore {
       const replacing = options.replaceFrom !== undefined;
       if (first === null && !replacing) return 0;
       return await this.transaction(async (client, locked) => {
-        const lastStored = locked!.lastTimestamp;
         const firstT = first === null ? null : first.timestamps[0];
-        const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
-        let deleted = 0;
-        if (replacing) {
-          checkReplacement(from, first ?? { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] });
-          deleted = await this.deleteFrom(client, seriesId, from, first !== null);
-        } else if (lastStored !== null && firstT! <= lastStored) {
-          throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${lastStored})`);
-        }
+        const from = chunkedWriteStart(first, options, locked!.lastTimestamp);
+        const deleted = replacing ? await this.deleteFrom(client, seriesId, from, first !== null) : 0;
         const blocks = new BlockBuilder();
         let n = 0;
         let last: RecordBatch | null = null;
@@ -316,12 +309,8 @@ export class PostgresRecordsStore implements RecordsStore {
     return this.reads.withClient((client) => copyChunkOn(client, seriesId, from, to, limit));
   }
 
-  async summary(seriesId: number): Promise<SeriesSummary | null> {
-    const { rows } = await this.reads.query(q(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
-      FROM timeseries WHERE id = $1`, [seriesId]));
-    if (rows.length === 0) return null;
-    const r = rows[0];
-    return { count: r.record_count, first: r.first_timestamp, last: r.last_timestamp, lastValue: r.last_value, lastFlags: r.last_flags, version: r.version };
+  summary(seriesId: number): Promise<SeriesSummary | null> {
+    return seriesSummary(this.reads, seriesId);
   }
 
   async count(seriesId: number, from: number, to: number): Promise<number> {

@@ -1,20 +1,20 @@
-import type { Statement } from "better-sqlite3";
 import { sqliteValue, type Db } from "@/lib/db";
-import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import type { SqliteDatabase } from "@/lib/db/sqlite";
 import {
-  asBatch, concatChunks, dayRow, type DayRow, type DaySummary, daysFromRows, daysOf, decodeDay, EMPTY_BATCH, lastOf, mergeRecords, mergeSummaries,
-  rangePieces, type RangePieces, type RangeRow, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf, type UnionRow, within,
+  asBatch, type ChunkedTally, concatChunks, dayRow, type DayRow, dayRowsOf, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
+  mergeSummaries, rangePieces, type RangePieces, type RangeRow, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf,
+  type UnionRow, within,
 } from "@/lib/records/blocks";
 import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
 import { decodeBlock } from "@/lib/records/codec";
 import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader } from "@/lib/records/sqlite-chunks.mjs";
 import {
-  blockStart, type BlockRow, checkReplacement, type ChunkedWriteOptions, type CorrectionPlan, type CorrectOptions, type CorrectResult, DAY,
-  DIFF_CHUNK, type AlsoOptions, type RecordBatch, type RecordChunk, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions,
-  type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
+  type BlockRow, blockStart, checkReplacement, type ChunkedWriteOptions, type CorrectionPlan, type CorrectOptions,
+  type CorrectResult, DAY, DIFF_CHUNK, EMPTY_BATCH, type LastRecord, type RecordBatch, type RecordChunk, type RecordsStore, type ReplaceOptions,
+  ReplaceRefused, type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
-import { writeChunksLocked } from "@/lib/records/sqlite-shared";
+import { SqliteConnections } from "@/lib/records/sqlite-shared";
 
 /** Day rows per INSERT statement (10 values each, well under SQLite's variable limit). */
 const ROWS_PER_INSERT = 50;
@@ -29,52 +29,17 @@ const BLOCK_COLUMNS = "(timeseries_id, block_start, count, value_count, min, max
 export class SqliteBlockStore extends BlockReads implements RecordsStore {
   /** SQLite's SUM compensates (Kahan–Babuška–Neumaier). */
   protected readonly compensatedSum = true;
-  private readonly statements = new Map<SqliteDatabase, Map<string, Statement>>();
-  /**
-   * The connection of chunked writes, whose transaction stays open while their chunks arrive:
-   * readers on the process's connection go on seeing the last commit meanwhile.
-   */
-  private chunkConn: SqliteDatabase | null = null;
+  private readonly sql: SqliteConnections;
 
-  constructor(private readonly db: Db, private readonly conn: SqliteDatabase) {
+  constructor(db: Db, private readonly conn: SqliteDatabase) {
     super();
-  }
-
-  private stmt(sql: string, conn = this.conn): Statement {
-    let cache = this.statements.get(conn);
-    if (!cache) this.statements.set(conn, (cache = new Map()));
-    let s = cache.get(sql);
-    if (!s) {
-      s = conn.prepare(sql);
-      cache.set(sql, s);
-    }
-    return s;
-  }
-
-  /** Runs `fn` in one synchronous transaction under the process's write lock. */
-  private transaction<T>(fn: () => { value: T; commit: boolean }): Promise<T> {
-    return this.db.withWriteLock(() => {
-      const conn = this.conn;
-      conn.exec("BEGIN IMMEDIATE");
-      try {
-        const { value, commit } = fn();
-        conn.exec(commit ? "COMMIT" : "ROLLBACK");
-        return value;
-      } catch (e) {
-        if (conn.inTransaction) conn.exec("ROLLBACK");
-        throw e;
-      }
-    });
-  }
-
-  private runAlso(options: AlsoOptions, conn = this.conn): void {
-    for (const sql of options.also ?? []) this.stmt(sql.sql, conn).run(sql.values.map(sqliteValue));
+    this.sql = new SqliteConnections(db, conn);
   }
 
   // Fetching: each statement reads the day blocks and the rows of a series not yet converted.
 
   private fetchRangeOn(conn: SqliteDatabase, seriesId: number, from: number, to: number, maxDays: number, maxRows: number): RangePieces {
-    const rows = this.stmt(`
+    const rows = this.sql.stmt(`
       SELECT block_start, count, records, NULL, NULL, NULL FROM (SELECT block_start, count, records FROM timeseries_block
         WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? AND records IS NOT NULL ORDER BY block_start LIMIT ?)
       UNION ALL
@@ -89,7 +54,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
     const out = new Map<number, Map<number, StoredDay>>();
     if (keys.length === 0) return out;
     const json = JSON.stringify(keys);
-    const rows = this.stmt(`
+    const rows = this.sql.stmt(`
       SELECT b.timeseries_id, b.block_start, b.count, b.value_count, b.min, b.max, b.sum, b.records, NULL, NULL, NULL FROM json_each(?) AS k
         JOIN timeseries_block b ON b.timeseries_id = k.value ->> 0 AND b.block_start = k.value ->> 1
       UNION ALL
@@ -112,7 +77,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
 
   /** Whether the series still has records stored as rows (before migration 0016). */
   private hasRows(conn: SqliteDatabase, seriesId: number): boolean {
-    return this.stmt("SELECT 1 FROM timeseries_record WHERE timeseries_id = ? LIMIT 1", conn).get(seriesId) !== undefined;
+    return this.sql.stmt("SELECT 1 FROM timeseries_record WHERE timeseries_id = ? LIMIT 1", conn).get(seriesId) !== undefined;
   }
 
   /**
@@ -121,7 +86,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
    */
   private convertIn(conn: SqliteDatabase, seriesId: number): number {
     const read = chunkReader(conn);
-    const setRecords = this.stmt(`UPDATE timeseries_block SET first_timestamp = ?, last_timestamp = ?, records = ?
+    const setRecords = this.sql.stmt(`UPDATE timeseries_block SET first_timestamp = ?, last_timestamp = ?, records = ?
       WHERE timeseries_id = ? AND block_start = ?`, conn);
     const missing: DayRow[] = [];
     let moved = 0;
@@ -146,7 +111,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
     }
     // A day without its summary (the row store always wrote one): written with one.
     this.writeRows(conn, seriesId, missing);
-    this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ?", conn).run(seriesId);
+    this.sql.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ?", conn).run(seriesId);
     return moved;
   }
 
@@ -155,7 +120,7 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
   }
 
   async convert(seriesId: number): Promise<number> {
-    return this.transaction(() => ({ value: this.hasRows(this.conn, seriesId) ? this.convertIn(this.conn, seriesId) : 0, commit: true }));
+    return this.sql.transaction(() => ({ value: this.hasRows(this.conn, seriesId) ? this.convertIn(this.conn, seriesId) : 0, commit: true }));
   }
 
   // Writing.
@@ -165,15 +130,15 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
     const params = (r: DayRow) => [seriesId, r.start, r.count, r.valueCount, r.min, r.max, r.sum, r.first, r.last, r.records];
     let i = 0;
     if (rows.length >= ROWS_PER_INSERT) {
-      const many = this.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES ${new Array(ROWS_PER_INSERT).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`, conn);
+      const many = this.sql.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES ${new Array(ROWS_PER_INSERT).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`, conn);
       for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) many.run(rows.slice(i, i + ROWS_PER_INSERT).flatMap(params));
     }
-    const one = this.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, conn);
+    const one = this.sql.stmt(`INSERT OR REPLACE INTO timeseries_block ${BLOCK_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, conn);
     for (; i < rows.length; i++) one.run(params(rows[i]));
   }
 
   private deleteDay(conn: SqliteDatabase, seriesId: number, day: number): void {
-    this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn).run(seriesId, day);
+    this.sql.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn).run(seriesId, day);
   }
 
   /** The rows of the batch's days, each merged with the records stored that day. */
@@ -195,9 +160,9 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
-    return this.transaction<WriteResult>(() => {
+    return this.sql.transaction<WriteResult>(() => {
       const conn = this.conn;
-      const row = this.stmt("SELECT first_timestamp, last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as
+      const row = this.sql.stmt("SELECT first_timestamp, last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as
         { first_timestamp: number | null; last_timestamp: number | null } | undefined;
       if (!row) throw new Error(`time series ${seriesId} does not exist`);
       const n = batch.timestamps.length;
@@ -212,22 +177,22 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
       if (n === 0 || options.dryRun) return { value: { ok: true, stored: n }, commit: false };
       this.convertIfRows(conn, seriesId);
       this.writeRows(conn, seriesId, this.mergedRows(batch, stored));
-      this.appendedSummary(conn, seriesId, n, batch.timestamps[0], lastOf(batch));
-      this.runAlso(options);
+      this.sql.appendedSummary(conn, seriesId, n, batch.timestamps[0], lastOf(batch));
+      this.sql.runAlso(options);
       return { value: { ok: true, stored: n }, commit: true };
     });
   }
 
   async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
     checkReplacement(from, batch);
-    return this.transaction(() => {
+    return this.sql.transaction(() => {
       const conn = this.conn;
       const { onlyIf } = options;
-      if (onlyIf && !this.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
-      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+      if (onlyIf && !this.sql.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
+      if (this.sql.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
       this.convertIfRows(conn, seriesId);
       const day0 = blockStart(from);
-      const stored = this.stmt(`SELECT block_start, count, value_count, min, max, sum, records FROM timeseries_block
+      const stored = this.sql.stmt(`SELECT block_start, count, value_count, min, max, sum, records FROM timeseries_block
         WHERE timeseries_id = ? AND block_start >= ? ORDER BY block_start`).raw(true).all(seriesId, day0) as StoredRow[];
       const n = batch.timestamps.length;
       const { writes, emptied, deleted, kept } = replacement(stored, from, batch, true);
@@ -235,112 +200,81 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
       this.writeRows(conn, seriesId, writes);
       if (deleted > 0 || n > 0) {
         const last = n > 0 ? lastOf(batch) : kept.timestamps.length > 0 ? lastOf(kept) : this.lastBefore(conn, seriesId, day0);
-        this.replacedSummary(conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, last);
+        this.sql.replacedSummary(conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, last);
       }
-      this.runAlso(options);
+      this.sql.runAlso(options);
       return { value: n, commit: true };
     });
   }
 
   /** The last record of the days before `day`, as [timestamp, value, flags] (nulls when none). */
   private lastBefore(conn: SqliteDatabase, seriesId: number, day: number): LastRecord {
-    const row = this.stmt(`SELECT block_start, records FROM timeseries_block WHERE timeseries_id = ? AND block_start < ? AND records IS NOT NULL
+    const row = this.sql.stmt(`SELECT block_start, records FROM timeseries_block WHERE timeseries_id = ? AND block_start < ? AND records IS NOT NULL
       ORDER BY block_start DESC LIMIT 1`, conn).raw(true).get(seriesId, day) as [number, Buffer] | undefined;
     if (!row) return [null, null, null];
     return lastOf(asBatch(decodeBlock(row[1], row[0])));
   }
 
   writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
-    return writeChunksLocked(this.db, () => (this.chunkConn ??= openSqlite(this.conn.name)), chunks, options,
-      (conn, first, all) => this.writeChunksInTransaction(conn, seriesId, first, all, options));
+    return this.sql.writeChunks(seriesId, chunks, options,
+      (conn, first, all, from) => this.writeChunksInTransaction(conn, seriesId, first, all, from, options));
   }
 
   private async writeChunksInTransaction(
-    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions,
+    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, from: number, options: ChunkedWriteOptions,
   ): Promise<number> {
-    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?", conn).get(seriesId) as { last_timestamp: number | null } | undefined;
-    if (!row) throw new Error(`time series ${seriesId} does not exist`);
     const firstT = first === null ? null : first.timestamps[0];
     const replacing = options.replaceFrom !== undefined;
-    const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
-    if (replacing) checkReplacement(from, first ?? EMPTY_BATCH);
-    else if (row.last_timestamp !== null && firstT! <= row.last_timestamp) {
-      throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${row.last_timestamp})`);
-    }
     this.convertIfRows(conn, seriesId);
     // The records of the day being gathered (it may go on in the next chunk), begun with what
     // is kept of the stored day holding the first record (or `from`), and its summary.
     const day0 = blockStart(from);
-    const stored = this.stmt("SELECT count, value_count, min, max, sum, records FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn)
+    const stored = this.sql.stmt("SELECT count, value_count, min, max, sum, records FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?", conn)
       .raw(true).get(seriesId, day0) as [number, number, number | null, number | null, number | null, Buffer | null] | undefined;
     let deleted = 0;
-    let pending: RecordBatch = EMPTY_BATCH;
+    let kept: RecordBatch = EMPTY_BATCH;
     let base: DaySummary | null = null;
     if (stored) {
       const [count, valueCount, min, max, sum, bytes] = stored;
-      pending = asBatch(within(decodeBlock(bytes!, day0), -Infinity, from - 1));
-      deleted += count - pending.timestamps.length;
-      base = replacing ? sqlSummaryOf(pending, true) : { count, valueCount, min, max, sum };
+      kept = asBatch(within(decodeBlock(bytes!, day0), -Infinity, from - 1));
+      deleted += count - kept.timestamps.length;
+      base = replacing ? sqlSummaryOf(kept, true) : { count, valueCount, min, max, sum };
     }
     if (replacing) {
-      deleted += (this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).pluck()
+      deleted += (this.sql.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).pluck()
         .get(seriesId, day0) as number);
       // Nothing stored from `from` on and nothing to write: nothing changes (the day's summary neither).
       if (deleted === 0 && first === null) {
-        this.runAlso({ also: options.also?.(from) }, conn);
+        this.sql.runAlso({ also: options.also?.(from) }, conn);
         return 0;
       }
-      this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).run(seriesId, day0);
+      this.sql.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).run(seriesId, day0);
     }
     if (stored) this.deleteDay(conn, seriesId, day0);
-    const kept = pending;
-    let pendingDay = day0;
-    /** How many of the pending records came from the stored day (summarized by `base`). */
-    let pendingStored = pending.timestamps.length;
-    let n = 0;
-    let last: RecordBatch | null = null;
+    const tally: ChunkedTally = { n: 0, last: null };
     const rows: DayRow[] = [];
-    const flush = () => {
-      if (pending.timestamps.length) {
-        const added = sliceOf(pending, pendingStored, pending.timestamps.length);
-        rows.push(dayRow(pendingDay, pending, base ? mergeSummaries(base, summaryOf(added)) : summaryOf(added)));
-      }
+    for await (const row of dayRowsOf(chunks, day0, kept, base, tally)) {
+      rows.push(row);
       if (rows.length >= ROWS_PER_INSERT) this.writeRows(conn, seriesId, rows.splice(0));
-    };
-    for await (const chunk of chunks) {
-      for (const { start, from: i, to: j } of daysOf(chunk)) {
-        const part = sliceOf(chunk, i, j);
-        if (start === pendingDay) {
-          pending = mergeRecords(pending, part);
-        } else {
-          flush();
-          pending = part;
-          pendingDay = start;
-          pendingStored = 0;
-          base = null;
-        }
-      }
-      n += chunk.timestamps.length;
-      last = chunk;
     }
-    flush();
     this.writeRows(conn, seriesId, rows);
+    const { n, last } = tally;
     const lastRecord = last === null ? null : lastOf(last);
     if (replacing) {
       if (deleted > 0 || n > 0) {
-        this.replacedSummary(conn, seriesId, from, deleted, n, firstT, lastRecord ?? (kept.timestamps.length ? lastOf(kept) : this.lastBefore(conn, seriesId, day0)));
+        this.sql.replacedSummary(conn, seriesId, from, deleted, n, firstT, lastRecord ?? (kept.timestamps.length ? lastOf(kept) : this.lastBefore(conn, seriesId, day0)));
       }
     } else if (n > 0) {
-      this.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
+      this.sql.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
     }
-    if (n > 0 || replacing) this.runAlso({ also: options.also?.(from) }, conn);
+    if (n > 0 || replacing) this.sql.runAlso({ also: options.also?.(from) }, conn);
     return n;
   }
 
   async correct(seriesId: number, plan: CorrectionPlan, options: CorrectOptions = {}): Promise<CorrectResult> {
-    return this.transaction<CorrectResult>(() => {
+    return this.sql.transaction<CorrectResult>(() => {
       const conn = this.conn;
-      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+      if (this.sql.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
       const { lo, hi } = correctionSpan(plan.from, plan.to);
       const chunks: RecordChunk[] = [];
       for (let next = lo; next <= hi;) {
@@ -360,49 +294,24 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
         this.writeRows(conn, seriesId, applied.days.map((d) => dayRow(d.start, d.records)));
         this.correctedSummary(conn, seriesId, applied.countDelta);
       }
-      this.runAlso({ also: options.also?.(outcome) });
+      this.sql.runAlso({ also: options.also?.(outcome) });
       return { value: { ok: true, ...outcome }, commit: true };
     });
   }
 
   /** The summary after a change anywhere in the series: its first and last record from its first and last block. */
   private correctedSummary(conn: SqliteDatabase, seriesId: number, countDelta: number): void {
-    const first = this.stmt("SELECT first_timestamp FROM timeseries_block WHERE timeseries_id = ? ORDER BY block_start LIMIT 1", conn).pluck()
+    const first = this.sql.stmt("SELECT first_timestamp FROM timeseries_block WHERE timeseries_id = ? ORDER BY block_start LIMIT 1", conn).pluck()
       .get(seriesId) as number | undefined;
     const last = this.lastBefore(conn, seriesId, Number.MAX_SAFE_INTEGER);
-    this.stmt(`UPDATE timeseries SET record_count = record_count + ?, first_timestamp = ?, last_timestamp = ?, last_value = ?, last_flags = ?,
+    this.sql.stmt(`UPDATE timeseries SET record_count = record_count + ?, first_timestamp = ?, last_timestamp = ?, last_value = ?, last_flags = ?,
         version = version + 1, last_modified = ? WHERE id = ?`, conn).run(countDelta, first ?? null, ...last, Date.now(), seriesId);
-  }
-
-  /** The summary after `n` records were appended, the first at `first`. */
-  private appendedSummary(conn: SqliteDatabase, seriesId: number, n: number, first: number, last: LastRecord): void {
-    const [t, value, flags] = last;
-    this.stmt(`UPDATE timeseries SET
-        record_count = record_count + ?,
-        first_timestamp = CASE WHEN first_timestamp IS NULL OR first_timestamp > ? THEN ? ELSE first_timestamp END,
-        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_value END,
-        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_flags END,
-        last_timestamp = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_timestamp END,
-        version = version + 1,
-        last_modified = ?
-      WHERE id = ?`, conn).run(n, first, first, t, value, t, flags, t, t, Date.now(), seriesId);
-  }
-
-  /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`), the last record now `last`. */
-  private replacedSummary(conn: SqliteDatabase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord): void {
-    this.stmt(`UPDATE timeseries SET
-        record_count = record_count - ? + ?,
-        first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
-        last_timestamp = ?, last_value = ?, last_flags = ?,
-        version = version + 1,
-        last_modified = ?
-      WHERE id = ?`, conn).run(deleted, n, from, first, ...last, Date.now(), seriesId);
   }
 
   // Reading.
 
   async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
-    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    const version = this.sql.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
     if (version === undefined) return null;
     const chunks: RecordChunk[] = [];
     for await (const chunk of this.read(seriesId, from, Number.MAX_SAFE_INTEGER, DIFF_CHUNK)) chunks.push(chunk);
@@ -410,25 +319,11 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
   }
 
   close(): void {
-    if (this.chunkConn) {
-      this.statements.delete(this.chunkConn);
-      this.chunkConn.close();
-    }
-    this.chunkConn = null;
+    this.sql.close();
   }
 
-  async summary(seriesId: number): Promise<SeriesSummary | null> {
-    const row = this.stmt(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
-      FROM timeseries WHERE id = ?`).get(seriesId) as Record<string, number | string | null> | undefined;
-    if (!row) return null;
-    return {
-      count: row.record_count as number,
-      first: row.first_timestamp as number | null,
-      last: row.last_timestamp as number | null,
-      lastValue: row.last_value as number | null,
-      lastFlags: row.last_flags as string | null,
-      version: row.version as number,
-    };
+  summary(seriesId: number): Promise<SeriesSummary | null> {
+    return this.sql.summary(seriesId);
   }
 
   // The queries of BlockReads.
@@ -442,25 +337,24 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
   }
 
   protected async countDays(seriesId: number, from: number, to: number): Promise<number> {
-    return this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
+    return this.sql.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
       .pluck().get(seriesId, from, to) as number;
   }
 
   protected async blockRows(seriesId: number, from: number, to: number): Promise<BlockRow[]> {
-    return this.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
+    return this.sql.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true).all(seriesId, from, to) as BlockRow[];
   }
 
   protected async aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow> {
-    return this.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+    return this.sql.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true).get(seriesId, from, to) as AggregateRow;
   }
 
   protected async candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]> {
     const condition = match.value !== undefined ? "AND value_count > 0 AND min <= ? AND max >= ?" : match.valued ? "AND value_count > 0" : "";
-    return this.stmt(`SELECT block_start FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ${condition}
+    return this.sql.stmt(`SELECT block_start FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ${condition}
       ORDER BY block_start ${order} LIMIT ?`).pluck().all(seriesId, from, to, ...(match.value !== undefined ? [match.value, match.value] : []), limit) as number[];
   }
 }
 
-type LastRecord = [number | null, number | null, string | null];

@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { sqliteValue, type Db } from "@/lib/db";
-import { openSqlite, type SqliteDatabase } from "@/lib/db/sqlite";
+import type { SqliteDatabase } from "@/lib/db/sqlite";
 import { newChartAggregates } from "@/lib/formats/chart";
 import { logError } from "@/lib/observability/log";
 import { concatChunks } from "@/lib/records/blocks";
@@ -8,13 +8,13 @@ import { applyCorrection, correctionSpan } from "@/lib/records/correction";
 import { chunkReader, type SparseChunk } from "@/lib/records/sqlite-chunks.mjs";
 import { SqliteReadAhead } from "@/lib/records/sqlite-read-ahead";
 import {
-  batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, blockStart, checkReplacement, type ChunkedWriteOptions, type CorrectionPlan,
-  type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
-  mergeInto, mergeWholeBlocks, readAhead, type AlsoOptions, type BlockRow, type ChartAggregates, type RecordBatch, type RecordChunk,
-  RecordDifferences, RecordsOverlap, type RecordsStore, ReplaceRefused, type ReplaceOptions, type SeriesSummary, storedFrom, type StoredRecords,
-  type WriteOptions, type WriteResult, type FoundRecord, type RangeAggregate, newRangeAggregate, addAggregate, safeBound,
+  addAggregate, batchBlocks, type BatchBlocks, BLOCK_PLAN_MIN_WIDTH, BlockBuilder, type BlockRow, blockStart, type ChartAggregates, checkReplacement,
+  type ChunkedWriteOptions, type CorrectionPlan, type CorrectOptions, type CorrectResult, countPlan, DAY, DIFF_CHUNK,
+  type FoundRecord, type LastRecord, mergeInto, mergeWholeBlocks, newRangeAggregate, type RangeAggregate, readAhead, type RecordBatch,
+  type RecordChunk, RecordDifferences, type RecordsStore, type ReplaceOptions, ReplaceRefused, safeBound, type SeriesSummary, storedFrom,
+  type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
-import { writeChunksLocked } from "@/lib/records/sqlite-shared";
+import { SqliteConnections } from "@/lib/records/sqlite-shared";
 
 /** Rows per INSERT statement: fewer calls into SQLite, well under its variable limit. */
 const ROWS_PER_INSERT = 250;
@@ -26,34 +26,20 @@ const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
  * under the process's write lock, with prepared statements; reads take chunks by key.
  */
 export class SqliteRecordsStore implements RecordsStore {
-  private readonly statements = new Map<SqliteDatabase, Map<string, Statement>>();
+  private readonly sql: SqliteConnections;
   /** unflaggedInsert's statements, with the series id they were written for. */
   private readonly unflagged = new Map<SqliteDatabase, Map<string, { seriesId: number; statement: Statement }>>();
   private readChunk: ReturnType<typeof chunkReader> | null = null;
   private readAheadWorker: SqliteReadAhead | null = null;
   /** The reader of stored(): another thread, so that a run reads its target while its source is read. */
   private storedWorker: SqliteReadAhead | null = null;
-  /**
-   * The connection of chunked writes, whose transaction stays open while their chunks arrive:
-   * readers on the process's connection go on seeing the last commit meanwhile.
-   */
-  private chunkConn: SqliteDatabase | null = null;
 
-  constructor(private readonly db: Db, private readonly conn: SqliteDatabase) {}
-
-  private stmt(sql: string, conn = this.conn): Statement {
-    let cache = this.statements.get(conn);
-    if (!cache) this.statements.set(conn, (cache = new Map()));
-    let s = cache.get(sql);
-    if (!s) {
-      s = conn.prepare(sql);
-      cache.set(sql, s);
-    }
-    return s;
+  constructor(db: Db, private readonly conn: SqliteDatabase) {
+    this.sql = new SqliteConnections(db, conn);
   }
 
   async write(seriesId: number, batch: RecordBatch, options: WriteOptions): Promise<WriteResult> {
-    return this.transaction(() => {
+    return this.sql.transaction(() => {
       const result = this.writeInTransaction(seriesId, batch, options);
       return { value: result, commit: result.ok && !options.dryRun };
     });
@@ -61,33 +47,24 @@ export class SqliteRecordsStore implements RecordsStore {
 
   async replace(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions = {}): Promise<number> {
     checkReplacement(from, batch);
-    return this.transaction(() => {
+    return this.sql.transaction(() => {
       const { onlyIf } = options;
-      if (onlyIf && !this.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
+      if (onlyIf && !this.sql.stmt(onlyIf.sql).get(onlyIf.values.map(sqliteValue))) throw new ReplaceRefused("replace: its condition does not hold");
       return { value: this.replaceInTransaction(seriesId, from, batch, options), commit: true };
     });
   }
 
   writeChunks(seriesId: number, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions = {}): Promise<number> {
-    return writeChunksLocked(this.db, () => (this.chunkConn ??= openSqlite(this.conn.name)), chunks, options,
-      (conn, first, all) => this.writeChunksInTransaction(conn, seriesId, first, all, options));
+    return this.sql.writeChunks(seriesId, chunks, options,
+      (conn, first, all, from) => this.writeChunksInTransaction(conn, seriesId, first, all, from, options));
   }
 
   private async writeChunksInTransaction(
-    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, options: ChunkedWriteOptions,
+    conn: SqliteDatabase, seriesId: number, first: RecordBatch | null, chunks: AsyncIterable<RecordBatch>, from: number, options: ChunkedWriteOptions,
   ): Promise<number> {
-    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?", conn).get(seriesId) as { last_timestamp: number | null } | undefined;
-    if (!row) throw new Error(`time series ${seriesId} does not exist`);
     const firstT = first === null ? null : first.timestamps[0];
     const replacing = options.replaceFrom !== undefined;
-    const from = replacing ? Math.min(options.replaceFrom!, firstT ?? Infinity) : firstT!;
-    let deleted = 0;
-    if (replacing) {
-      checkReplacement(from, first ?? { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] });
-      deleted = this.deleteFrom(conn, seriesId, from, first !== null);
-    } else if (row.last_timestamp !== null && firstT! <= row.last_timestamp) {
-      throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${row.last_timestamp})`);
-    }
+    const deleted = replacing ? this.deleteFrom(conn, seriesId, from, first !== null) : 0;
     const blocks = new BlockBuilder();
     let n = 0;
     let last: RecordBatch | null = null;
@@ -102,15 +79,15 @@ export class SqliteRecordsStore implements RecordsStore {
     if (replacing) {
       if (deleted > 0 || n > 0) this.replacedSummary(conn, seriesId, from, deleted, n, firstT, lastRecord);
     } else if (n > 0) {
-      this.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
+      this.sql.appendedSummary(conn, seriesId, n, firstT!, lastRecord!);
     }
-    if (n > 0 || replacing) this.runAlso({ also: options.also?.(from) }, conn);
+    if (n > 0 || replacing) this.sql.runAlso({ also: options.also?.(from) }, conn);
     return n;
   }
 
   async correct(seriesId: number, plan: CorrectionPlan, options: CorrectOptions = {}): Promise<CorrectResult> {
-    return this.transaction<CorrectResult>(() => {
-      if (this.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
+    return this.sql.transaction<CorrectResult>(() => {
+      if (this.sql.stmt("SELECT 1 FROM timeseries WHERE id = ?").get(seriesId) === undefined) throw new Error(`time series ${seriesId} does not exist`);
       const { lo, hi } = correctionSpan(plan.from, plan.to);
       const read = (this.readChunk ??= chunkReader(this.conn));
       const chunks: RecordChunk[] = [];
@@ -125,18 +102,18 @@ export class SqliteRecordsStore implements RecordsStore {
       const { outcome } = applied;
       if (options.dryRun) return { value: { ok: true, ...outcome }, commit: false };
       if (outcome.first !== null) {
-        const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
+        const remove = this.sql.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
         for (const t of applied.remove) remove.run(seriesId, t);
         this.insertRecords(seriesId, outcome.written, this.conn, true);
-        const dropBlock = this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?");
+        const dropBlock = this.sql.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start = ?");
         for (const day of applied.emptiedDays) dropBlock.run(seriesId, day);
         const { blocks } = applied;
-        const setBlock = this.stmt(`INSERT OR REPLACE INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+        const setBlock = this.sql.stmt(`INSERT OR REPLACE INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
           VALUES (?, ?, ?, ?, ?, ?, ?)`);
         for (let k = 0; k < blocks.starts.length; k++) {
           setBlock.run(seriesId, blocks.starts[k], blocks.counts[k], blocks.valueCounts[k], blocks.mins[k], blocks.maxs[k], blocks.sums[k]);
         }
-        this.stmt(`UPDATE timeseries SET
+        this.sql.stmt(`UPDATE timeseries SET
             record_count = record_count + ?,
             first_timestamp = (SELECT timestamp FROM timeseries_record WHERE timeseries_id = ? ORDER BY timestamp LIMIT 1),
             (last_timestamp, last_value, last_flags) = (SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? ORDER BY timestamp DESC LIMIT 1),
@@ -144,40 +121,19 @@ export class SqliteRecordsStore implements RecordsStore {
             last_modified = ?
           WHERE id = ?`).run(applied.countDelta, seriesId, seriesId, Date.now(), seriesId);
       }
-      this.runAlso({ also: options.also?.(outcome) });
+      this.sql.runAlso({ also: options.also?.(outcome) });
       return { value: { ok: true, ...outcome }, commit: true };
     });
   }
 
-  /** Runs `fn` in one synchronous transaction under the process's write lock. */
-  private transaction<T>(fn: () => { value: T; commit: boolean }): Promise<T> {
-    return this.db.withWriteLock(() => {
-      const conn = this.conn;
-      conn.exec("BEGIN IMMEDIATE");
-      try {
-        const { value, commit } = fn();
-        conn.exec(commit ? "COMMIT" : "ROLLBACK");
-        return value;
-      } catch (e) {
-        if (conn.inTransaction) conn.exec("ROLLBACK");
-        throw e;
-      }
-    });
-  }
-
-  /** The write's `also` statements, on this connection, inside its transaction. */
-  private runAlso(options: AlsoOptions, conn = this.conn): void {
-    for (const sql of options.also ?? []) this.stmt(sql.sql, conn).run(sql.values.map(sqliteValue));
-  }
-
   private writeInTransaction(seriesId: number, batch: RecordBatch, options: WriteOptions): WriteResult {
-    const row = this.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as { last_timestamp: number | null } | undefined;
+    const row = this.sql.stmt("SELECT last_timestamp FROM timeseries WHERE id = ?").get(seriesId) as { last_timestamp: number | null } | undefined;
     if (!row) throw new Error(`time series ${seriesId} does not exist`);
     const lastStored = row.last_timestamp;
     const n = batch.timestamps.length;
     const existing = new Set<number>();
     if (options.mode === "insert" && n > 0 && lastStored !== null && batch.timestamps[0] <= lastStored) {
-      const found = this.stmt("SELECT timestamp FROM timeseries_record WHERE timeseries_id = ? AND timestamp BETWEEN ? AND ?")
+      const found = this.sql.stmt("SELECT timestamp FROM timeseries_record WHERE timeseries_id = ? AND timestamp BETWEEN ? AND ?")
         .pluck().all(seriesId, batch.timestamps[0], batch.timestamps[n - 1]) as number[];
       const wanted = new Set(batch.timestamps);
       for (const t of found) if (wanted.has(t)) existing.add(t);
@@ -188,13 +144,13 @@ export class SqliteRecordsStore implements RecordsStore {
 
     this.insertRecords(seriesId, batch);
     this.mergeBlocks(seriesId, batchBlocks(batch));
-    this.appendedSummary(this.conn, seriesId, n, batch.timestamps[0], lastOf(batch));
-    this.runAlso(options);
+    this.sql.appendedSummary(this.conn, seriesId, n, batch.timestamps[0], lastOf(batch));
+    this.sql.runAlso(options);
     return { ok: true, stored: n };
   }
 
   async stored(seriesId: number, from: number): Promise<StoredRecords | null> {
-    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    const version = this.sql.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
     if (version === undefined) return null;
     const reader = (this.storedWorker ??= new SqliteReadAhead(this.conn.name));
     const chunks: RecordChunk[] = [];
@@ -208,7 +164,7 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   private replaceInTransaction(seriesId: number, from: number, batch: RecordBatch, options: ReplaceOptions): number {
-    const version = this.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
+    const version = this.sql.stmt("SELECT version FROM timeseries WHERE id = ?").pluck().get(seriesId) as number | undefined;
     if (version === undefined) throw new Error(`time series ${seriesId} does not exist`);
     const n = batch.timestamps.length;
     const written = this.writeDifferences(seriesId, from, batch, storedFrom(options.stored, seriesId, from, version));
@@ -226,7 +182,7 @@ export class SqliteRecordsStore implements RecordsStore {
       }
       this.replacedSummary(this.conn, seriesId, from, deleted, n, n > 0 ? batch.timestamps[0] : null, n > 0 ? lastOf(batch) : null);
     }
-    this.runAlso(options);
+    this.sql.runAlso(options);
     return n;
   }
 
@@ -236,7 +192,7 @@ export class SqliteRecordsStore implements RecordsStore {
    * earlier records. Returns the number deleted.
    */
   private deleteFrom(conn: SqliteDatabase, seriesId: number, from: number, writing: boolean): number {
-    const deleted = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?", conn).run(seriesId, from).changes;
+    const deleted = this.sql.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ?", conn).run(seriesId, from).changes;
     if (deleted === 0 && !writing) return 0;
     this.recountFromDay(conn, seriesId, from);
     return deleted;
@@ -245,8 +201,8 @@ export class SqliteRecordsStore implements RecordsStore {
   /** Drops the blocks from the day holding `from` on, and counts that day's again from its records before `from`. */
   private recountFromDay(conn: SqliteDatabase, seriesId: number, from: number): void {
     const day = blockStart(from);
-    this.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?", conn).run(seriesId, day);
-    this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+    this.sql.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ?", conn).run(seriesId, day);
+    this.sql.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
       SELECT ?, ?, COUNT(*), COUNT(value), MIN(value), MAX(value), SUM(value) FROM timeseries_record
       WHERE timeseries_id = ? AND timestamp >= ? AND timestamp < ? HAVING COUNT(*) > 0`, conn).run(seriesId, day, seriesId, day, from);
   }
@@ -270,38 +226,19 @@ export class SqliteRecordsStore implements RecordsStore {
       }
     }
     if (!differences.finish()) return null;
-    const remove = this.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
+    const remove = this.sql.stmt("DELETE FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?");
     for (const t of differences.gone) remove.run(seriesId, t);
     this.insertRecords(seriesId, differences.changedRecords(), this.conn, true);
     return { stored: differences.stored };
   }
 
   /** The summary after `n` records were appended, the first at `first`. */
-  private appendedSummary(conn: SqliteDatabase, seriesId: number, n: number, first: number, last: LastRecord): void {
-    const [t, value, flags] = last;
-    this.stmt(`UPDATE timeseries SET
-        record_count = record_count + ?,
-        first_timestamp = CASE WHEN first_timestamp IS NULL OR first_timestamp > ? THEN ? ELSE first_timestamp END,
-        last_value = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_value END,
-        last_flags = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_flags END,
-        last_timestamp = CASE WHEN last_timestamp IS NULL OR last_timestamp < ? THEN ? ELSE last_timestamp END,
-        version = version + 1,
-        last_modified = ?
-      WHERE id = ?`, conn).run(n, first, first, t, value, t, flags, t, t, Date.now(), seriesId);
-  }
-
   /** The summary after a replacement from `from` that deleted `deleted` records and wrote `n` (the first at `first`, the last `last`). */
   private replacedSummary(conn: SqliteDatabase, seriesId: number, from: number, deleted: number, n: number, first: number | null, last: LastRecord | null): void {
     const lastRecord = last
-      ?? (this.stmt("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1", conn)
+      ?? (this.sql.stmt("SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1", conn)
         .raw(true).get(seriesId, from) as LastRecord | undefined) ?? [null, null, null];
-    this.stmt(`UPDATE timeseries SET
-        record_count = record_count - ? + ?,
-        first_timestamp = CASE WHEN first_timestamp < ? THEN first_timestamp ELSE ? END,
-        last_timestamp = ?, last_value = ?, last_flags = ?,
-        version = version + 1,
-        last_modified = ?
-      WHERE id = ?`, conn).run(deleted, n, from, first, ...lastRecord, Date.now(), seriesId);
+    this.sql.replacedSummary(conn, seriesId, from, deleted, n, first, lastRecord);
   }
 
   /**
@@ -335,7 +272,7 @@ export class SqliteRecordsStore implements RecordsStore {
           params[p++] = nullable(values[j]);
           params[p++] = flags[j];
         }
-        (full ??= this.stmt(sqlFor(ROWS_PER_INSERT), conn)).run(params);
+        (full ??= this.sql.stmt(sqlFor(ROWS_PER_INSERT), conn)).run(params);
       } else {
         for (let k = 0, p = 0; k < ROWS_PER_INSERT; k++) {
           const j = i + k;
@@ -349,7 +286,7 @@ export class SqliteRecordsStore implements RecordsStore {
     if (rest > 0) {
       const tail: (number | string | null)[] = [];
       for (let j = i; j < n; j++) tail.push(seriesId, timestamps[j], nullable(values[j]), flags[j]);
-      this.stmt(sqlFor(rest), conn).run(tail);
+      this.sql.stmt(sqlFor(rest), conn).run(tail);
     }
   }
 
@@ -367,7 +304,7 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   private mergeBlocks(seriesId: number, blocks: BatchBlocks, conn = this.conn): void {
-    const upsert = this.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
+    const upsert = this.sql.stmt(`INSERT INTO timeseries_block (timeseries_id, block_start, count, value_count, min, max, sum)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (timeseries_id, block_start) DO UPDATE SET
         count = count + excluded.count,
@@ -399,35 +336,20 @@ export class SqliteRecordsStore implements RecordsStore {
   close(): void {
     this.readAheadWorker?.close();
     this.storedWorker?.close();
-    if (this.chunkConn) {
-      this.statements.delete(this.chunkConn);
-      this.unflagged.delete(this.chunkConn);
-      this.chunkConn.close();
-    }
-    this.chunkConn = null;
+    this.sql.close((conn) => this.unflagged.delete(conn));
   }
 
-  async summary(seriesId: number): Promise<SeriesSummary | null> {
-    const row = this.stmt(`SELECT record_count, first_timestamp, last_timestamp, last_value, last_flags, version
-      FROM timeseries WHERE id = ?`).get(seriesId) as Record<string, number | string | null> | undefined;
-    if (!row) return null;
-    return {
-      count: row.record_count as number,
-      first: row.first_timestamp as number | null,
-      last: row.last_timestamp as number | null,
-      lastValue: row.last_value as number | null,
-      lastFlags: row.last_flags as string | null,
-      version: row.version as number,
-    };
+  summary(seriesId: number): Promise<SeriesSummary | null> {
+    return this.sql.summary(seriesId);
   }
 
   async count(seriesId: number, from: number, to: number): Promise<number> {
     const plan = countPlan(from, to);
     let n = plan.wholeFrom <= plan.wholeTo
-      ? (this.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
+      ? (this.sql.stmt("SELECT COALESCE(SUM(count), 0) FROM timeseries_block WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?")
         .pluck().get(seriesId, plan.wholeFrom, plan.wholeTo) as number)
       : 0;
-    const edge = this.stmt("SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?").pluck();
+    const edge = this.sql.stmt("SELECT COUNT(*) FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?").pluck();
     for (const [lo, hi] of plan.edges) n += edge.get(seriesId, lo, hi) as number;
     return n;
   }
@@ -439,7 +361,7 @@ export class SqliteRecordsStore implements RecordsStore {
       this.aggregateRecords(out, seriesId, S, E, N, [[S, E]]);
       return out;
     }
-    const blocks = this.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
+    const blocks = this.sql.stmt(`SELECT block_start, value_count, min, max, sum FROM timeseries_block
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true)
       .all(seriesId, S - DAY + 1, E) as BlockRow[];
     this.aggregateRecords(out, seriesId, S, E, N, mergeWholeBlocks(out, S, E, N, blocks));
@@ -448,13 +370,13 @@ export class SqliteRecordsStore implements RecordsStore {
 
   async latest(seriesId: number, lo: number, hi: number, match: { valued?: boolean; value?: number } = {}): Promise<FoundRecord | null> {
     const condition = match.value !== undefined ? "AND value = ?" : match.valued ? "AND value IS NOT NULL" : "";
-    const row = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ${condition}
+    const row = this.sql.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ? ${condition}
       ORDER BY timestamp DESC LIMIT 1`).raw(true).get(seriesId, safeBound(lo), safeBound(hi), ...(match.value !== undefined ? [match.value] : [])) as LastRecord | undefined;
     return row ? { timestamp: row[0]!, value: row[1], flags: row[2]! } : null;
   }
 
   async earliest(seriesId: number, lo: number, hi: number): Promise<FoundRecord | null> {
-    const row = this.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?
+    const row = this.sql.stmt(`SELECT timestamp, value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?
       ORDER BY timestamp LIMIT 1`).raw(true).get(seriesId, safeBound(lo), safeBound(hi)) as LastRecord | undefined;
     return row ? { timestamp: row[0]!, value: row[1], flags: row[2]! } : null;
   }
@@ -465,7 +387,7 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   async recordsAt(pairs: readonly (readonly [number, number])[]): Promise<(FoundRecord | null)[]> {
-    const one = this.stmt("SELECT value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?").raw(true);
+    const one = this.sql.stmt("SELECT value, flags FROM timeseries_record WHERE timeseries_id = ? AND timestamp = ?").raw(true);
     return pairs.map(([id, t]) => {
       const row = one.get(id, t) as [number | null, string] | undefined;
       return row ? { timestamp: t, value: row[0], flags: row[1] } : null;
@@ -473,9 +395,9 @@ export class SqliteRecordsStore implements RecordsStore {
   }
 
   async aggregateRanges(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<RangeAggregate[]> {
-    const whole = this.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+    const whole = this.sql.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true);
-    const part = this.stmt(`SELECT COUNT(value), SUM(value), MIN(value), MAX(value) FROM timeseries_record
+    const part = this.sql.stmt(`SELECT COUNT(value), SUM(value), MIN(value), MAX(value) FROM timeseries_record
       WHERE timeseries_id = ? AND timestamp >= ? AND timestamp <= ?`).raw(true);
     return ranges.map(([lo, hi]) => {
       const out = newRangeAggregate();
@@ -502,12 +424,11 @@ export class SqliteRecordsStore implements RecordsStore {
       GROUP BY i`;
     const params: (number | string)[] = D === 0 ? [] : [S, N, D];
     params.push(JSON.stringify(ranges), seriesId);
-    const rows = this.stmt(sql).raw(true).all(params) as [number, number, number | null, number | null, number | null][];
+    const rows = this.sql.stmt(sql).raw(true).all(params) as [number, number, number | null, number | null, number | null][];
     for (const [i, count, min, max, sum] of rows) mergeInto(out, i, count, min ?? Infinity, max ?? -Infinity, sum ?? 0);
   }
 }
 
-type LastRecord = [number | null, number | null, string | null];
 
 /** The timestamp, value and flags of a batch's last record. */
 function lastOf(batch: RecordBatch): [number, number | null, string] {

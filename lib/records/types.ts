@@ -345,6 +345,28 @@ export function checkReplacement(from: number, batch: RecordBatch): void {
   }
 }
 
+/** No records. */
+export const EMPTY_BATCH: RecordBatch = { timestamps: new Float64Array(0), values: new Float64Array(0), flags: [] };
+
+/**
+ * Where a chunked write begins, given its first chunk (null when empty) and the series' last
+ * stored timestamp: `from`, the first record or, for a replacement, the earlier of it and
+ * `replaceFrom`. Refuses an append that does not start after the last stored record
+ * (RecordsOverlap) and a replacement batch that starts before `from`.
+ */
+export function chunkedWriteStart(first: RecordBatch | null, options: ChunkedWriteOptions, lastStored: number | null): number {
+  const firstT = first === null ? null : first.timestamps[0];
+  if (options.replaceFrom !== undefined) {
+    const from = Math.min(options.replaceFrom, firstT ?? Infinity);
+    checkReplacement(from, first ?? EMPTY_BATCH);
+    return from;
+  }
+  if (lastStored !== null && firstT! <= lastStored) {
+    throw new RecordsOverlap(`the records start at ${firstT}, not after the last stored one (${lastStored})`);
+  }
+  return firstT!;
+}
+
 /** The start of the UTC day holding t. */
 export function blockStart(t: number): number {
   return Math.floor(t / DAY) * DAY;
@@ -540,3 +562,6 @@ export function safeBound(t: number): number {
 
 /** Below this interval width, blocks cannot help and records are aggregated directly. */
 export const BLOCK_PLAN_MIN_WIDTH = 2 * DAY;
+
+/** A series' last record: timestamp, value, flags (all null when it has none). */
+export type LastRecord = [number | null, number | null, string | null];
