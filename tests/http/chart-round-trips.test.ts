@@ -3,30 +3,23 @@
  * version, in one native query; the aggregates in one statement), a hit one (the series: its
  * version names the cached body). Counted so that a change that adds one shows.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { closeDb } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, expect, it } from "vitest";
 import { records } from "@/lib/records";
 import { getChart } from "@/lib/series/data-api";
 import { timeseriesData } from "@/lib/legacy/timeseries-data";
 import * as f from "@/tests/support/fixtures";
 import { recordPgQueries } from "@/tests/support/pg-queries";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase } from "@/tests/support/server";
 
-let database: ScratchDatabase;
+inProcessDatabase();
 let sid: number, tid: number;
 const T0 = Date.UTC(2020, 0, 1) / 1000;
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   sid = await f.station();
   tid = await f.series(await f.group(sid));
   const N = 20000;
   await records().write(tid, { timestamps: Float64Array.from({ length: N }, (_, i) => T0 + i * 600), values: Float64Array.from({ length: N }, (_, i) => i % 7), flags: Array.from({ length: N }, () => "") }, { mode: "append", validate: () => [] });
 }, 60_000);
-afterAll(async () => { records().close?.(); await closeDb(); await database?.dispose(); });
 
 it.runIf(DIALECT === "postgres")("takes two round trips for a month chart that is not cached, one for one that is", async () => {
   const { sent, stop } = recordPgQueries();

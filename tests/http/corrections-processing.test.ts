@@ -6,23 +6,20 @@
  * equal those of the same processes run from scratch over the final source written once.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db, Prisma } from "@/lib/db";
 import { claimJob, completeJob, newOwner } from "@/lib/jobs/queue";
 import { createProcess, PROCESS_KIND, processRunHandler } from "@/lib/processing";
 import type { ProcessConfig } from "@/lib/processing/config";
-import { records } from "@/lib/records";
 import { deleteRecords, editRecords, transformData } from "@/lib/series/correct";
 import { uploadRecords } from "@/lib/series";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import { findAuthUser, type AuthUser } from "@/lib/auth/users";
+import { type AuthUser, findAuthUser } from "@/lib/auth/users";
 import * as f from "@/tests/support/fixtures";
 import { readAllOf } from "@/tests/support/records-oracle";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase } from "@/tests/support/server";
 
-let database: ScratchDatabase;
+inProcessDatabase();
 let admin: f.TestUser;
 let station: number;
 let variableId: number;
@@ -31,21 +28,12 @@ const UTC = resolveTimeZone("UTC")!;
 const owner = newOwner();
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   admin = await f.user({ superuser: true });
   variableId = await f.variable();
   unitId = await f.unit("mm", [variableId]);
   station = await f.station({ name: "Property" }, admin.id);
   superuser = (await findAuthUser(admin.id))!;
 }, 60_000);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 /** Runs the queued process runs in this process until none is due (a chain's later runs included). */
 async function runQueued(): Promise<void> {

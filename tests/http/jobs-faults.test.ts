@@ -2,14 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { db, Prisma } from "@/lib/db";
 import { PRUNE_KEY, PRUNE_KIND } from "@/lib/jobs/maintenance";
 import { enqueue, getJob, jobHistory } from "@/lib/jobs/queue";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
-import { connectFixtures, DIALECT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase, startServer } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
 import { readAllOf } from "@/tests/support/records-oracle";
@@ -20,30 +18,22 @@ import { readAllOf } from "@/tests/support/records-oracle";
  * processes on one database (each job executed once), and a server restarted between an
  * enqueue and the run.
  */
-let database: ScratchDatabase;
+const database = inProcessDatabase();
 let dir: string;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
   dir = mkdtempSync(join(tmpdir(), "enhydris-jobs-"));
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
 });
 
 afterEach(killWorkers);
 
 afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
-
 
 function startWorker(env: Record<string, string> = {}): Worker {
   return startSharedWorker({ DATABASE_URL: database.url, JOB_LOG: join(dir, "executions.log"), ...env });
 }
-
 
 /** The series as stored: its summary, the real number and values of its records, and its blocks' count. */
 async function state(tid: number) {

@@ -1,18 +1,13 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { db, Prisma } from "@/lib/db";
 import type { JobContext, JobHandler } from "@/lib/jobs/registry";
-import {
-  CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, onJobsQueued, pruneJobs, queueStats, releaseJob, renewLease,
-  runWhileHeld,
-} from "@/lib/jobs/queue";
-import { startJobRunner, timedOut, type JobRunner } from "@/lib/jobs/runner";
+import { CHANNEL, claimJob, completeJob, enqueue, enqueueSql, failJob, getJob, jobHistory, onJobsQueued, pruneJobs, queueStats, releaseJob, renewLease, runWhileHeld } from "@/lib/jobs/queue";
+import { type JobRunner, startJobRunner, timedOut } from "@/lib/jobs/runner";
 import { now } from "@/lib/db/dialect-sql";
 import { records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 
 /**
@@ -20,21 +15,12 @@ import { sleep, until } from "@/tests/support/wait";
  * enqueueing inside writes, claiming one job per key, retries and backoff, leases, fencing,
  * history, pruning, statistics, and the runner's wake-ups and shutdown.
  */
-let database: ScratchDatabase;
+const database = inProcessDatabase();
 const A = "owner-a";
 const B = "owner-b";
 const KINDS = ["t.work", "t.other"];
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
-});
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
 });
 
 beforeEach(async () => {
@@ -42,7 +28,6 @@ beforeEach(async () => {
 });
 
 const jobsOf = (key: string) => db().prisma.job.findMany({ where: { key }, orderBy: { id: "asc" } });
-
 
 describe(`enqueueing (${DIALECT})`, () => {
   it("coalesces: one queued job per key, run at the earlier time, its tries counted anew", async () => {

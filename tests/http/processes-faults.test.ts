@@ -6,11 +6,9 @@
  * server that would have run it.
  */
 import { spawnSync } from "node:child_process";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findAuthUser, type AuthUser } from "@/lib/auth/users";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AuthUser, findAuthUser } from "@/lib/auth/users";
+import { db, Prisma } from "@/lib/db";
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import { getJob } from "@/lib/jobs/queue";
 import { aggregateSeries } from "@/lib/processing/numerics/aggregation";
@@ -24,28 +22,19 @@ import { uploadRecords } from "@/lib/series/upload";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { csv, processesApi, recordLines, seriesApi, upload } from "@/tests/support/processes";
-import { connectFixtures, DIALECT, ROOT, scratchDatabase, startServer, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase, ROOT, startServer } from "@/tests/support/server";
 import { sleep, until } from "@/tests/support/wait";
 import { killWorkers, startWorker as startSharedWorker, type Worker } from "@/tests/support/worker-process";
 import { readAllOf } from "@/tests/support/records-oracle";
 
-let database: ScratchDatabase;
+const database = inProcessDatabase();
 let admin: AuthUser;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   admin = (await findAuthUser((await f.user({ superuser: true })).id))!;
 });
 
 afterEach(killWorkers);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 function startWorker(env: Record<string, string> = {}): Worker {
   return startSharedWorker({ DATABASE_URL: database.url, ...env });

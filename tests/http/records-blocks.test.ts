@@ -3,20 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backup, restore } from "@/lib/db/backup";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
+import { db, Prisma } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { random } from "@/lib/server/demo";
 import { formatRecordLines } from "@/lib/formats/records";
-import { records, type CorrectionChange, type RecordBatch, type RecordsStore } from "@/lib/records";
+import { type CorrectionChange, type RecordBatch, records, type RecordsStore } from "@/lib/records";
 import { convertRecords } from "@/lib/records/convert";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";
 import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
 import { blockStart, DAY } from "@/lib/records/types";
 import * as f from "@/tests/support/fixtures";
 import { recordPgQueries } from "@/tests/support/pg-queries";
-import { batchOf, type Rec, randomChange, recordsFrom } from "@/tests/support/records-oracle";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { batchOf, randomChange, type Rec, recordsFrom } from "@/tests/support/records-oracle";
+import { connectFixtures, DIALECT, inProcessDatabase, scratchDatabase } from "@/tests/support/server";
 
 /**
  * The records store on day blocks (docs/decisions/0019) against the row store it replaced, kept
@@ -25,7 +24,7 @@ import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from 
  * summaries, counts, chart aggregates and lookups are those of the same sequence on the row
  * store; a series stored as rows is read as such, and converted in place with nothing changed.
  */
-let database: ScratchDatabase;
+const database = inProcessDatabase();
 let group: number;
 const BASE = Date.UTC(2019, 0, 1) / 1000;
 
@@ -33,18 +32,12 @@ const BASE = Date.UTC(2019, 0, 1) / 1000;
 let rows: RecordsStore;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   group = await f.group(await f.station());
   rows = db().sqlite ? new SqliteRecordsStore(db(), db().sqlite!) : new PostgresRecordsStore(db().pool!, db().reads!);
 }, 60_000);
 
-afterAll(async () => {
+afterAll(() => {
   rows?.close?.();
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
 });
 
 const newSeries = (name: string) => f.series(group, { type: "Aggregated", name: `${name} ${Math.random()}` });

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db, Prisma } from "@/lib/db";
 import { random } from "@/lib/server/demo";
 import { MAX_INSTANT } from "@/lib/formats/date-param";
 import { enqueueSql } from "@/lib/jobs/queue";
-import { records, type CorrectionChange, type CorrectionOutcome, type RecordBatch } from "@/lib/records";
+import { type CorrectionChange, type CorrectionOutcome, type RecordBatch, records } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { append, batchOf, blocks, expectedOutcome, observed, randomChange, readAllOf, type Rec, recordsFrom, rowsOf } from "@/tests/support/records-oracle";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase } from "@/tests/support/server";
 
 /**
  * The records store's corrections (RecordsStore.correct), in process on the dialect under test:
@@ -16,23 +14,14 @@ import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from 
  * the series afterwards (summary, daily blocks, counts, chart aggregates, records) equals one
  * written once with the final records; the version rises only when a record changed.
  */
-let database: ScratchDatabase;
+inProcessDatabase();
 let group: number;
 const DAY = 86_400;
 const BASE = Date.UTC(2021, 0, 1) / 1000;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   group = await f.group(await f.station());
 }, 60_000);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 const imagesOf = (outcome: CorrectionOutcome) => ({
   before: rowsOf(outcome.before), written: rowsOf(outcome.written), first: outcome.first, last: outcome.last,

@@ -1,37 +1,26 @@
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db, Prisma } from "@/lib/db";
 import { random } from "@/lib/server/demo";
 import { records, type RecordsStore } from "@/lib/records";
-import { daysOf, dayRow, sliceOf } from "@/lib/records/blocks";
+import { dayRow, daysOf, sliceOf } from "@/lib/records/blocks";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";
 import { SqliteRecordsStore } from "@/lib/records/sqlite-store";
 import * as f from "@/tests/support/fixtures";
-import { batchOf, crashWrites, readAllOf, recordsFrom, type Rec } from "@/tests/support/records-oracle";
-import { connectFixtures, DIALECT, ROOT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { batchOf, crashWrites, readAllOf, type Rec, recordsFrom } from "@/tests/support/records-oracle";
+import { DIALECT, inProcessDatabase, ROOT } from "@/tests/support/server";
 
 /**
  * kill -9 of a process in the middle of writes to day blocks, or of the conversion of series
  * stored as rows: afterwards every series holds exactly the records of its last committed write
  * (nothing lost, nothing doubled), in one form, with its summary and daily summaries agreeing.
  */
-let database: ScratchDatabase;
+const database = inProcessDatabase();
 let group: number;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   group = await f.group(await f.station());
 }, 60_000);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 /** Runs tests/support/records-crash-child.ts and kills it (SIGKILL) `delayMs` after it prints a line matching `at`; returns its output. */
 async function runAndKill(env: Record<string, string>, at: RegExp, delayMs: number): Promise<string> {

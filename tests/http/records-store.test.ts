@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, db, Prisma } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db, Prisma } from "@/lib/db";
 import { random } from "@/lib/server/demo";
 import { enqueueSql } from "@/lib/jobs/queue";
-import { records, RecordsOverlap, type RecordChunk } from "@/lib/records";
+import { type RecordChunk, records, RecordsOverlap } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";
 import { recordPgQueries } from "@/tests/support/pg-queries";
-import { connectFixtures, DIALECT, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { DIALECT, inProcessDatabase } from "@/tests/support/server";
 
 /**
  * The records store's streaming reads, in process (no server): chunks of every size give the
  * same records, flags and nulls in order; on SQLite the chunks after the first come from the
  * read-ahead worker thread; a reader that stops early leaves the store usable.
  */
-let database: ScratchDatabase;
+inProcessDatabase();
 let seriesId: number;
 const N = 45_007;
 const T0 = Date.UTC(2020, 0, 1) / 1000;
@@ -22,9 +20,6 @@ const flagOf = (i: number) => (i % 997 === 0 ? `F${i} RANGE` : "");
 const valueOf = (i: number) => (i % 101 === 0 ? null : (i % 5000) / 10);
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   seriesId = await f.series(await f.group(await f.station()));
   const result = await records().write(seriesId, {
     timestamps: Float64Array.from({ length: N }, (_, i) => T0 + i * 600),
@@ -33,12 +28,6 @@ beforeAll(async () => {
   }, { mode: "append", validate: () => [] });
   expect(result).toEqual({ ok: true, stored: N });
 }, 60_000);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 async function readAll(from: number, to: number, chunkSize?: number) {
   const lengths: number[] = [];

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/permissions";
-import { findAuthUser, type AuthUser } from "@/lib/auth/users";
-import { closeDb } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { type AuthUser, findAuthUser } from "@/lib/auth/users";
 import { resolveTimeZone } from "@/lib/formats/timezone";
-import { records } from "@/lib/records";
 import { Conflict, NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { deleteLookup } from "@/lib/lookups/writes";
 import { readableSeries } from "@/lib/series/context";
@@ -16,14 +12,14 @@ import { stationJsonById } from "@/lib/stations/stations";
 import { uploadRecords } from "@/lib/series/upload";
 import { updateProfile, USERNAME_MESSAGE, USERNAME_TAKEN } from "@/lib/accounts/users";
 import * as f from "@/tests/support/fixtures";
-import { connectFixtures, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { inProcessDatabase } from "@/tests/support/server";
 
 /**
  * The services called as a job, a script or a page calls them: in process, with no request.
  * They check permissions, validate what needs the database, write in their own transactions and
  * raise domain errors (docs/decisions/0008).
  */
-let database: ScratchDatabase;
+inProcessDatabase();
 let other: AuthUser;
 let maintainer: AuthUser;
 let viewer: AuthUser;
@@ -46,9 +42,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
   other = await actor(await f.user());
   maintainer = await actor(await f.user());
   viewer = await actor(await f.user());
@@ -58,12 +51,6 @@ beforeAll(async () => {
   gid = await f.group(sid, { variableId });
   tid = await f.series(gid, { type: "Initial", publiclyAvailable: false });
 }, 60_000);
-
-afterAll(async () => {
-  records().close?.();
-  await closeDb();
-  await database?.dispose();
-});
 
 describe("a station change", () => {
   it("is refused to an anonymous actor and to a user who is not an editor, before the values are asked for", async () => {

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { closeDb, db } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { parseDatabaseUrl } from "@/lib/db/url";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
 import { tick } from "@/lib/telemetry/jobs";
 import { dueAfterMinuteOf, isDueMinute, nextDue } from "@/lib/telemetry/schedule";
 import * as f from "@/tests/support/fixtures";
-import { connectFixtures, scratchDatabase, type ScratchDatabase } from "@/tests/support/server";
+import { inProcessDatabase } from "@/tests/support/server";
 
 /**
  * The scheduler's tick (telemetry.md §3) with a clock the test controls, in process on the
@@ -13,18 +11,11 @@ import { connectFixtures, scratchDatabase, type ScratchDatabase } from "@/tests/
  * the interval equal the offset; a fetch missed while no tick ran is queued once; the SQL's next
  * due minute is the definition's; two ticks at once queue each due telemetry once.
  */
-let database: ScratchDatabase;
+inProcessDatabase();
 const MINUTE = 60_000;
 const DAY0 = Date.UTC(2031, 4, 6);
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  await migrate(parseDatabaseUrl(database.url));
-  await connectFixtures(database.url);
-});
-afterAll(async () => {
-  await closeDb();
-  await database?.dispose();
 });
 beforeEach(async () => {
   await db().write(async (tx) => {

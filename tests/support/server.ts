@@ -4,11 +4,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import pg from "pg";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { reloadSettings } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
+import { records } from "@/lib/records";
 
 /**
  * A real server (server.mjs on the built app) with a fresh database of the dialect under test:
@@ -97,6 +98,26 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
   process.env.DATABASE_URL = databaseUrl;
   if (mediaDir) process.env.ENHYDRIS_MEDIA_DIR = mediaDir;
   reloadSettings();
+}
+
+/**
+ * For a file that calls lib/ in process: a migrated scratch database, made before the file's own
+ * beforeAll hooks run (which may add fixtures to it), with lib/ and the fixtures pointed at it;
+ * closed and removed after the file's tests.
+ */
+export function inProcessDatabase(): { readonly url: string } {
+  let database: ScratchDatabase | undefined;
+  beforeAll(async () => {
+    database = await scratchDatabase();
+    await migrate(parseDatabaseUrl(database.url));
+    await connectFixtures(database.url);
+  }, 60_000);
+  afterAll(async () => {
+    records().close?.();
+    await closeDb();
+    await database?.dispose();
+  });
+  return { get url() { return database!.url; } };
 }
 
 /** With TEST_CPU_LOG (tests/support/file-accounting.ts): how long a server took to start or stop. */
