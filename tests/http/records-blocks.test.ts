@@ -159,13 +159,16 @@ function randomOp(rand: () => number, current: Rec[]): { op: Op; after: Rec[]; n
 }
 
 /**
- * The sums in a state (daily summaries, chart intervals, ranges) to 12 significant digits, on
- * PostgreSQL: the row store's SUM added in the rows' physical order there, so that its sums of
- * inexact values are not reproducible in their last bits.
+ * The sums in a state (daily summaries, chart intervals, ranges) to hundredths, on PostgreSQL:
+ * the row store's SUM added in the rows' physical order there, so that its sums of inexact values
+ * are not reproducible in their last bits. Every value here (readings, and the corrections' quarters)
+ * is a whole number of hundredths, and so is every exact sum; either order's error (below 1e-7 for
+ * these sizes) is far from half a hundredth. (Twelve significant digits were not enough: a sum that
+ * nearly cancels, 0.01 against 0.00999999999999, kept its error in them.)
  */
 function sumsRounded<T>(state: T): T {
   if (DIALECT === "sqlite") return state;
-  const round = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Number(v.toPrecision(12)) : v);
+  const round = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.round(v * 100) / 100 + 0 : v);
   const s = state as unknown as { blocks: unknown[][]; aggregates: { sum: Float64Array }[]; ranges: { sum: number }[] };
   return {
     ...state,
