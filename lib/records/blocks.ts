@@ -176,46 +176,66 @@ export function mergeRecords(stored: RecordBatch, added: RecordBatch): RecordBat
   return { timestamps, values, flags };
 }
 
-/** What a chunked write wrote: how many records, and its last chunk (null when none). */
-export interface ChunkedTally {
-  n: number;
-  last: RecordBatch | null;
-}
-
 /**
- * The day rows of a chunked write: the chunks' records grouped by UTC day, the first day `day0`
- * begun with `kept` (what stays of the stored day, summarized by `base`; a day may go on in the
- * next chunk). `tally` counts the records as they pass.
+ * Groups a chunked write's records by UTC day, synchronously, chunk by chunk: the first day
+ * `day0` begun with `kept` (what stays of the stored day, summarized by `base`); a day may go on
+ * in the next chunk. Counts the records and keeps the last chunk as they pass.
  */
-export async function* dayRowsOf(
-  chunks: AsyncIterable<RecordBatch>, day0: number, kept: RecordBatch, base: DaySummary | null, tally: ChunkedTally,
-): AsyncGenerator<DayRow> {
-  let pending = kept;
-  let pendingDay = day0;
-  let pendingBase = base;
+export class DayGrouper {
+  /** How many records were added. */
+  n = 0;
+  /** The last chunk added (null when none). */
+  last: RecordBatch | null = null;
+  private pending: RecordBatch;
+  private pendingDay: number;
+  private pendingBase: DaySummary | null;
   /** How many of the pending records came from the stored day (summarized by `pendingBase`). */
-  let pendingStored = kept.timestamps.length;
-  const rowOf = () => {
-    const added = summaryOf(sliceOf(pending, pendingStored, pending.timestamps.length));
-    return dayRow(pendingDay, pending, pendingBase ? mergeSummaries(pendingBase, added) : added);
-  };
-  for await (const chunk of chunks) {
+  private pendingStored: number;
+
+  constructor(day0: number, kept: RecordBatch, base: DaySummary | null) {
+    this.pending = kept;
+    this.pendingDay = day0;
+    this.pendingBase = base;
+    this.pendingStored = kept.timestamps.length;
+  }
+
+  /** Adds a chunk; `done` gets the row of each day it completes. */
+  add(chunk: RecordBatch, done: (row: DayRow) => void): void {
     for (const { start, from: i, to: j } of daysOf(chunk)) {
       const part = sliceOf(chunk, i, j);
-      if (start === pendingDay) {
-        pending = mergeRecords(pending, part);
+      if (start === this.pendingDay) {
+        this.pending = mergeRecords(this.pending, part);
       } else {
-        if (pending.timestamps.length) yield rowOf();
-        pending = part;
-        pendingDay = start;
-        pendingStored = 0;
-        pendingBase = null;
+        this.finish(done);
+        this.pending = part;
+        this.pendingDay = start;
+        this.pendingStored = 0;
+        this.pendingBase = null;
       }
     }
-    tally.n += chunk.timestamps.length;
-    tally.last = chunk;
+    this.n += chunk.timestamps.length;
+    this.last = chunk;
   }
-  if (pending.timestamps.length) yield rowOf();
+
+  /** Gives the row of the day being gathered, if it has records. */
+  finish(done: (row: DayRow) => void): void {
+    const { pending } = this;
+    if (!pending.timestamps.length) return;
+    const added = summaryOf(sliceOf(pending, this.pendingStored, pending.timestamps.length));
+    done(dayRow(this.pendingDay, pending, this.pendingBase ? mergeSummaries(this.pendingBase, added) : added));
+  }
+}
+
+/** The day rows of a chunked write (DayGrouper), as the chunks arrive. */
+export async function* dayRowsOf(chunks: AsyncIterable<RecordBatch>, grouper: DayGrouper): AsyncGenerator<DayRow> {
+  const rows: DayRow[] = [];
+  const done = (row: DayRow) => rows.push(row);
+  for await (const chunk of chunks) {
+    grouper.add(chunk, done);
+    yield* rows.splice(0);
+  }
+  grouper.finish(done);
+  yield* rows;
 }
 
 function concat(a: RecordBatch, b: RecordBatch): RecordBatch {

@@ -4,7 +4,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { postgresValue, type ReadConnections } from "@/lib/db";
 import {
-  asBatch, type ChunkedTally, concatChunks, dayRow, type DayRow, dayRowsOf, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
+  asBatch, DayGrouper, concatChunks, dayRow, type DayRow, dayRowsOf, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
   mergeSummaries, rangePieces, type RangePieces, type RangeRow, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow,
   summaryOf, type UnionRow, within,
 } from "@/lib/records/blocks";
@@ -321,9 +321,9 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
             base = replacing ? sqlSummaryOf(kept, false) : { count, valueCount, min, max, sum };
           }
         }
-        const tally: ChunkedTally = { n: 0, last: null };
-        await this.copyRows(client, seriesId, dayRowsOf(chunksFrom(first, rest), day0, kept, base, tally));
-        const { n, last } = tally;
+        const grouper = new DayGrouper(day0, kept, base);
+        await this.copyRows(client, seriesId, dayRowsOf(chunksFrom(first, rest), grouper));
+        const { n, last } = grouper;
         const lastRecord = last === null ? null : lastOf(last);
         if (replacing) {
           if (deleted > 0 || n > 0) {

@@ -1,7 +1,7 @@
 import { sqliteValue, type Db } from "@/lib/db";
 import type { SqliteDatabase } from "@/lib/db/sqlite";
 import {
-  asBatch, concatChunks, dayRow, type DayRow, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
+  asBatch, concatChunks, DayGrouper, dayRow, type DayRow, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
   mergeSummaries, rangePieces, type RangePieces, type RangeRow, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow, summaryOf,
   type UnionRow, within,
 } from "@/lib/records/blocks";
@@ -251,40 +251,18 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
       this.sql.stmt("DELETE FROM timeseries_block WHERE timeseries_id = ? AND block_start > ?", conn).run(seriesId, day0);
     }
     if (stored) this.deleteDay(conn, seriesId, day0);
-    // The grouping of dayRowsOf (blocks.ts), written out here: the rows are inserted as the days
-    // complete, in the loop, and through the async generator the bench's uploads measured slower
-    // (medians 415k against 465k records/s over six runs each, on a noisy machine).
-    let pending = kept;
-    let pendingDay = day0;
-    let pendingStored = pending.timestamps.length;
-    let n = 0;
-    let last: RecordBatch | null = null;
+    // Synchronously in the loop (not through the async generator dayRowsOf): the rows are
+    // inserted as the days complete, and uploads measured about 10% slower through it.
+    const grouper = new DayGrouper(day0, kept, base);
     const rows: DayRow[] = [];
-    const flush = () => {
-      if (pending.timestamps.length) {
-        const added = sliceOf(pending, pendingStored, pending.timestamps.length);
-        rows.push(dayRow(pendingDay, pending, base ? mergeSummaries(base, summaryOf(added)) : summaryOf(added)));
-      }
+    const done = (row: DayRow) => {
+      rows.push(row);
       if (rows.length >= ROWS_PER_INSERT) this.writeRows(conn, seriesId, rows.splice(0));
     };
-    for await (const chunk of chunks) {
-      for (const { start, from: i, to: j } of daysOf(chunk)) {
-        const part = sliceOf(chunk, i, j);
-        if (start === pendingDay) {
-          pending = mergeRecords(pending, part);
-        } else {
-          flush();
-          pending = part;
-          pendingDay = start;
-          pendingStored = 0;
-          base = null;
-        }
-      }
-      n += chunk.timestamps.length;
-      last = chunk;
-    }
-    flush();
+    for await (const chunk of chunks) grouper.add(chunk, done);
+    grouper.finish(done);
     this.writeRows(conn, seriesId, rows);
+    const { n, last } = grouper;
     const lastRecord = last === null ? null : lastOf(last);
     if (replacing) {
       if (deleted > 0 || n > 0) {
