@@ -1,5 +1,6 @@
 // Builds the server (lib/server/main.ts) and its job process (lib/server/jobs-main.ts) into
-// <distDir>/enhydris/main.mjs and jobs.mjs with esbuild: lib/ is bundled, packages stay imports
+// <distDir>/enhydris/main.mjs and jobs.mjs with esbuild, and beside them the browser scripts the
+// server serves by name (records-worker.js: lib/server/page-scripts.ts): lib/ is bundled, packages stay imports
 // of node_modules. `npm run build` runs it after `next build`; `node server.mjs --dev` builds into
 // node_modules/.cache/enhydris/ at each start.
 //   node scripts/build-server.mjs [outdir]
@@ -56,6 +57,18 @@ export async function buildServer(outdir = serverBuildDir()) {
     logLevel: "warning",
     // CommonJS code bundled into an ES module (the generated Prisma clients' helpers) may call require().
     banner: { js: 'import { createRequire as __enhydrisRequire } from "node:module"; const require = __enhydrisRequire(import.meta.url);' },
+  });
+  // The pages' scripts that the server serves by name (lib/server/page-scripts.ts).
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: { "records-worker": "components/manage/records-worker.ts" },
+    outdir,
+    bundle: true,
+    platform: "browser",
+    format: "iife",
+    target: "es2020",
+    minify: true,
+    logLevel: "warning",
   });
   return outdir;
 }

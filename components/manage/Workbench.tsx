@@ -8,7 +8,8 @@ import { RangeFields } from "@/components/chart/drag-range";
 import { timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
 import WorkbenchChart, { type DrawnRow } from "@/components/manage/WorkbenchChart";
-import { epoch, isoInstant, parseRecords, RecordColumns, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
+import { loadRecords } from "@/components/manage/records-loader";
+import { epoch, isoInstant, RecordColumns, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import { decimalIn, decimalSeparator } from "@/lib/i18n/format";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
@@ -61,7 +62,8 @@ const OPERATIONS = ["delete", "offset", "scale", "set", "interpolate", "flag", "
 type Operation = (typeof OPERATIONS)[number];
 /** The kinds of corrections the history lists (the API's codes), each with its words in the catalogue. */
 const KINDS = new Set(["upload", "replace", "delete", "edit", "transform", "revert"]);
-const PAGE_ROWS = 100;
+/** Rows of the records table per page: about three screens; each row costs its share of the first render. */
+const PAGE_ROWS = 50;
 /**
  * Above this many records the chart draws min–max bands over half as many equal intervals instead
  * of every record: about one per two pixels of a wide chart, and a year drawn at once (each drawn
@@ -128,10 +130,10 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
 
   useEffect(() => {
     const controller = new AbortController();
-    fetch(workbenchRecordsUrl(apiPath, range), { signal: controller.signal, credentials: "same-origin" })
-      .then(async (response) => {
-        if (!response.ok) throw new Error(await answerText(response, serverAnswered, inPageLanguage));
-        setRecords(parseRecords(await response.text()));
+    loadRecords(workbenchRecordsUrl(apiPath, range), controller.signal)
+      .then(async (loaded) => {
+        if ("refused" in loaded) throw new Error(await answerText(loaded.refused, serverAnswered, inPageLanguage));
+        setRecords(loaded.records);
         setLoadError("");
       })
       .catch((e: Error) => e.name !== "AbortError" && setLoadError(t("loadFailed", { error: e.message })));

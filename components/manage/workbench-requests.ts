@@ -60,6 +60,11 @@ export class RecordColumns {
 
   static readonly empty = new RecordColumns("", 0, new Float64Array(0), new Float64Array(0), new Uint32Array(0), new Uint32Array(0));
 
+  /** The columns read from `csv`. */
+  static of(csv: string, c: ParsedColumns): RecordColumns {
+    return new RecordColumns(csv, c.length, c.t, c.v, c.spans, c.flagged);
+  }
+
   at(i: number): Rec {
     const [vs, ve, fs, fe] = this.spans.subarray(i * 4, i * 4 + 4);
     const v = this.v[i];
@@ -126,11 +131,20 @@ function valueAt(text: string, start: number, end: number): number {
   return negative ? -value : value;
 }
 
+/** The columns parseRecords reads, before they become a RecordColumns (what the records worker sends back). */
+export interface ParsedColumns {
+  length: number;
+  t: Float64Array;
+  v: Float64Array;
+  spans: Uint32Array;
+  flagged: Uint32Array;
+}
+
 /**
  * The records of data/'s CSV read with timezone=UTC, in columns. Scanned by hand, each date's
  * epoch worked out once and each value read from its digits.
  */
-export function parseRecords(text: string): RecordColumns {
+export function readColumns(text: string): ParsedColumns {
   let capacity = 1024;
   let t = new Float64Array(capacity);
   let v = new Float64Array(capacity);
@@ -175,7 +189,13 @@ export function parseRecords(text: string): RecordColumns {
     }
     i = end + 1;
   }
-  return new RecordColumns(text, n, t.subarray(0, n), v.subarray(0, n), spans.subarray(0, n * 4), Uint32Array.from(flagged));
+  // Copies of exactly the records' size: the worker hands their buffers over whole.
+  return { length: n, t: t.slice(0, n), v: v.slice(0, n), spans: spans.slice(0, n * 4), flagged: Uint32Array.from(flagged) };
+}
+
+/** The records of data/'s CSV read with timezone=UTC (readColumns), with their texts. */
+export function parseRecords(text: string): RecordColumns {
+  return RecordColumns.of(text, readColumns(text));
 }
 
 const digit = (text: string, i: number) => text.charCodeAt(i) - 48;

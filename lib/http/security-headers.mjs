@@ -35,6 +35,22 @@ export function contentSecurityPolicy({ nonce, dev = false, tiles = "" } = {}) {
   ].join("; ");
 }
 
+/**
+ * The request header that carries a page's policy, and so its nonce, from the server to the page
+ * (Next reads the nonce of its scripts from it: lib/server/next-internals.ts, 2.).
+ */
+export const PAGE_NONCE_HEADER = "content-security-policy";
+
+/**
+ * The nonce of a Content-Security-Policy header, or null.
+ * @param {unknown} csp
+ * @returns {string | null}
+ */
+export function nonceOf(csp) {
+  const m = /'nonce-([^']+)'/.exec(String(csp ?? ""));
+  return m ? m[1] : null;
+}
+
 /** The headers of every HTML page besides its policy; a page may choose a stricter referrer policy. */
 export const HTML_HEADERS = Object.freeze({
   "X-Frame-Options": "DENY",

@@ -60,8 +60,8 @@ export function distDir(): string {
 // ---------------------------------------------------------------------------------------------
 // 2. The CSP nonce
 
-/** The request header Next reads its scripts' nonce from. */
-export const PAGE_NONCE_HEADER = "content-security-policy";
+/** The request header Next reads its scripts' nonce from (the pages' own inline scripts too). */
+export { PAGE_NONCE_HEADER } from "@/lib/http/security-headers.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // 3. Deferred scripts: the site's pages (not /manage/) start Next's scripts after their first paint (issue 17,

@@ -5,6 +5,7 @@
 // page reads), the store (an LRU bounded by bytes) and the csrftoken cookie maker. Until then
 // nothing is cached.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { nonceOf } from "@/lib/http/security-headers.mjs";
 import { LANGUAGE_COOKIE, localeOfHeaders, type Locale } from "@/lib/i18n/locales";
 import { bridge } from "@/lib/runtime/bridge";
 import { isNextNavigation } from "@/lib/server/next-internals";
@@ -103,12 +104,6 @@ export function replayableHeaders(headers: Record<string, unknown>): [string, st
 export function onlyCsrfCookies(setCookie: unknown): boolean {
   if (setCookie === undefined) return true;
   return [setCookie].flat().every((c) => /^csrftoken=/.test(String(c)));
-}
-
-/** The nonce of a Content-Security-Policy header, or null. */
-export function nonceOf(csp: unknown): string | null {
-  const m = /'nonce-([^']+)'/.exec(String(csp ?? ""));
-  return m ? m[1] : null;
 }
 
 /**

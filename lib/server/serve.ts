@@ -18,6 +18,8 @@ import {
   answerBodyFaultsAsClientErrors, deferPageScripts, LENGTH_HEADER, NEXT_ASSETS, nextServer, PAGE_NONCE_HEADER, pageRoutes,
   restoreContentLength, type NextHandler, type PageRoute,
 } from "@/lib/server/next-internals";
+import { serveBuiltScript } from "@/lib/server/page-scripts";
+import { RECORDS_WORKER_PATH } from "@/lib/site/paths";
 import { cacheableGroupPage, isGroupPagePath, PAGE_CACHE_HEADER, servePage } from "@/lib/server/page-cache";
 import { replaceErrorShells } from "@/lib/server/error-shells";
 import { internalRequest, internalRequestToken, markForInternalRequests } from "@/lib/server/internal-requests.mjs";
@@ -461,6 +463,10 @@ export async function serveHere(options: ServeOptions): Promise<void> {
     }
     if (undecodable(path)) {
       answer(res, 404, path, "Not found.");
+      return;
+    }
+    if (path === RECORDS_WORKER_PATH) {
+      serveBuiltScript(req, res, "records-worker.js");
       return;
     }
     if (needsSlash(path)) {

@@ -42,6 +42,9 @@ export function returnPath(referer: string | null, host: string | null, next: st
   return url.pathname + url.search + url.hash;
 }
 
+/** The workbench's records worker, built beside the server (scripts/build-server.mjs, lib/server/page-scripts.ts). */
+export const RECORDS_WORKER_PATH = "/_enhydris/records-worker.js";
+
 export const stationPath = (sid: number) => `/stations/${sid}/`;
 export const groupPath = (sid: number, gid: number) => `/stations/${sid}/timeseriesgroups/${gid}/`;
 export const seriesApiPath = (sid: number, gid: number, tid: number) =>

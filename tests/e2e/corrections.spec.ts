@@ -64,12 +64,23 @@ test("an editor selects a range on the chart, previews an offset, applies it, re
   await expect(page).not.toHaveURL(/\/accounts\/login\//);
   // From the group's management page, as an editor finds it.
   await open(page, `/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/`);
+  const workers: string[] = [];
+  page.on("worker", (worker) => workers.push(new URL(worker.url()).pathname));
   await page.getByRole("link", { name: "Quality control" }).click();
   // The address then carries the range shown (the workbench keeps its view there).
   await expect(page).toHaveURL(new RegExp(`/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/timeseries/${gauge.tid}/edit/\\?start=[^&]+&end=[^&]+$`));
   await hydrated(page);
   await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
   await expect(page.getByRole("heading", { name: "Records of the range (432)" })).toBeVisible();
+  // The records were read off the main thread, by the records worker (components/manage/records-loader.ts);
+  // on a full load of the page its inline script starts the worker before React does, and the workbench takes that answer.
+  expect(workers).toEqual(["/_enhydris/records-worker.js"]);
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
+  await expect(page.getByRole("heading", { name: "Records of the range (432)" })).toBeVisible();
+  expect(await page.evaluate(() => window.__enhydrisRecords?.taken)).toBe(true);
+  expect(workers).toEqual(["/_enhydris/records-worker.js", "/_enhydris/records-worker.js"]);
 
   // Select by dragging over the middle of the shown range.
   await dragOnChart(page, 0.35, 0.6);

@@ -86,7 +86,7 @@ describe("what the server relies on in Next", () => {
     expect(asset.status).toBe(200);
   });
 
-  it("3. a management page keeps Next's async scripts: it is worked in, and the workbench's records are preloaded with the page", async () => {
+  it("3. a management page keeps Next's async scripts: it is worked in; the workbench starts its records worker with the page's nonce", async () => {
     const editor = await f.user({ superuser: true });
     const { jar, error } = await siteLogin(server.url, editor.username, editor.password);
     expect(error).toBeNull();
@@ -95,12 +95,41 @@ describe("what the server relies on in Next", () => {
     const path = `/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/edit/?start=2024-01-01T00:00:00Z&end=2024-01-02T00:00:00Z`;
     const r = await fetch(`${server.url}${path}`, { headers: { cookie: jar.header() } });
     expect(r.status).toBe(200);
+    const nonce = /'nonce-([^']+)'/.exec(r.headers.get("content-security-policy") ?? "")?.[1];
     const html = await r.text();
     const head = html.slice(0, html.indexOf("</head>"));
     expect(head).toMatch(/<script src="\/_next\/static\/[^"]+\.js"[^>]*async/);
     expect(head).not.toContain("first-contentful-paint");
-    const records = `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/?start_date=2024-01-01T00%3A00%3A00Z&amp;end_date=2024-01-02T00%3A00%3A00Z&amp;timezone=UTC`;
-    expect(head).toContain(`<link rel="preload" as="fetch" crossorigin="anonymous" href="${records}"/>`);
+    // The records go to the worker (components/manage/records-loader.ts), asked by an inline
+    // script that carries the page's nonce (2.: the page reads it from the same request header).
+    const records = `/api/stations/${sid}/timeseriesgroups/${gid}/timeseries/${tid}/data/?start_date=2024-01-01T00%3A00%3A00Z&end_date=2024-01-02T00%3A00%3A00Z&timezone=UTC`;
+    const early = /<script nonce="([^"]+)">(\(function\(u,p\)\{[^<]*new Worker\(p\)[^<]*)<\/script>/.exec(html);
+    expect(early, "the records worker's start").not.toBeNull();
+    expect(early![1]).toBe(nonce);
+    expect(early![2]).toContain(JSON.stringify([records, "/_enhydris/records-worker.js"]));
+    expect(html).not.toContain(`href="${records.replaceAll("&", "&amp;")}"`);
+  });
+
+  it("the records worker's script is served by the server, revalidated by its ETag", async () => {
+    const r = await fetch(`${server.url}/_enhydris/records-worker.js`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(r.headers.get("cache-control")).toBe("public, no-cache");
+    const body = await r.text();
+    expect(body).toContain("onmessage");
+    expect(Number(r.headers.get("content-length"))).toBe(Buffer.byteLength(body));
+    const etag = r.headers.get("etag")!;
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const again = await fetch(`${server.url}/_enhydris/records-worker.js`, { headers: { "If-None-Match": etag } });
+    expect(again.status).toBe(304);
+    const head = await fetch(`${server.url}/_enhydris/records-worker.js`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const post = await fetch(`${server.url}/_enhydris/records-worker.js`, { method: "POST", body: "x" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    const other = await fetch(`${server.url}/_enhydris/other.js`);
+    expect(other.status).toBe(404);
   });
 
   it("4. a site form whose body Next cannot take is answered 400 (or 413), not with Next's 500", async () => {

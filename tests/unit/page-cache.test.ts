@@ -1,8 +1,9 @@
 import { IncomingMessage, ServerResponse } from "node:http";
+import { nonceOf } from "@/lib/http/security-headers.mjs";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
-  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, nonceOf, onlyCsrfCookies, replayableHeaders, servePage, splitOnNonce,
+  cacheableGroupPage, capturePage, cookieNames, hasCsrfCookie, joinWithNonce, onlyCsrfCookies, replayableHeaders, servePage, splitOnNonce,
 } from "@/lib/server/page-cache";
 import { deferHeadScripts, deferPageScripts } from "@/lib/server/next-internals";
 import { bridge } from "@/lib/runtime/bridge";

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getLocale, getTranslations } from "next-intl/server";
 import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
+import { earlyRecordsScript } from "@/components/manage/records-loader";
 import { workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
 import { findSeriesAt, workbenchView, writableSeries } from "@/lib/series";
 import { guarded, stationPageMetadata } from "@/lib/manage";
@@ -9,6 +10,7 @@ import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, seriesApiPath } from "@/lib/site/paths";
 import { pathId, seriesLabel } from "@/lib/frontend";
+import { pageNonce } from "@/lib/site/nonce";
 import { zoneOffsetMinutes } from "@/lib/site/time";
 import { groupTitleIn } from "@/lib/site/group-title";
 import { typeWord } from "@/app/manage/stations/[sid]/timeseriesgroups/[gid]/words";
@@ -35,12 +37,14 @@ export default async function EditRecordsPage({ params, searchParams }: { params
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
   const groupName = groupTitleIn(locale, { id: gid, name: s.group.name, variable: s.variable.descr });
   // The records and the compared series' means start loading with the page, not after its scripts
-  // (links in the HTML: react-dom's preload() would reach the browser only in the RSC payload).
+  // (in the HTML: react-dom's preload() would reach the browser only in the RSC payload). The
+  // records go to the records worker, which reads them while React starts (records-loader.ts).
   const range = workbenchRange(view.range, s.firstTimestamp, s.lastTimestamp);
-  const early = range ? [workbenchRecordsUrl(seriesApiPath(sid, gid, tid), range),
-    ...view.compared.map((c) => chartApiUrl(c.stationId, c.groupId, c.seriesId, range.start, range.end, offset))] : [];
+  const early = range ? view.compared.map((c) => chartApiUrl(c.stationId, c.groupId, c.seriesId, range.start, range.end, offset)) : [];
+  const nonce = await pageNonce();
   return (
     <div className="page manage">
+      {range && nonce && <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyRecordsScript(workbenchRecordsUrl(seriesApiPath(sid, gid, tid), range)) }} />}
       {early.map((href) => <link key={href} rel="preload" as="fetch" crossOrigin="anonymous" href={href} />)}
       <ManageHeader crumbs={[{ label: s.station.name || tc("station", { id: sid }), href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: t("title") }]}
         title={t("heading", { label })} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
