@@ -14,6 +14,13 @@ interface WorkerScope {
   postMessage(message: RecordsAnswer, transfer?: Transferable[]): void;
 }
 const scope = self as unknown as WorkerScope;
+
+// ICU's list of the locales each Intl service supports is built on its first use, once per
+// renderer process (V8 keeps it process-wide) — about 25 ms on a slow machine, which the page's
+// first message with an argument (next-intl's IntlMessageFormat asks Intl.NumberFormat) would
+// otherwise spend in the middle of hydrating. The worker, on its own thread, builds it first.
+Intl.NumberFormat.supportedLocalesOf("en");
+Intl.PluralRules.supportedLocalesOf("en");
 const pending = new Map<number, AbortController>();
 
 async function answer(id: number, url: string, signal: AbortSignal): Promise<void> {
