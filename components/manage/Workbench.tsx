@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
+import { memo, useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
 import { useApiMessages } from "@/components/manage/api-messages";
 import ComparePicker, { unitAxes, useOverlays, type Compared } from "@/components/chart/Compare";
 import { RangeFields } from "@/components/chart/drag-range";
@@ -9,7 +9,7 @@ import { timeTicks } from "@/components/chart/ticks";
 import { csrfToken } from "@/components/manage/csrf";
 import WorkbenchChart, { type DrawnRow } from "@/components/manage/WorkbenchChart";
 import { loadRecords } from "@/components/manage/records-loader";
-import { epoch, isoInstant, RecordColumns, workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
+import { epoch, isoInstant, RecordColumns, workbenchRange, workbenchRecordsUrl, type Rec } from "@/components/manage/workbench-requests";
 import { decimalIn, decimalSeparator } from "@/lib/i18n/format";
 import type { CorrectionJson } from "@/lib/series";
 import { formatDateTime, formatLocalInput, offsetLabel, parseInstant } from "@/lib/site/time";
@@ -93,6 +93,59 @@ function send(url: string, method: string, body?: unknown): Promise<Response> {
   });
 }
 
+type Editing = { t: number; value: string; flags: string };
+
+/**
+ * The rows of the records table. Memoized: the compared series, the history and every keystroke
+ * in the operation's fields re-render the workbench, and the page's rows are most of its render.
+ */
+const RecordRows = memo(function RecordRows({ rows, selection, editing, busy, anchor, offsetMinutes, onSelect, onAnchor, onEdit }: {
+  rows: Rec[];
+  selection: { from: number; to: number } | null;
+  editing: Editing | null;
+  busy: boolean;
+  anchor: number | null;
+  offsetMinutes: number;
+  onSelect: (from: number, to: number) => void;
+  onAnchor: (t: number) => void;
+  onEdit: (editing: Editing | null) => void;
+}) {
+  const t = useTranslations("manageSeriesWorkbench");
+  const locale = useLocale();
+  const shownValue = (value: string | number) => decimalIn(locale, value);
+  return (
+    <tbody>
+      {rows.map((r) => {
+        const inSelection = selection !== null && r.t >= selection.from && r.t <= selection.to;
+        return editing?.t === r.t ? (
+          // A row of its own (its key): were React to reuse the Edit button's node for Save, the
+          // click that opened the row would go on to submit it, as a submit button's click.
+          <tr key={`editing-${r.t}`} className="editing">
+            <td>{formatDateTime(r.t, offsetMinutes)}</td>
+            <td><input aria-label={t("value")} inputMode="decimal" value={editing.value} onChange={(e) => onEdit({ ...editing, value: e.target.value })} size={8} /></td>
+            <td><input aria-label={t("flags")} value={editing.flags} onChange={(e) => onEdit({ ...editing, flags: e.target.value })} size={14} /></td>
+            <td><button type="submit" className="button small" disabled={busy}>{t("save")}</button> <button type="button" className="button secondary small" onClick={() => onEdit(null)}>{t("cancel")}</button></td>
+          </tr>
+        ) : (
+          <tr key={r.t} className={inSelection ? "selected" : undefined} aria-selected={inSelection}
+            onClick={(e) => {
+              if (e.shiftKey && anchor !== null) onSelect(anchor, r.t);
+              else {
+                onAnchor(r.t);
+                onSelect(r.t, r.t);
+              }
+            }}>
+            <td>{formatDateTime(r.t, offsetMinutes)}</td>
+            <td className="number">{shownValue(r.text)}</td>
+            <td>{r.flags}</td>
+            <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); e.preventDefault(); onEdit({ t: r.t, value: shownValue(r.text), flags: r.flags }); }}>{t("edit")}</button></td>
+          </tr>
+        );
+      })}
+    </tbody>
+  );
+});
+
 export default function Workbench({ apiPath, offsetMinutes, unit, variable, seriesId, first, last, initialRange, initialCompared }: WorkbenchProps) {
   const t = useTranslations("manageSeriesWorkbench");
   const locale = useLocale();
@@ -119,7 +172,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [page, setPage] = useState(0);
-  const [editing, setEditing] = useState<{ t: number; value: string; flags: string } | null>(null);
+  const [editing, setEditing] = useState<Editing | null>(null);
   const [history, setHistory] = useState<Correction[] | null>(null);
   const [compared, setCompared] = useState<Compared[]>(initialCompared ?? []);
   const overlays = useOverlays(compared, range.start, range.end, offsetMinutes);
@@ -310,7 +363,7 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
 
   const listed = listTo - listFrom;
   const pages = Math.max(1, Math.ceil(listed / PAGE_ROWS));
-  const shown = recs.slice(listFrom + page * PAGE_ROWS, Math.min(listTo, listFrom + (page + 1) * PAGE_ROWS));
+  const shown = useMemo(() => recs.slice(listFrom + page * PAGE_ROWS, Math.min(listTo, listFrom + (page + 1) * PAGE_ROWS)), [recs, listFrom, listTo, page]);
   const [anchor, setAnchor] = useState<number | null>(null);
   const needsAmount = operation === "offset" || operation === "scale" || operation === "set";
   const needsFlags = operation === "flag" || operation === "unflag";
@@ -405,35 +458,8 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
         <form onSubmit={saveEdit}>
           <table className="data-table workbench-table">
             <thead><tr><th>{t("timeAxis", { zone })}</th><th>{t("valueUnit", { unit })}</th><th>{t("flags")}</th><th><span className="visually-hidden">{t("edit")}</span></th></tr></thead>
-            <tbody>
-              {shown.map((r) => {
-                const inSelection = selection !== null && r.t >= selection.from && r.t <= selection.to;
-                return editing?.t === r.t ? (
-                  // A row of its own (its key): were React to reuse the Edit button's node for Save, the
-                  // click that opened the row would go on to submit it, as a submit button's click.
-                  <tr key={`editing-${r.t}`} className="editing">
-                    <td>{formatDateTime(r.t, offsetMinutes)}</td>
-                    <td><input aria-label={t("value")} inputMode="decimal" value={editing.value} onChange={(e) => setEditing({ ...editing, value: e.target.value })} size={8} /></td>
-                    <td><input aria-label={t("flags")} value={editing.flags} onChange={(e) => setEditing({ ...editing, flags: e.target.value })} size={14} /></td>
-                    <td><button type="submit" className="button small" disabled={busy}>{t("save")}</button> <button type="button" className="button secondary small" onClick={() => setEditing(null)}>{t("cancel")}</button></td>
-                  </tr>
-                ) : (
-                  <tr key={r.t} className={inSelection ? "selected" : undefined} aria-selected={inSelection}
-                    onClick={(e) => {
-                      if (e.shiftKey && anchor !== null) select(anchor, r.t);
-                      else {
-                        setAnchor(r.t);
-                        select(r.t, r.t);
-                      }
-                    }}>
-                    <td>{formatDateTime(r.t, offsetMinutes)}</td>
-                    <td className="number">{shownValue(r.text)}</td>
-                    <td>{r.flags}</td>
-                    <td><button type="button" className="button secondary small" onClick={(e) => { e.stopPropagation(); e.preventDefault(); setEditing({ t: r.t, value: shownValue(r.text), flags: r.flags }); }}>{t("edit")}</button></td>
-                  </tr>
-                );
-              })}
-            </tbody>
+            <RecordRows rows={shown} selection={selection} editing={editing} busy={busy} anchor={anchor} offsetMinutes={offsetMinutes}
+              onSelect={select} onAnchor={setAnchor} onEdit={setEditing} />
           </table>
         </form>
         {listed === 0 && <p className="muted">{records === null ? t("loading") : t("noRecordsHere")}</p>}
