@@ -92,7 +92,7 @@ export async function correctionsBench(base: string, auth: Record<string, string
  * the year's records and both overlays, and the table lists its first records. Its address names
  * the range and the compared series (lib/series/workbench.ts). Debian's Chromium; null without it.
  */
-export async function workbenchTimes(site: string, page: string, login: { username: string; password: string }, repeat = 7): Promise<number | null> {
+export async function workbenchTimes(site: string, page: string, login: { username: string; password: string }, repeat = 15): Promise<number | null> {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (!existsSync(executablePath)) return null;
   const { jar, error } = await siteLogin(site, login.username, login.password);
@@ -107,10 +107,12 @@ export async function workbenchTimes(site: string, page: string, login: { userna
       const tab = await context.newPage();
       const started = performance.now();
       await tab.goto(site + page, { waitUntil: "commit" });
-      await tab.locator('.workbench-chart[data-state="ready"]').waitFor({ timeout: 60_000 });
-      await tab.locator(".workbench-table tbody tr").first().waitFor({ timeout: 60_000 });
-      // The overlays are drawn in their own colours (components/chart/Compare.tsx).
-      await tab.waitForFunction(() => document.querySelectorAll(".workbench-chart path.chart-line[stroke='#c2410c'], .workbench-chart path.chart-line[stroke='#15803d']").length === 2, null, { timeout: 60_000 });
+      // One condition, checked at every frame: the chart drawn with the year's records, the table
+      // listing its first ones, and both overlays in their own colours (components/chart/Compare.tsx).
+      await tab.waitForFunction(() => document.querySelector('.workbench-chart[data-state="ready"]') !== null
+        && document.querySelector(".workbench-table tbody tr") !== null
+        && document.querySelectorAll(".workbench-chart path.chart-line[stroke='#c2410c'], .workbench-chart path.chart-line[stroke='#15803d']").length === 2,
+      null, { polling: "raf", timeout: 60_000 });
       const ms = performance.now() - started;
       const heading = await tab.locator("#wb-records").innerText();
       if (!/\(52,560\)/.test(heading)) throw new Error(`workbench: the year's records are not all listed ("${heading}")`);
