@@ -101,10 +101,6 @@ async function onMainThread(url: string, signal: AbortSignal): Promise<LoadedRec
   return { records: parseRecords(await response.text()) };
 }
 
-function aborted(): DOMException {
-  return new DOMException("The records are no longer wanted.", "AbortError");
-}
-
 /** The records at `url` (data/'s CSV with UTC times), through the worker where there is one. */
 export async function loadRecords(url: string, signal: AbortSignal): Promise<LoadedRecords> {
   const w = takeWorker();
@@ -117,11 +113,11 @@ export async function loadRecords(url: string, signal: AbortSignal): Promise<Loa
   }
   if (!answer) return onMainThread(url, signal);
   const stop = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(aborted());
+    if (signal.aborted) reject(signal.reason);
     signal.addEventListener("abort", () => {
       waiting.delete(id);
       worker?.postMessage({ cancel: id } satisfies RecordsRequest);
-      reject(aborted());
+      reject(signal.reason);
     }, { once: true });
   });
   const got = await Promise.race([answer, stop]);
