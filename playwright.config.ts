@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { TEST_ENV } from "./tests/support/test-env.mjs";
 
 /**
  * Browser tests of the site (issue 7) in Debian's Chromium against the built app (`npm run build`
@@ -9,6 +10,8 @@ import { defineConfig } from "@playwright/test";
  * from the port, not random.
  */
 const PORT = Number(process.env.E2E_PORT ?? 3311);
+// For the servers and for the scripts the specs run (tests/e2e/helpers.ts createUser).
+Object.assign(process.env, TEST_ENV);
 const E2E_DIR = join(tmpdir(), `enhydris-e2e-${PORT}`);
 const DATABASE_URL = `file:${join(E2E_DIR, "e2e.db")}`;
 process.env.E2E_DATABASE_URL = DATABASE_URL;
@@ -56,6 +59,7 @@ function webServer(port: number, dir: string, databaseUrl: string, extra: Record
       // The job process at the web's priority, as in the HTTP tests (tests/support/server.ts):
       // beside Chromium on a busy machine, a niced one keeps the specs that wait for a job waiting.
       ENHYDRIS_JOB_NICE: "0",
+      ...TEST_ENV,
       ...extra,
     },
   };

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SQLITE_ONLY } from "./tests/support/databases.mjs";
+import { TEST_ENV } from "./tests/support/test-env.mjs";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -15,6 +16,7 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
+          env: TEST_ENV,
           testTimeout: 60_000,
           setupFiles: ["tests/support/file-accounting.ts", "tests/support/capabilities.ts", "tests/support/fast-check-seed.ts"],
         },
@@ -27,6 +29,7 @@ export default defineConfig({
           // The files of the HTTP edge alone run on SQLite only (tests/support/databases.mjs).
           exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE === "postgres" ? Object.keys(SQLITE_ONLY) : [])],
           environment: "node",
+          env: TEST_ENV,
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,

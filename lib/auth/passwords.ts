@@ -1,7 +1,13 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { settings } from "@/lib/config";
 
-/** Password hashing with scrypt (a slow, memory-hard KDF). Stored form: scrypt$N$r$p$salt$hash. */
-const N = 2 ** 15;
+/**
+ * Password hashing with scrypt (a slow, memory-hard KDF). Stored form: scrypt$N$r$p$salt$hash.
+ * N is 2^ENHYDRIS_PASSWORD_HASH_COST (2^15 by default: ~150 ms of one core); a hash is verified
+ * with the N it records, so a change of the setting applies to the passwords set after it. The
+ * test suites set the lowest cost, as Django's own test settings use a fast hasher: the suites
+ * create thousands of users and log in as many times.
+ */
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -14,6 +20,7 @@ function scrypt(password: string, salt: Buffer, n: number, r: number, p: number)
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
+  const N = 2 ** settings().passwordHashCost;
   const key = await scrypt(password, salt, N, R, P);
   return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
 }

@@ -40,6 +40,8 @@ export interface Settings {
   loginMaxFailures: number;
   loginFailureWindow: number;
   passwordResetTimeout: number;
+  /** log2 of scrypt's N for new password hashes (a stored hash keeps the N it was made with). */
+  passwordHashCost: number;
   siteUrl: string;
   /**
    * The host names the service answers to (ENHYDRIS_ALLOWED_HOSTS and the site URL's host); a
@@ -224,6 +226,7 @@ export function parseSettings(env: Env): Settings {
     loginMaxFailures: r.integer("ENHYDRIS_LOGIN_MAX_FAILURES", 10, 1),
     loginFailureWindow: r.integer("ENHYDRIS_LOGIN_FAILURE_WINDOW", 900, 1),
     passwordResetTimeout: r.integer("ENHYDRIS_PASSWORD_RESET_TIMEOUT", 259200, 1),
+    passwordHashCost: r.integer("ENHYDRIS_PASSWORD_HASH_COST", 15, 10, 20),
     siteUrl,
     allowedHosts,
     siteName: r.string("ENHYDRIS_SITE_NAME", siteHost),
