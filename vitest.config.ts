@@ -18,7 +18,7 @@ export default defineConfig({
           environment: "node",
           env: TEST_ENV,
           testTimeout: 60_000,
-          setupFiles: ["tests/support/file-accounting.ts", "tests/support/capabilities.ts", "tests/support/fast-check-seed.ts"],
+          setupFiles: ["tests/support/file-accounting.ts", "tests/support/fast-check-seed.ts"],
         },
       },
       {
