@@ -7,9 +7,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseBoolean } from "./lib/config/boolean.mjs";
 
-// Stack traces name the lines of lib/, not of the bundle.
-process.setSourceMapsEnabled(true);
+// Stack traces name the lines of lib/, not of the bundle; unless ENHYDRIS_SOURCE_MAPS is off
+// (lib/config, which refuses a value that is not a boolean): Node 20 reads and keeps the map of
+// every module it loads, Next's included, which costs each web process ~90 MB and 0.6 s of CPU
+// at its start. The tests turn them off (tests/support/test-env.mjs).
+if (parseBoolean(process.env.ENHYDRIS_SOURCE_MAPS) !== false) process.setSourceMapsEnabled(true);
 let dir;
 if (process.argv.includes("--dev")) {
   const { buildServer } = await import("./scripts/build-server.mjs");

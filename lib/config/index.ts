@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { parseBoolean } from "@/lib/config/boolean";
+import { parseBoolean } from "@/lib/config/boolean.mjs";
 import { ALLOWED_HOSTS_EXPECTED, hostName, parseAllowedHosts } from "@/lib/config/hosts.mjs";
 import { parseOutboundAllow, type OutboundAllowList } from "@/lib/outbound";
 
@@ -42,6 +42,8 @@ export interface Settings {
   passwordResetTimeout: number;
   /** log2 of scrypt's N for new password hashes (a stored hash keeps the N it was made with). */
   passwordHashCost: number;
+  /** Whether stack traces are mapped to the sources (read by server.mjs before the server loads). */
+  sourceMaps: boolean;
   siteUrl: string;
   /**
    * The host names the service answers to (ENHYDRIS_ALLOWED_HOSTS and the site URL's host); a
@@ -227,6 +229,7 @@ export function parseSettings(env: Env): Settings {
     loginFailureWindow: r.integer("ENHYDRIS_LOGIN_FAILURE_WINDOW", 900, 1),
     passwordResetTimeout: r.integer("ENHYDRIS_PASSWORD_RESET_TIMEOUT", 259200, 1),
     passwordHashCost: r.integer("ENHYDRIS_PASSWORD_HASH_COST", 15, 10, 20),
+    sourceMaps: r.boolean("ENHYDRIS_SOURCE_MAPS", true),
     siteUrl,
     allowedHosts,
     siteName: r.string("ENHYDRIS_SITE_NAME", siteHost),

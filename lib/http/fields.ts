@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isUploadedFile, pythonTypeName, type RequestInput, type UploadedFile } from "@/lib/http/body";
-import { parseBoolean } from "@/lib/config/boolean";
+import { parseBoolean } from "@/lib/config/boolean.mjs";
 import { ErrorCollector } from "@/lib/domain/errors";
 
 /**

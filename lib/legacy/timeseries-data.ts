@@ -1,5 +1,5 @@
 import { readableSeries, validators } from "@/lib/series";
-import { parseBoolean } from "@/lib/config/boolean";
+import { parseBoolean } from "@/lib/config/boolean.mjs";
 import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
 import { isCalendarDate, MSG, number, parseIntegerValue } from "@/lib/http/fields";
 import type { RouteContext } from "@/lib/routing/router";

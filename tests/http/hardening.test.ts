@@ -481,4 +481,13 @@ describe("a request body that stops arriving (ENHYDRIS_BODY_IDLE_TIMEOUT)", () =
     expect(code).toBe(1);
     expect(output).toContain('Invalid setting ENHYDRIS_BODY_IDLE_TIMEOUT=\\"1m\\": expected a number of seconds (0 turns the check off).');
   });
+
+  it("refuses ENHYDRIS_SOURCE_MAPS that is not a boolean, and starts with them on (the default; the tests run with them off)", async () => {
+    const refused = await runServer([], { ENHYDRIS_ALLOWED_HOSTS: "localhost", ENHYDRIS_SOURCE_MAPS: "maybe" }, /listening/);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('Invalid setting ENHYDRIS_SOURCE_MAPS=\\"maybe\\": expected a boolean (true/false, 1/0, on/off, yes/no, y/n).');
+    const started = await runServer([], { ENHYDRIS_ALLOWED_HOSTS: "localhost", ENHYDRIS_SOURCE_MAPS: "" }, /listening/);
+    expect(started.code).toBeNull();
+    expect(started.stopped?.code).toBe(0);
+  });
 });

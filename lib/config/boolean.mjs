@@ -1,3 +1,5 @@
+// Plain JavaScript: server.mjs reads ENHYDRIS_SOURCE_MAPS with it before it loads the server.
+
 /**
  * The one boolean parser of the service (api.md §1.2): request fields, query parameters,
  * legacy parameters and settings. Returns undefined for anything that is not a boolean.
@@ -5,7 +7,11 @@
 const TRUE = new Set(["true", "1", "on", "yes", "y"]);
 const FALSE = new Set(["false", "0", "off", "no", "n"]);
 
-export function parseBoolean(value: unknown): boolean | undefined {
+/**
+ * @param {unknown} value
+ * @returns {boolean | undefined}
+ */
+export function parseBoolean(value) {
   if (typeof value === "boolean") return value;
   if (value === 1) return true;
   if (value === 0) return false;
