@@ -33,6 +33,11 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // The files run one after another in one process that keeps the modules it loaded: each
+          // file loading lib/ afresh cost ~3.5 s of CPU (a tenth of the suite). What a file leaves
+          // behind is per database and per server, and each file connects its own
+          // (tests/support/server.ts: connectFixtures); lib/ keys its handles by the database.
+          isolate: false,
           setupFiles: ["tests/support/file-accounting.ts", "tests/support/capabilities.ts"],
         },
       },
