@@ -19,7 +19,7 @@ import { until } from "@/tests/support/wait";
  * ENHYDRIS_REPLICATION_TIMEOUT, is set out of the way) is stopped at ENHYDRIS_JOB_TIMEOUT and
  * its job failed, not retried.
  */
-const TIMEOUT_SECONDS = 150;
+const TIMEOUT_SECONDS = 60;
 const RECORDS = 500_000;
 
 let server: TestServer;
