@@ -18,6 +18,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { browserPath } from "../tests/support/browser.mjs";
 import { SQLITE_ONLY } from "../tests/support/databases.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -141,8 +142,8 @@ if (!process.env.SKIP_BUILD || !built) {
   }
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
-  if (existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
-  else skip("browser tests (Playwright, Chromium)", "no Chromium at /usr/bin/chromium (apt-get install -y chromium)", !!process.env.REQUIRE_BROWSER);
+  if (existsSync(browserPath())) run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
+  else skip("browser tests (Playwright, Chromium)", `no Chromium at ${browserPath()} (apt-get install -y chromium-headless-shell)`, !!process.env.REQUIRE_BROWSER);
 }
 
 console.log("\n===== Summary =====");
