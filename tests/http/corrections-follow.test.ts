@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
-import { csv, processesApi, recordLines, runsSettled, seriesApi, seriesId, upload } from "@/tests/support/processes";
+import { csv, processesApi, processesSettled, recordLines, seriesApi, seriesId, upload } from "@/tests/support/processes";
+import { processKey } from "@/lib/processing/state";
 import { startServer, type TestServer } from "@/tests/support/server";
 import { startSmtp, type SmtpListener } from "@/tests/support/smtp";
 import { until } from "@/tests/support/wait";
@@ -42,6 +43,13 @@ function ok(r: TestResponse, status = 200) {
 
 const auth = () => ({ token: editor.token });
 
+/** The last runs of the processes, for a failure's message: which ran, when, from where, with what result. */
+async function runsTrace(ids: number[]): Promise<string> {
+  const time = (d: Date | null) => d?.toISOString().slice(11, 23) ?? "-";
+  const jobs = await db().prisma.job.findMany({ where: { key: { in: ids.map(processKey) } }, orderBy: { id: "desc" }, take: 6 });
+  return `at ${time(new Date())}: ${jobs.reverse().map((j) => `#${j.id} ${j.key} ${j.status} queued ${time(j.queuedAt)} started ${time(j.startedAt)} finished ${time(j.finishedAt)} ${j.result ?? ""}`).join("; ")}`;
+}
+
 describe("processing after corrections", () => {
   it("recomputes from the earliest changed timestamp, deletions and past changes included, equal to a run from scratch", async () => {
     const sid = await f.station({ name: "Processed" }, editor.id);
@@ -57,7 +65,8 @@ describe("processing after corrections", () => {
     // Three days of ten-minute records: a daily wave, a few spikes and gaps.
     const values = Array.from({ length: 432 }, (_, i) => (i % 97 === 50 ? 45 : i % 61 === 7 ? null : Math.round((15 + 10 * Math.sin(i / 23)) * 100) / 100));
     await upload(http, editor.token, path, recordLines("2025-05-01T00:00:00Z", values));
-    await runsSettled();
+    const settled = () => processesSettled([checks.id, hourly.id]);
+    await settled();
     const checked = await seriesId(http, sid, gid, "Checked");
     const aggregated = await seriesId(http, sid, gid, "Aggregated");
     const targets = () => Promise.all([csv(http, seriesApi(sid, gid, checked)), csv(http, seriesApi(sid, gid, aggregated))]);
@@ -74,8 +83,9 @@ describe("processing after corrections", () => {
       const before = await targets();
       const c = ok(await correct()).correction;
       expect(c, what).toEqual(expect.any(Number));
-      await runsSettled();
+      await settled();
       const incremental = await targets();
+      const trace = await runsTrace([checks.id, hourly.id]);
       expect(incremental, what).not.toEqual(before);
       // Each run was incremental, from no later than the earliest changed timestamp (from
       // the first record on is from scratch: null).
@@ -86,13 +96,14 @@ describe("processing after corrections", () => {
         if (run.from !== null) expect(Date.parse(run.from), what).toBeLessThanOrEqual(Date.parse(first));
       }
       for (const pid of [checks.id, hourly.id]) expect(ok(await http.post(`${processes}${pid}/run/`, { ...auth(), json: { from_scratch: true, wait: true } })).status).toBe("succeeded");
-      await runsSettled();
-      expect(await targets(), what).toEqual(incremental);
+      await settled();
+      // The message says what had run when the incremental targets were read.
+      expect(await targets(), `${what}; the runs then: ${trace}`).toEqual(incremental);
     }
     // A revert is a correction too: the targets follow it back.
     const history = ok(await http.get(`${path}corrections/?page_size=100`, auth())).results;
     for (const c of history.filter((x: { kind: string }) => x.kind !== "upload")) ok(await http.post(`${path}corrections/${c.id}/revert/`, auth()));
-    await runsSettled();
+    await settled();
     const reverted = await targets();
     for (const pid of [checks.id, hourly.id]) ok(await http.post(`${processes}${pid}/run/`, { ...auth(), json: { from_scratch: true, wait: true } }));
     expect(await targets()).toEqual(reverted);

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { db } from "@/lib/db";
+import { db, Prisma } from "@/lib/db";
 import { PROCESS_KIND } from "@/lib/processing/state";
 import type { api } from "@/tests/support/http";
 import { until } from "@/tests/support/wait";
@@ -26,15 +26,36 @@ export async function upload(http: Http, token: string, path: string, text: stri
   expect(r.status, r.text).toBe(204);
 }
 
+/** How many process runs are running or queued and due. */
+function runsDueOrRunning(): Promise<number> {
+  return db().prisma.job.count({ where: { kind: PROCESS_KIND, OR: [{ status: "running" }, { status: "queued", runAfter: { lte: new Date() } }] } });
+}
+
 /**
  * Until no run of a process is due or running (the chain included: a run queues the next ones
  * before it finishes). Retries waiting for their backoff do not count.
  */
 export async function runsSettled(timeoutMs = 30_000): Promise<void> {
-  const pending = await until(
-    () => db().prisma.job.count({ where: { kind: PROCESS_KIND, OR: [{ status: "running" }, { status: "queued", runAfter: { lte: new Date() } }] } }),
-    (n) => n === 0, timeoutMs, 20);
+  const pending = await until(runsDueOrRunning, (n) => n === 0, timeoutMs, 20);
   expect(pending, "process runs still pending").toBe(0);
+}
+
+/**
+ * runsSettled, and until none of the processes `ids` has changes pending (dirty_from) or taken
+ * by a run that has not finished (running_from): their targets are then what their last runs
+ * wrote. The process rows say so whatever the jobs' states, so that a reading of the targets
+ * after it cannot race the end of a chain of runs.
+ */
+export async function processesSettled(ids: readonly number[], timeoutMs = 30_000): Promise<void> {
+  const pending = await until(async () => {
+    const [jobs, [row]] = await Promise.all([
+      runsDueOrRunning(),
+      db().query<{ n: unknown }>(Prisma.sql`SELECT COUNT(*) AS n FROM process
+        WHERE id IN (${Prisma.join([...ids])}) AND (dirty_from IS NOT NULL OR running_from IS NOT NULL)`),
+    ]);
+    return { jobs, processes: Number(row.n) };
+  }, (p) => p.jobs === 0 && p.processes === 0, timeoutMs, 20);
+  expect(pending, "process runs still pending").toEqual({ jobs: 0, processes: 0 });
 }
 
 /** A series' records as the API gives them (CSV in UTC). */
