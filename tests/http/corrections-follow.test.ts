@@ -43,11 +43,14 @@ function ok(r: TestResponse, status = 200) {
 
 const auth = () => ({ token: editor.token });
 
-/** The last runs of the processes, for a failure's message: which ran, when, from where, with what result. */
-async function runsTrace(ids: number[]): Promise<string> {
+/**
+ * The last runs of the processes, for a failure's message: which ran, when, from where, with
+ * what result, beside the time the targets were read.
+ */
+async function runsTrace(ids: number[], readAt: Date): Promise<string> {
   const time = (d: Date | null) => d?.toISOString().slice(11, 23) ?? "-";
   const jobs = await db().prisma.job.findMany({ where: { key: { in: ids.map(processKey) } }, orderBy: { id: "desc" }, take: 6 });
-  return `at ${time(new Date())}: ${jobs.reverse().map((j) => `#${j.id} ${j.key} ${j.status} queued ${time(j.queuedAt)} started ${time(j.startedAt)} finished ${time(j.finishedAt)} ${j.result ?? ""}`).join("; ")}`;
+  return `targets read at ${time(readAt)}: ${jobs.reverse().map((j) => `#${j.id} ${j.key} ${j.status} queued ${time(j.queuedAt)} started ${time(j.startedAt)} finished ${time(j.finishedAt)} ${j.result ?? ""}`).join("; ")}`;
 }
 
 describe("processing after corrections", () => {
@@ -84,8 +87,9 @@ describe("processing after corrections", () => {
       const c = ok(await correct()).correction;
       expect(c, what).toEqual(expect.any(Number));
       await settled();
+      const readAt = new Date();
       const incremental = await targets();
-      const trace = await runsTrace([checks.id, hourly.id]);
+      const trace = await runsTrace([checks.id, hourly.id], readAt);
       expect(incremental, what).not.toEqual(before);
       // Each run was incremental, from no later than the earliest changed timestamp (from
       // the first record on is from scratch: null).
