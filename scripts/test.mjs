@@ -6,13 +6,14 @@
 //   REQUIRE_BROWSER=1             fail instead of skipping when Chromium is missing (CI)
 //   SKIP_BUILD=1                  reuse the existing production build
 //   TEST_SUITES=unit,http-sqlite  run only these suites (unit, http-sqlite, http-postgres, e2e)
-//   TEST_SEQUENTIAL=1             run the HTTP suites on SQLite and on PostgreSQL one after the
-//                                 other (by default they run at the same time: each waits on its
-//                                 servers and databases much of the time, and the machine's
-//                                 cores were 40% idle with one of them running), and the unit
-//                                 tests first (by default they run beside the HTTP suite that
-//                                 ends last, once the other has ended: one suite alone left a
-//                                 core idle for minutes)
+//   TEST_SEQUENTIAL=1             run the suites one after another: the unit tests, the HTTP
+//                                 tests on SQLite, on PostgreSQL, the browser tests. By default
+//                                 the two HTTP suites and the browser tests start together (the
+//                                 HTTP suites wait on their servers and databases part of the
+//                                 time, and the browser tests take what cores they leave: a run
+//                                 ~200 s shorter, ADR 24), and the unit tests run beside the HTTP
+//                                 suite that ends last, once the other has ended (one suite alone
+//                                 left a core idle for minutes)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,6 +106,22 @@ function postgresUrl() {
   return { url: started.stdout.trim() };
 }
 
+const BROWSER_TESTS = "browser tests (Playwright, Chromium)";
+function skipBrowserTests() {
+  skip(BROWSER_TESTS, `no Chromium at ${browserPath()} (apt-get install -y chromium-headless-shell)`, !!process.env.REQUIRE_BROWSER);
+}
+/**
+ * The browser tests beside the HTTP suites (a promise of their result), or null when they are
+ * not to run; then they are not run again after the HTTP suites.
+ */
+function browserTestsBeside() {
+  if (!wanted.has("e2e") || !existsSync(join(root, "playwright.config.ts"))) return null;
+  wanted.delete("e2e");
+  if (existsSync(browserPath())) return runBeside(BROWSER_TESTS, "e2e", bin("playwright"), ["test"]);
+  skipBrowserTests();
+  return null;
+}
+
 // The build is Next's and the server's (npm run build: scripts/build-server.mjs bundles lib/server/).
 const built = existsSync(join(root, ".next", "BUILD_ID")) && existsSync(join(root, ".next", "enhydris", "main.mjs"));
 if (!process.env.SKIP_BUILD || !built) {
@@ -124,14 +141,15 @@ if (!process.env.SKIP_BUILD || !built) {
   if (pg && !pg.url) skip("HTTP tests on PostgreSQL", pg.error, !!process.env.REQUIRE_POSTGRES);
   const both = wanted.has("http-sqlite") && pg?.url;
   if (both && !process.env.TEST_SEQUENTIAL) {
+    const e2e = browserTestsBeside();
     const onSqlite = vitestBeside(SQLITE[0], "sqlite", "http", SQLITE[1]);
     const onPostgres = vitestBeside(POSTGRES[0], "postgres", "http", POSTGRES[1]);
-    // The unit tests take the core that the suite ending first leaves idle (CPU-bound, they wait
-    // for nothing: the HTTP tests' timings are not theirs to disturb at the start).
+    // The unit tests take the core that the HTTP suite ending first leaves idle (CPU-bound, they
+    // wait for nothing: at the start they would only slow the others down).
     const unit = wanted.has("unit") ? Promise.race([onSqlite, onPostgres]).then(() => vitestBeside("unit tests", "unit", "unit")) : null;
-    const [sqliteResult, postgresResult, unitResult] = await Promise.all([onSqlite, onPostgres, unit]);
+    const [sqliteResult, postgresResult, unitResult, e2eResult] = await Promise.all([onSqlite, onPostgres, unit, e2e]);
     noteEdge(postgresResult);
-    results.push(...(unitResult ? [unitResult] : []), sqliteResult, postgresResult);
+    results.push(...(unitResult ? [unitResult] : []), sqliteResult, postgresResult, ...(e2eResult ? [e2eResult] : []));
   } else {
     if (wanted.has("unit")) vitest("unit tests", "unit");
     if (wanted.has("http-sqlite")) vitest(SQLITE[0], "http", SQLITE[1]);
@@ -142,8 +160,8 @@ if (!process.env.SKIP_BUILD || !built) {
   }
 }
 if (wanted.has("e2e") && existsSync(join(root, "playwright.config.ts"))) {
-  if (existsSync(browserPath())) run("browser tests (Playwright, Chromium)", bin("playwright"), ["test"]);
-  else skip("browser tests (Playwright, Chromium)", `no Chromium at ${browserPath()} (apt-get install -y chromium-headless-shell)`, !!process.env.REQUIRE_BROWSER);
+  if (existsSync(browserPath())) run(BROWSER_TESTS, bin("playwright"), ["test"]);
+  else skipBrowserTests();
 }
 
 console.log("\n===== Summary =====");
