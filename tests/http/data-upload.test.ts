@@ -493,6 +493,12 @@ describe("the record grammar (formats.md §6.2, §6.3, §6.5)", () => {
     ]);
   });
 
+  it("takes flags of at most 1,000 characters a record: a longer one is a line error and nothing is stored", async () => {
+    await bad(`2020-01-01 00:00,1,OK\n2020-01-01 00:10,2,${"F".repeat(5_000_000)}\n`, ["line 2: flags longer than 1000 characters"]);
+    const words = `${"Ω".repeat(499)} ${"A".repeat(500)}`; // 1,000 characters (Ω is one)
+    await ok(`2020-01-01 00:00,1,${words}\n`, `2020-01-01 00:00,1.00,${words}\r\n`);
+  });
+
   it("accepts every timestamp form of the grammar", async () => {
     await ok([
       "2020-01-01,1", "2020-01-01T00:10,2", "2020-01-01t00:20:00,3", "2020-01-01 00:30:00Z,4", "2020-01-01T00:40z,5",

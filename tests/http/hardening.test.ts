@@ -286,26 +286,6 @@ describe("Origin and Referer checks of cookie-authenticated unsafe requests", ()
   });
 });
 
-describe("flags", () => {
-  const suite = suiteServer();
-
-  it("are at most 1,000 characters per record: longer ones are a line error and nothing is stored", async () => {
-    const u = await f.user({ superuser: true });
-    const sid = await f.station();
-    const tid = await f.series(await f.group(sid));
-    const path = `/api/stations/${sid}/timeseries/${tid}/data/`;
-    const huge = "F".repeat(5_000_000);
-    const r = await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,OK\n2020-01-01 00:10,2,${huge}\n`, timezone: "UTC" } });
-    expect(r.status).toBe(400);
-    expect(r.json).toEqual({ timeseries_records: ["line 2: flags longer than 1000 characters"] });
-    expect((await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text).toBe("");
-    const words = `${"Ω".repeat(499)} ${"A".repeat(500)}`; // 1,000 characters (Ω is one)
-    expect((await suite.http.post(path, { token: u.token, form: { timeseries_records: `2020-01-01 00:00,1,${words}\n`, timezone: "UTC" } })).status).toBe(204);
-    const bottom = (await suite.http.get(`/api/stations/${sid}/timeseries/${tid}/bottom/`)).text.trimEnd();
-    expect(bottom.startsWith("2020-01-01 ") && bottom.endsWith(`,${words}`)).toBe(true);
-  });
-});
-
 describe("security headers", () => {
   const suite = suiteServer({ env: { ENHYDRIS_TRUST_PROXY_HEADERS: "true" } });
 

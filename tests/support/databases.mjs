@@ -17,5 +17,6 @@ export const SQLITE_ONLY = {
   "tests/http/manage-form-tokens.test.ts": "a management form's token is checked before the form's data is read",
   "tests/http/next-internals.test.ts": "what the server relies on in Next's behaviour, before any query",
   "tests/http/jobs-priority.test.ts": "the job process's priority, set by the process at its start, before any query",
+  "tests/http/hardening.test.ts": "host, origin and referer checks, security headers, start-up refusals and bodies that stop arriving: settled before any query (its one data test, the flags' length, is in data-upload.test.ts)",
   "tests/http/languages-pages.test.ts": "the words of the rendered pages in Greek: the pages' text, whatever the database's dialect",
 };
