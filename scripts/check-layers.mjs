@@ -5,6 +5,8 @@
 //     lib/<capability>/client.ts for browser components), and a browser component's runtime
 //     import of a capability's server face;
 //   - a page or component (app/, components/) that imports the database or the records store;
+//   - a transport that could query the database itself: one that imports the database handle,
+//     the records store's handle, a driver or a Prisma client (the benchmark tools excepted);
 //   - a cycle between top-level folders (runtime imports only; `import type` is erased).
 //   node scripts/check-layers.mjs [root]
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -24,6 +26,19 @@ const ROOT_UNITS = ["app", "components", "scripts"];
 const ROOT_FILES = ["server.mjs", "server.ts", "instrumentation.ts", "proxy.ts"];
 /** What pages and components may not touch: they call capabilities. */
 const NO_DATABASE = new Set(["db", "records"]);
+/**
+ * What no transport may import, as it would query the database itself: the handle and SQL of
+ * lib/db's face, the records store's handle, the drivers and Prisma's clients. A transport may
+ * use the rest of the kernel's database API: its state (lib/db/status.ts), migrations, backups,
+ * closing the handle at exit.
+ */
+const QUERY_ACCESS = [
+  { module: "lib/db", names: ["db", "Prisma", "*"], what: "the database handle (db, Prisma)" },
+  { module: "lib/records", names: ["records", "*"], what: "the records store (records)" },
+];
+const DRIVERS = /^(pg|pg-copy-streams|better-sqlite3|@prisma\/client|@prisma\/adapter-[a-z0-9-]+)(\/|$)|^@\/lib\/db\/generated\//;
+/** The benchmark and profiling tools: they measure the kernel itself (the records store, the pool) and seed data in bulk. */
+const MEASUREMENT_TOOLS = /^scripts\/(bench[^/]*|profile[^/]*|load|support)\.[a-z]+$|^scripts\/lab\//;
 
 const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
 const SKIP = new Set(["node_modules", ".next", "generated", ".scratch"]);
@@ -48,23 +63,27 @@ function walk(dir, out) {
 export function importsOf(path, text) {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found = [];
-  const add = (node, specifier, typeOnly) => {
+  // names: the bindings a runtime import takes ("*" for a whole module: a namespace, a dynamic
+  // import, `export *`; "default"; none for a side-effect import).
+  const add = (node, specifier, typeOnly, names) => {
     const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
-    found.push({ specifier, line: line + 1, typeOnly });
+    found.push({ specifier, line: line + 1, typeOnly, names: typeOnly ? [] : names });
   };
+  const valueNames = (elements) => elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text);
   const visit = (node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
       const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
-      add(node, node.moduleSpecifier.text, typeOnly);
+      const names = [...(clause?.name ? ["default"] : []), ...(named ? valueNames(named) : clause?.namedBindings ? ["*"] : [])];
+      add(node, node.moduleSpecifier.text, typeOnly, names);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : null;
-      add(node, node.moduleSpecifier.text, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      add(node, node.moduleSpecifier.text, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)), named ? valueNames(named) : ["*"]);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
-      add(node, node.arguments[0].text, false);
+      add(node, node.arguments[0].text, false, ["*"]);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      add(node, node.argument.literal.text, true);
+      add(node, node.argument.literal.text, true, []);
     }
     ts.forEachChild(node, visit);
   };
@@ -146,8 +165,16 @@ export function checkLayers(root) {
     const client = /^\s*["']use client["']/.test(text);
     const fromKind = kindOf(from);
     if (!graph.has(from)) graph.set(from, new Set());
-    for (const { specifier, line, typeOnly } of importsOf(rel, text)) {
+    // Pages and components have the stricter rule below (no import of lib/db or lib/records at all).
+    const queries = fromKind === "transport" && from !== "app+components" && !MEASUREMENT_TOOLS.test(rel);
+    for (const { specifier, line, typeOnly, names } of importsOf(rel, text)) {
       const to = target(root, rel, specifier);
+      if (queries && !typeOnly) {
+        const targetModule = to?.replace(/\.(ts|tsx|mjs|js)$/, "").replace(/\/index$/, "");
+        const access = QUERY_ACCESS.find((a) => a.module === targetModule && names.some((n) => a.names.includes(n)));
+        const what = access?.what ?? (DRIVERS.test(specifier) || (to && DRIVERS.test(`@/${to}`)) ? "a database driver or client" : null);
+        if (what) problems.push(`${rel}:${line}: a transport (${from}) imports ${what} from ${specifier}; it calls capabilities, never the database directly`);
+      }
       if (to === null) continue;
       const toUnit = unitOf(to);
       if (!toUnit || toUnit === from) continue;

@@ -4,7 +4,7 @@ import { closeDb } from "@/lib/db";
 import { settings } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { loadDemoDataIfEmpty } from "@/lib/server/demo";
+import { loadDemoDataIfEmpty } from "@/lib/demo";
 
 async function main(): Promise<void> {
   registerCapabilities();

@@ -9,23 +9,16 @@
 // Take a backup first (`npm run backup`): restored into an empty database, it is the database as
 // it was, and the next start-up migrates and converts it again.
 import { settings } from "@/lib/config";
-import { closeDb, db, Prisma } from "@/lib/db";
+import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { convertRecords } from "@/lib/records/convert";
-import { records } from "@/lib/records";
-
-/** The series whose records are still rows, and how many records those are. */
-async function remaining(): Promise<{ series: number; records: number }> {
-  const [row] = await db().queryArrays<[number, number | null]>(Prisma.sql`SELECT COUNT(*), SUM(record_count) FROM timeseries t
-    WHERE EXISTS (SELECT 1 FROM timeseries_record r WHERE r.timeseries_id = t.id)`);
-  return { series: Number(row[0]), records: Number(row[1] ?? 0) };
-}
+import { convertRecords, rowsLeftToConvert } from "@/lib/records/convert";
+import { closeRecords } from "@/lib/records";
 
 async function main(): Promise<void> {
   const applied = await migrate(parseDatabaseUrl(settings().databaseUrl));
   console.log(applied.length ? `Applied: ${applied.join(", ")}` : "The database is up to date.");
-  const left = await remaining();
+  const left = await rowsLeftToConvert();
   if (left.series === 0) return;
   if (!process.argv.includes("--convert")) {
     console.log(`${left.series.toLocaleString("en")} series (${left.records.toLocaleString("en")} records) are still stored as rows. The service converts them`
@@ -57,6 +50,6 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    records().close?.();
+    closeRecords();
     await closeDb();
   });

@@ -6,14 +6,15 @@
 // Exits 1 when a run failed, 2 on bad arguments.
 import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
-import { closeDb, db, Prisma } from "@/lib/db";
+import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { latestJobs } from "@/lib/jobs/queue";
+import { keysWithWorkLeft, latestJobs } from "@/lib/jobs/queue";
 import { startJobRunner } from "@/lib/jobs/runner";
 import {
   describeProcess, PROCESS_KIND, processesPage, processKey, processRunHandler, queueGroupRuns, type RunResult,
 } from "@/lib/processing";
+import { groupUnitSymbol } from "@/lib/series";
 
 function usage(message: string): never {
   console.error(`${message}\nusage: npm run process -- --group <group id> [--from-scratch]`);
@@ -36,13 +37,6 @@ function parseArgs(argv: string[]): { groupId: number; fromScratch: boolean } {
   return { groupId, fromScratch };
 }
 
-/** The processes among `keys` that still have a run to do: one running, or queued and not waiting for a retry after a failure. */
-async function pendingKeys(keys: string[]): Promise<Set<string>> {
-  const rows = await db().query<{ key: string }>(Prisma.sql`SELECT DISTINCT key FROM job WHERE key IN (${Prisma.join(keys)})
-    AND (status = 'running' OR (status = 'queued' AND (attempts = 0 OR error IS NULL)))`);
-  return new Set(rows.map((r) => r.key));
-}
-
 function bar(fraction: number, width = 30): string {
   const full = Math.round(Math.min(1, Math.max(0, fraction)) * width);
   return `[${"#".repeat(full)}${".".repeat(width - full)}] ${(fraction * 100).toFixed(0).padStart(3)}%`;
@@ -53,8 +47,8 @@ async function main(): Promise<void> {
   const settings = settingsOrExit();
   registerCapabilities();
   await migrate(parseDatabaseUrl(settings.databaseUrl));
-  const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, include: { unit: true } });
-  if (!group) {
+  const unit = await groupUnitSymbol(groupId);
+  if (unit === null) {
     console.error(`There is no time series group ${groupId}.`);
     process.exit(1);
   }
@@ -63,7 +57,7 @@ async function main(): Promise<void> {
     console.log(`Group ${groupId} has no enabled processes.`);
     return;
   }
-  const names = new Map(processes.map((p) => [processKey(p.id), `#${p.id} ${describeProcess(p.definition, { unit: group.unit.symbol })}`]));
+  const names = new Map(processes.map((p) => [processKey(p.id), `#${p.id} ${describeProcess(p.definition, { unit })}`]));
   const keys = [...names.keys()];
   await queueGroupRuns(groupId, fromScratch);
   console.log(`Running ${keys.length} process${keys.length === 1 ? "" : "es"} of group ${groupId}${fromScratch ? " from scratch" : ""}.`);
@@ -76,7 +70,7 @@ async function main(): Promise<void> {
   const tty = process.stderr.isTTY;
   const finished = new Set<string>();
   for (;;) {
-    const pending = await pendingKeys(keys);
+    const pending = await keysWithWorkLeft(keys);
     for (const key of keys) {
       if (!pending.has(key) && !finished.has(key)) {
         finished.add(key);

@@ -6,10 +6,10 @@
 import { parseArgs } from "node:util";
 import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
-import { closeDb, db } from "@/lib/db";
+import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { normalizeSourceUrl, replicate, type RunProgress, SourceError } from "@/lib/replication";
+import { commandLineSource, normalizeSourceUrl, replicate, type RunProgress, SourceError } from "@/lib/replication";
 
 const USAGE = "usage: npm run replicate -- --from URL [--username U --password P | --token T] [--query Q] [--dry-run] [--prune]";
 
@@ -76,13 +76,6 @@ class ProgressBar {
   }
 }
 
-async function sourceFor(url: string, query: string): Promise<number> {
-  const existing = await db().prisma.replicationSource.findFirst({ where: { url, query }, orderBy: { id: "asc" } });
-  if (existing) return existing.id;
-  const source = await db().write((tx) => tx.replicationSource.create({ data: { name: new URL(url).host, url, query, lastModified: new Date() } }));
-  return source.id;
-}
-
 async function main(): Promise<void> {
   let args;
   try {
@@ -104,7 +97,7 @@ async function main(): Promise<void> {
   const settings = settingsOrExit();
   registerCapabilities();
   await migrate(parseDatabaseUrl(settings.databaseUrl));
-  const sourceId = await sourceFor(url, args.query ?? "");
+  const sourceId = await commandLineSource(url, args.query ?? "");
   const bar = new ProgressBar();
   const started = performance.now();
   console.error(`Replicating ${url}${args.query ? ` (stations matching "${args.query}")` : ""}${args["dry-run"] ? " — dry run, nothing is written" : ""}`);

@@ -6,12 +6,13 @@
 // Exits 1 when the fetch (or a sensor's) failed, 2 on bad arguments.
 import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
-import { closeDb, db } from "@/lib/db";
+import { closeDb } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { enqueue, getJob } from "@/lib/jobs/queue";
 import { jobHandlers } from "@/lib/jobs/registry";
 import { startJobRunner } from "@/lib/jobs/runner";
+import { stationAccess } from "@/lib/stations";
 import { FETCH_KIND, fetchKey, type FetchSummary, loadTelemetry, telemetryType } from "@/lib/telemetry";
 
 function usage(message: string): never {
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   await migrate(parseDatabaseUrl(settings.databaseUrl));
   const telemetry = await loadTelemetry(stationId);
   if (!telemetry) {
-    const station = await db().prisma.station.findUnique({ where: { id: stationId }, select: { id: true } });
+    const station = await stationAccess(stationId);
     console.error(station ? `Station ${stationId} has no telemetry.` : `There is no station ${stationId}.`);
     process.exitCode = 1;
     return;

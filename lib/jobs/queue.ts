@@ -450,6 +450,14 @@ export async function latestJobs(keys: readonly string[]): Promise<Map<string, J
   return new Map(rows.map((r) => [r.key as string, toJob(r)]));
 }
 
+/** The keys among `keys` that still have a run to do: one running, or queued and not waiting for a retry after a failure. */
+export async function keysWithWorkLeft(keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db().query<{ key: string }>(Prisma.sql`SELECT DISTINCT key FROM job WHERE key IN (${Prisma.join([...keys])})
+    AND (status = 'running' OR (status = 'queued' AND (attempts = 0 OR error IS NULL)))`);
+  return new Set(rows.map((r) => r.key));
+}
+
 /** Deletes finished jobs beyond the newest `keepPerKey` of each key and those finished more than `maxAgeDays` ago. */
 export async function pruneJobs(options: { keepPerKey?: number; maxAgeDays?: number } = {}): Promise<number> {
   const d = db().dialect;

@@ -56,6 +56,13 @@ export async function convertRecords(_job: Job, ctx: ConvertContext): Promise<{ 
   }
 }
 
+/** The series whose records are still rows, and how many records those are. */
+export async function rowsLeftToConvert(): Promise<{ series: number; records: number }> {
+  const [row] = await db().queryArrays<[number, number | null]>(Prisma.sql`SELECT COUNT(*), SUM(record_count) FROM timeseries t
+    WHERE EXISTS (SELECT 1 FROM timeseries_record r WHERE r.timeseries_id = t.id)`);
+  return { series: Number(row[0]), records: Number(row[1] ?? 0) };
+}
+
 /** Queues the conversion when records stored as rows remain (at start-up: a run that stopped or failed is taken up again). */
 export async function queueConversionIfNeeded(): Promise<boolean> {
   if ((await nextSeries(-1)) === null) return false;

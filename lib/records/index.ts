@@ -92,6 +92,13 @@ class CountedStore implements RecordsStore {
 const KEY = Symbol.for("enhydris.records");
 type Holder = { [KEY]?: { store: RecordsStore; db: unknown } };
 
+/** Closes the process's records store, if one is open (a script at its exit, before closeDb). */
+export function closeRecords(): void {
+  const holder = globalThis as Holder;
+  holder[KEY]?.store.close?.();
+  delete holder[KEY];
+}
+
 /** The records store of the process's database. */
 export function records(): RecordsStore {
   const holder = globalThis as Holder;

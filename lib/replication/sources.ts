@@ -216,6 +216,18 @@ const queuedRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key 
 /** The scheduled runs (not yet due, so not one asked for with Run now) of a source now run only on demand. */
 const scheduledRunsDeletion = (id: number) => Prisma.sql`DELETE FROM job WHERE key = ${sourceKey(id)} AND status = 'queued' AND run_after > ${now(db().dialect)}`;
 
+/**
+ * The source that `npm run replicate` keeps its id map under: the first of this URL and query, or
+ * a new one named after the host (no stored credentials, run only on demand: the command line
+ * gives the credentials at each run). The operator's own command: no actor, no activity entry.
+ */
+export async function commandLineSource(url: string, query: string): Promise<number> {
+  const existing = await db().prisma.replicationSource.findFirst({ where: { url, query }, orderBy: { id: "asc" }, select: { id: true } });
+  if (existing) return existing.id;
+  const source = await db().write((tx) => tx.replicationSource.create({ data: { name: new URL(url).host, url, query, lastModified: new Date() } }));
+  return source.id;
+}
+
 export async function createSource(actor: Actor, given: Given<SourceValues>): Promise<number> {
   ensureSuperuser(actor);
   const values = await valuesOf(given, undefined);

@@ -23,6 +23,12 @@ export async function findGroup(stationId: number, groupId: number): Promise<Gro
   return db().prisma.timeseriesGroup.findFirst({ where: { id: groupId, stationId } });
 }
 
+/** The unit symbol of a group (of any station), or null when there is no such group. */
+export async function groupUnitSymbol(groupId: number): Promise<string | null> {
+  const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, select: { unit: { select: { symbol: true } } } });
+  return group ? group.unit.symbol : null;
+}
+
 export async function countGroups(stationId: number): Promise<number> {
   return db().prisma.timeseriesGroup.count({ where: { stationId } });
 }

@@ -4,7 +4,7 @@ export { displayZone, groupPrecision, loadSeriesContext, readableSeries, type Se
 export { chartBody, recordLinesStream } from "./data";
 export { chartRequest, readRange, readZone, validators } from "./data-params";
 export { groupFields, olderShapeFields, readGroupInput, readSeriesInput, seriesFields } from "./fields";
-export { findGroup, groupJson, type GroupRow } from "./groups";
+export { findGroup, groupJson, type GroupRow, groupUnitSymbol } from "./groups";
 export { groupPaths } from "./routes";
 export { findSeriesAt, olderShapeJson, seriesAt, seriesPage } from "./timeseries";
 export { uploadRecords } from "./upload";

@@ -1,5 +1,6 @@
-import { db, fromPrimary, Prisma } from "@/lib/db";
+import { fromPrimary } from "@/lib/db";
 import { loadMigrations } from "@/lib/db/migrate";
+import { appliedMigrationNames } from "@/lib/db/status";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { settings } from "@/lib/config";
 import { queueStats } from "@/lib/jobs/queue";
@@ -45,8 +46,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 async function appliedMigrations(): Promise<Set<string> | null> {
   try {
-    const rows = await withDeadline(db().query<{ name: string }>(Prisma.sql`SELECT "name" FROM "_migrations"`), HEALTH_DEADLINE_MS);
-    return new Set(rows.map((r) => r.name));
+    return new Set(await withDeadline(appliedMigrationNames(), HEALTH_DEADLINE_MS));
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { db } from "@/lib/db";
+import { databasePoolUse, replicaStatus } from "@/lib/db/status";
 import { metrics } from "@/lib/observability/metrics.mjs";
 import { queueStats } from "@/lib/jobs/queue";
 import { storageUse } from "@/lib/server/storage";
@@ -6,8 +6,8 @@ import { storageUse } from "@/lib/server/storage";
 /** Gives the metrics what they read at each collection: the database pool, the read replicas, the job queue and the storage. */
 export function connectMetricSources(): void {
   const { sources } = metrics();
-  sources.databasePool = () => db().poolUse();
+  sources.databasePool = databasePoolUse;
   sources.queue = queueStats;
-  sources.replicas = () => db().replicas?.status() ?? [];
+  sources.replicas = replicaStatus;
   sources.storage = storageUse;
 }

@@ -1,11 +1,11 @@
 import { registerCapabilities } from "@/lib/capabilities";
 import { settingsOrExit } from "@/lib/config";
-import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
+import { startReplicaChecks } from "@/lib/db/status";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { secretKey } from "@/lib/auth/secret";
 import { sealStoredCredentials } from "@/lib/replication";
-import { loadDemoDataIfEmpty } from "@/lib/server/demo";
+import { loadDemoDataIfEmpty } from "@/lib/demo";
 import { HOSTS_REQUIRED } from "@/lib/config/hosts.mjs";
 import { logger } from "@/lib/observability/logger.mjs";
 import { connectMetricSources } from "@/lib/server/metric-sources";
@@ -42,10 +42,9 @@ export async function startup(): Promise<void> {
     if (loaded) logger().info("Loaded the demo data into the empty database.");
   }
   if (settings.databaseReplicaUrls.length) {
-    const replicas = db().replicas;
+    const replicas = startReplicaChecks();
     if (replicas) {
-      replicas.start();
-      logger().info(`Read replicas: ${replicas.status().map((r) => r.name).join(", ")} (lag limit ${settings.replicaMaxLag} s).`);
+      logger().info(`Read replicas: ${replicas.join(", ")} (lag limit ${settings.replicaMaxLag} s).`);
     } else {
       logger().warn("DATABASE_REPLICA_URLS is ignored: read replicas need PostgreSQL, and DATABASE_URL is SQLite.");
     }

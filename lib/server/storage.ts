@@ -1,6 +1,6 @@
 import { statfs, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { db, fromPrimary, Prisma } from "@/lib/db";
+import { postgresDatabaseBytes } from "@/lib/db/status";
 import { parseDatabaseUrl } from "@/lib/db/url";
 import { settings } from "@/lib/config";
 import type { StorageUse } from "@/lib/observability/metrics.mjs";
@@ -28,8 +28,7 @@ const fileSize = (path: string) => stat(path).then((s) => s.size, () => 0);
 /** The database's bytes on disk: SQLite's file and its write-ahead log, or PostgreSQL's pg_database_size. */
 async function databaseBytes(sqlitePath: string | null): Promise<number | null> {
   if (sqlitePath) return (await fileSize(sqlitePath)) + (await fileSize(`${sqlitePath}-wal`));
-  const rows = await fromPrimary(() => db().query<{ bytes: number }>(Prisma.sql`SELECT pg_database_size(current_database())::int8 AS "bytes"`));
-  return rows[0]?.bytes ?? null;
+  return postgresDatabaseBytes();
 }
 
 export async function storageUse(): Promise<StorageUse> {

@@ -67,7 +67,7 @@ export async function createStation(actor: Actor, given: Given<StationData>): Pr
   });
 }
 
-/** Inserts a station without a permission check: for seeding (lib/server/demo.ts, scripts, tests). */
+/** Inserts a station without a permission check: for seeding (lib/demo, scripts, tests). */
 export async function insertStation(data: StationData, creatorId: number | null): Promise<number> {
   return db().write((tx) => insertStationRow(tx, data, { creatorId }));
 }

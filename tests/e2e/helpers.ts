@@ -7,7 +7,7 @@ import { expect, type APIRequestContext, type BrowserContext, type Page } from "
 export const ROOT = resolve(__dirname, "..", "..");
 export const SCREENSHOTS = join(ROOT, "tests", "artifacts", "screenshots");
 
-/** The demo data (lib/server/demo.ts) as the tests rely on it. */
+/** The demo data (lib/demo/data.ts) as the tests rely on it. */
 export const DEMO = {
   stations: 6,
   /** Stations with a group of variable "Precipitation". */

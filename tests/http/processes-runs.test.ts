@@ -6,7 +6,7 @@
  * changed, the target equals one run over the whole current source.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { formatRecordLines } from "@/lib/formats/records";
 import { makeTimestampFormatter } from "@/lib/formats/timestamp";
 import { resolveTimeZone } from "@/lib/formats/timezone";

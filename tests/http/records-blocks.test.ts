@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backup, restore } from "@/lib/db/backup";
 import { db, Prisma } from "@/lib/db";
 import { parseDatabaseUrl } from "@/lib/db/url";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { formatRecordLines } from "@/lib/formats/records";
 import { type CorrectionChange, type RecordBatch, records, type RecordsStore } from "@/lib/records";
 import { convertRecords } from "@/lib/records/convert";

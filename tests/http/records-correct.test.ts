@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { MAX_INSTANT } from "@/lib/formats/date-param";
 import { enqueueSql } from "@/lib/jobs/queue";
 import { type CorrectionChange, type CorrectionOutcome, type RecordBatch, records } from "@/lib/records";

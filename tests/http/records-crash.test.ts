@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { records, type RecordsStore } from "@/lib/records";
 import { dayRow, daysOf, sliceOf } from "@/lib/records/blocks";
 import { PostgresRecordsStore } from "@/lib/records/postgres-store";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { enqueueSql } from "@/lib/jobs/queue";
 import { type RecordChunk, records, RecordsOverlap } from "@/lib/records";
 import * as f from "@/tests/support/fixtures";

@@ -1,5 +1,5 @@
 import { db, Prisma } from "@/lib/db";
-import { random } from "@/lib/server/demo";
+import { random } from "@/lib/demo/data";
 import { records, type CorrectionChange, type RecordBatch, type RecordsStore } from "@/lib/records";
 
 /**

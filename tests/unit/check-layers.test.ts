@@ -73,6 +73,34 @@ describe("the layer check (npm run lint)", () => {
     expect(problems).toContainEqual(expect.stringContaining("components/Thing.tsx:1: a page or component imports @/lib/db"));
   });
 
+  it("fails when a transport could query the database itself, and lets it use the kernel's database state and administration", () => {
+    const kernel = {
+      "lib/db/index.ts": "export const db = () => 1;\nexport const Prisma = {};\nexport const closeDb = () => 0;\nexport type Tx = number;\n",
+      "lib/db/status.ts": 'import { db } from "@/lib/db";\nexport const poolUse = () => db();\n',
+      "lib/records/index.ts": "export const records = () => 1;\nexport const closeRecords = () => 0;\n",
+    };
+    const sound = checkLayers(tree({
+      ...SOUND, ...kernel,
+      "scripts/tool.ts": 'import { closeDb } from "@/lib/db";\nimport type { Tx } from "@/lib/db";\nimport { poolUse } from "@/lib/db/status";\nimport { closeRecords } from "@/lib/records";\nimport { series } from "@/lib/series";\nexport const run = (tx: Tx) => series() + poolUse() + closeDb() + closeRecords() + tx;\n',
+      // The benchmark tools measure the kernel itself.
+      "scripts/bench-reads.ts": 'import { db } from "@/lib/db";\nimport { records } from "@/lib/records";\nimport pg from "pg";\nexport const run = () => db() + records() + String(pg);\n',
+    }));
+    expect(sound).toEqual([]);
+    const problems = checkLayers(tree({
+      ...SOUND, ...kernel,
+      "scripts/tool.ts": 'import { closeDb, db } from "@/lib/db";\nexport const run = () => db() + closeDb();\n',
+      "lib/server/health.ts": 'import * as database from "@/lib/db";\nimport { records } from "@/lib/records";\nexport const health = () => database.db() + records();\n',
+      "lib/server/size.ts": 'import pg from "pg";\nexport const size = () => String(pg) + import("better-sqlite3");\n',
+    }));
+    expect(problems).toEqual([
+      expect.stringContaining("lib/server/health.ts:1: a transport (lib/server) imports the database handle (db, Prisma) from @/lib/db; it calls capabilities"),
+      expect.stringContaining("lib/server/health.ts:2: a transport (lib/server) imports the records store (records) from @/lib/records"),
+      expect.stringContaining("lib/server/size.ts:1: a transport (lib/server) imports a database driver or client from pg"),
+      expect.stringContaining("lib/server/size.ts:2: a transport (lib/server) imports a database driver or client from better-sqlite3"),
+      expect.stringContaining("scripts/tool.ts:1: a transport (scripts) imports the database handle (db, Prisma) from @/lib/db"),
+    ]);
+  });
+
   it("sends browser components to a capability's client face", () => {
     const problems = checkLayers(tree({
       ...SOUND,
