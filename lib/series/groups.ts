@@ -1,4 +1,5 @@
 import { db, Prisma } from "@/lib/db";
+import { isDatabaseId } from "@/lib/domain/refs";
 import { isoMillis } from "@/lib/domain/serialize";
 
 export type GroupRow = Prisma.TimeseriesGroupGetPayload<object>;
@@ -25,6 +26,7 @@ export async function findGroup(stationId: number, groupId: number): Promise<Gro
 
 /** The unit symbol of a group (of any station), or null when there is no such group. */
 export async function groupUnitSymbol(groupId: number): Promise<string | null> {
+  if (!isDatabaseId(groupId)) return null;
   const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, select: { unit: { select: { symbol: true } } } });
   return group ? group.unit.symbol : null;
 }

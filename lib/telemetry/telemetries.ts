@@ -12,6 +12,7 @@ import { db, type Tx } from "@/lib/db";
 import { changedFields, named, recordActivity } from "@/lib/domain/activity-log";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
+import { isDatabaseId } from "@/lib/domain/refs";
 import { isoMillis } from "@/lib/domain/serialize";
 import { existingStation, type StationAccess } from "@/lib/stations";
 import { normalizedValues, telemetryErrors, TELEMETRY_RULES, typeOf, type SensorMapping, type TelemetryValues } from "@/lib/telemetry/config";
@@ -58,6 +59,7 @@ function parseJson<T>(text: string, fallback: T): T {
 }
 
 export async function loadTelemetry(stationId: number): Promise<StoredTelemetry | null> {
+  if (!isDatabaseId(stationId)) return null;
   const row = await db().prisma.telemetry.findUnique({ where: { stationId }, include: { sensors: { orderBy: { id: "asc" } } } });
   if (!row) return null;
   return {

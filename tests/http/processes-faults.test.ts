@@ -242,6 +242,9 @@ describe(`npm run process (${DIALECT})`, () => {
     expect(failing.stdout).toContain(`FAILED  #${id} Hourly sum, no missing values allowed: The source time series has no time step, so it cannot be regularized and aggregated. (it will be retried)`);
     const unknown = cli("--group", "99999999");
     expect([unknown.status, unknown.stderr.trim()]).toEqual([1, "There is no time series group 99999999."]);
+    // Beyond the 32-bit id columns: no such group either (PostgreSQL would refuse the query).
+    const beyond = cli("--group", "99999999999");
+    expect([beyond.status, beyond.stderr.trim()]).toEqual([1, "There is no time series group 99999999999."]);
     const bad = cli("--group", "x");
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--group needs a group id, not "x".');

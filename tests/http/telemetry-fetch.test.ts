@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
@@ -9,7 +10,7 @@ import { startFakeInflux } from "@/tests/support/fake-vendors/influxdb";
 import { startFakeInsigh } from "@/tests/support/fake-vendors/insigh";
 import { startFakeMeteoView2, type FakeMeteoView2 } from "@/tests/support/fake-vendors/meteoview2";
 import { csv, seriesApi, seriesId } from "@/tests/support/processes";
-import { startServer, type TestServer } from "@/tests/support/server";
+import { ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
 
 /**
  * Fetching (telemetry.md §3) through a real server, from each type's fake vendor: configure,
@@ -232,6 +233,54 @@ describe("what vendors do wrong", () => {
     expect(fetched.json.fetch).toMatchObject({ status: "ok", records: 1 });
     expect((await call("get", w.path, w.editor.token)).json.status).toBe("ok");
   });
+});
+
+describe("npm run telemetry", () => {
+  /** The command on the server's database, as an operator runs it (the fakes answer in this process: not spawnSync). */
+  const cli = (...args: string[]) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/telemetry.ts", ...args], {
+      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: server.databaseUrl, ENHYDRIS_MEDIA_DIR: server.mediaDir, ENHYDRIS_SECRET_KEY: TEST_SECRET_KEY, ENHYDRIS_OUTBOUND_ALLOW: "localhost" },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => resolve({ code, out, err }));
+  });
+
+  it("fetches a station's telemetry in the foreground and says what each sensor stored", async () => {
+    const vendor = await startFakeMeteoView2({ apiKey: SECRETS[1], readings: { "42a": [{ time: "2025-03-01T12:00", value: 1 }, { time: "2025-03-01T12:10", value: 2 }], "43b": [{ time: "2025-03-01T12:00", value: 3 }] } });
+    vendors.push(vendor);
+    const w = await world();
+    // Once a day, twelve hours from now: no scheduled fetch of the server's comes in between.
+    const offset = (Math.floor(Date.now() / 60_000) + 720) % 1440;
+    const put = await call("put", w.path, w.editor.token, {
+      type: "meteoview2", data_timezone: "Europe/Athens", device_locator: viaName(vendor.apiUrl), username: "alice@example.org", password: SECRETS[1],
+      remote_station_id: "1852", fetch_interval_minutes: 1440, fetch_offset_minutes: offset,
+      sensors: [{ sensor_id: "42a", timeseries_group: w.a }, { sensor_id: "43b", timeseries_group: w.b }],
+    });
+    expect(put.status, put.text).toBe(201);
+    const run = await cli("--station", String(w.sid));
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain(`Fetching Metrica MeteoView2 of station ${w.sid}: 2 sensors.`);
+    expect(run.out).toContain("ok      sensor 42a: 2 new records\nok      sensor 43b: 1 new record\n3 new records in all.\n");
+    expect(run.out + run.err).not.toContain(SECRETS[1]);
+    expect(await initialCsv(w, w.a)).toBe(lines([T0, "1.0,"], [T0 + 600, "2.0,"]));
+    const again = await cli("--station", String(w.sid));
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toContain("0 new records in all.");
+  }, 120_000);
+
+  it("names a station without telemetry, one that does not exist, and bad arguments", async () => {
+    const sid = await f.station();
+    expect(await cli("--station", String(sid))).toMatchObject({ code: 1, err: `Station ${sid} has no telemetry.\n` });
+    // Beyond the 32-bit id columns too (PostgreSQL would refuse the query).
+    for (const id of ["99999999", "99999999999"]) expect(await cli("--station", id)).toMatchObject({ code: 1, err: `There is no station ${id}.\n` });
+    const bad = await cli("--station", "x");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("usage: npm run telemetry -- --station <station id>");
+  }, 120_000);
 });
 
 describe("the passwords", () => {

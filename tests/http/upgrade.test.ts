@@ -5,7 +5,7 @@
  * must then answer every saved GET as the old server did, accept the old tokens and passwords,
  * and let the new-phase features work on the old data.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -502,6 +502,37 @@ describe("an old password changed after the upgrade", () => {
     expect((await http.post("/api/auth/login/", { form: { username: bob.username, password: "bob-new-Pa55-after" } })).status).toBe(200);
     expect((await http.get("/api/auth/user/", { token: bob.token })).json.username).toBe(bob.username);
   });
+});
+
+describe("npm run db:migrate on a first-phase database", () => {
+  it("applies the migrations, says how many records are still rows, converts them with --convert, and then finds nothing left", async () => {
+    const other = await scratchDatabase();
+    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/migrate.ts", ...args], {
+      cwd: ROOT, encoding: "utf8", env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.json", DATABASE_URL: other.url },
+    });
+    try {
+      await loadOldDatabase(other.url);
+      const first = cli();
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toContain(`Applied: ${loadMigrations(DIALECT).map((m) => m.name).filter((m) => !RELEASED.includes(m)).join(", ")}\n`);
+      const { rows } = await conversionState(other.url);
+      expect(rows).toBeGreaterThan(0);
+      const left = first.stdout.match(/^(\d+) series \(([\d,]+) records\) are still stored as rows\. The service converts them/m);
+      expect(left, first.stdout).not.toBeNull();
+      expect(Number(left![2].replaceAll(",", ""))).toBe(rows);
+
+      const converted = cli("--convert");
+      expect(converted.status, converted.stderr).toBe(0);
+      expect(converted.stdout).toContain(`The database is up to date.\nConverting ${left![1]} series (${left![2]} records) into day blocks…\n`);
+      expect(converted.stdout).toMatch(new RegExp(`^Converted ${left![1]} series \\(${left![2]} records\\) in [\\d.]+ s\\.$`, "m"));
+      expect((await conversionState(other.url)).rows).toBe(0);
+
+      const after = cli();
+      expect([after.status, after.stdout]).toEqual([0, "The database is up to date.\n"]);
+    } finally {
+      await other.dispose();
+    }
+  }, 120_000);
 });
 
 describe("the first release's configuration", () => {
