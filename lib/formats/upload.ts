@@ -187,7 +187,8 @@ function parseValue(s: string, a: number, b: number): number {
 /** The longest flags a record may have, in characters (normalized): a guard against huge values. */
 export const MAX_FLAGS_LENGTH = 1000;
 
-function tooLong(flags: string): boolean {
+/** Whether flags are longer than MAX_FLAGS_LENGTH characters. */
+export function flagsTooLong(flags: string): boolean {
   // Characters are code points; a string of at most MAX_FLAGS_LENGTH code units has no more.
   return flags.length > MAX_FLAGS_LENGTH && [...flags].length > MAX_FLAGS_LENGTH;
 }
@@ -410,7 +411,7 @@ export function parseUpload(text: string, zone: TimeZone, firstLine = 1): Upload
         if (errors.full) break;
         continue;
       }
-      if (tooLong(f)) {
+      if (flagsTooLong(f)) {
         errors.add(lineNo, `flags longer than ${MAX_FLAGS_LENGTH} characters`);
         if (errors.full) break;
         continue;
@@ -660,6 +661,6 @@ export function parseFlagsField(text: string): { ok: true; flags: string } | { o
   const s = text.trim();
   const flags = parseFlags(s, 0, s.length);
   if (flags === null) return { ok: false, error: "invalid character in flags" };
-  if (tooLong(flags)) return { ok: false, error: `flags longer than ${MAX_FLAGS_LENGTH} characters` };
+  if (flagsTooLong(flags)) return { ok: false, error: `flags longer than ${MAX_FLAGS_LENGTH} characters` };
   return { ok: true, flags };
 }

@@ -4,6 +4,7 @@
  * the outcome (what was and what is), and the daily blocks of the days it touches. Pure.
  */
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
+import { flagsTooLong, MAX_FLAGS_LENGTH } from "@/lib/formats/upload";
 import {
   type BatchBlocks, BlockBuilder, blockStart, type CorrectionOutcome, type CorrectionPlan, DAY, type RecordBatch, type RecordChunk,
 } from "@/lib/records/types";
@@ -87,6 +88,8 @@ export function applyCorrection(span: RecordChunk, plan: CorrectionPlan): Applie
     if (typeof upsert.flags[j] !== "string") throw new Error(`correct: the flags at ${t} are not a string`);
     const v = upsert.values[j];
     if (v === Infinity || v === -Infinity) errors.push(`the value at ${iso(t)} is not a finite number`);
+    // Flags a transform added to: no longer than an upload may write them, so the data/ text uploads again.
+    if (flagsTooLong(upsert.flags[j])) errors.push(`the flags at ${iso(t)} are longer than ${MAX_FLAGS_LENGTH} characters`);
     // As uploads store them: -0 is 0 (formats.md §6.3), any NaN the null.
     values[j] = v === 0 ? 0 : v === v ? v : NaN;
   }

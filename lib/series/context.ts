@@ -194,14 +194,22 @@ export function latestModification(s: SeriesContext): Date {
 
 /** The series, if the actor may read its records (the private-data rule, api.md §15.2). */
 export async function readableSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
-  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
+  const s = await seriesOfPath(path);
   ensureDataReader(actor, s.access, s.publiclyAvailable);
   return s;
 }
 
+/**
+ * The series a path names, or 404, with no permission checked yet: for a call whose path names
+ * an object below the series too, which is looked up before the permission (api.md §1.7).
+ */
+export async function seriesOfPath(path: SeriesPath): Promise<SeriesContext> {
+  return orNotFound(await loadSeriesContext(path.seriesId, path));
+}
+
 /** The series, if the actor may write its records (an editor of its station). */
 export async function writableSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
-  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
+  const s = await seriesOfPath(path);
   ensureEditor(actor, s.access);
   return s;
 }
@@ -211,7 +219,12 @@ export async function writableSeries(actor: Actor, path: SeriesPath): Promise<Se
  * of corrections): on a replicated station too, which nobody may write.
  */
 export async function editorsSeries(actor: Actor, path: SeriesPath): Promise<SeriesContext> {
-  const s = orNotFound(await loadSeriesContext(path.seriesId, path));
-  if (!isEditor(actor, s.access)) throw new PermissionDenied(actor === null);
+  const s = await seriesOfPath(path);
+  ensureEditorsRead(actor, s);
   return s;
+}
+
+/** Refuses (401/403) an actor who is not an editor of the series' station. */
+export function ensureEditorsRead(actor: Actor, s: SeriesContext): void {
+  if (!isEditor(actor, s.access)) throw new PermissionDenied(actor === null);
 }

@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/permissions";
+import { ensureEditor, type Actor } from "@/lib/auth/permissions";
 import { Conflict, DomainError, orNotFound, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
@@ -6,7 +6,7 @@ import { formatInstantWithOffset } from "@/lib/formats/timestamp";
 import type { TimeZone } from "@/lib/formats/timezone";
 import { records, type CorrectionChange, type CorrectionOutcome, type CorrectionPlan, type RecordBatch } from "@/lib/records";
 import { contentsText } from "@/lib/stations";
-import { writableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
+import { seriesOfPath, writableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
 import {
   correctionIdOf, correctionImages, correctionStatements, findCorrection, newCorrectionToken, standingLaterCorrections, touchedTimestamps,
   type CorrectionNote, type CorrectionRow,
@@ -313,8 +313,9 @@ function asLeft(current: RecordBatch, written: RecordBatch, touched: Float64Arra
  * (naming it), or when they changed by a write outside the history.
  */
 export async function revertCorrection(actor: Actor, path: SeriesPath, id: number, given: Given<RevertValues, SeriesContext>): Promise<Corrected & { reverted: CorrectionRow }> {
-  const s = await writableSeries(actor, path);
+  const s = await seriesOfPath(path);
   const c = orNotFound(await findCorrection(s.id, id));
+  ensureEditor(actor, s.access);
   const { comment, dryRun } = await valuesOf(given, s);
   if (c.revertedBy !== null) throw new Conflict(`Correction ${c.id} was already reverted by correction ${c.revertedBy}.`);
   const images = await correctionImages(c.id);

@@ -2,7 +2,7 @@ import { listResponse } from "@/lib/http/handlers";
 import { json } from "@/lib/http/respond";
 import { isoSeconds } from "@/lib/domain/serialize";
 import type { RouteContext } from "@/lib/routing/router";
-import { editorsSeries, type SeriesPath } from "@/lib/series/context";
+import { editorsSeries, ensureEditorsRead, seriesOfPath, type SeriesPath } from "@/lib/series/context";
 import { orNotFound } from "@/lib/domain/errors";
 import { changedRecords, deleteRecords, editRecords, revertCorrection, transformData, type Corrected } from "@/lib/series/correct";
 import { readAfter, readDelete, readEdit, readRevert, readTransform } from "@/lib/series/correction-fields";
@@ -63,8 +63,10 @@ export async function listCorrections(ctx: RouteContext): Promise<Response> {
 
 /** GET corrections/{cid}/ */
 export async function getCorrection(ctx: RouteContext): Promise<Response> {
-  const s = await editorsSeries(ctx.auth.user, seriesPath(ctx));
-  return json(correctionJson(orNotFound(await findCorrection(s.id, ctx.params.cid))));
+  const s = await seriesOfPath(seriesPath(ctx));
+  const c = orNotFound(await findCorrection(s.id, ctx.params.cid));
+  ensureEditorsRead(ctx.auth.user, s);
+  return json(correctionJson(c));
 }
 
 /** POST corrections/{cid}/revert/: 200 the new correction. */

@@ -213,20 +213,26 @@ function intersects(a: Float64Array, b: Float64Array): boolean {
 }
 
 /**
- * The later corrections of the series that changed some of the records `c` changed and stand:
- * not reverted themselves, and not reverts of corrections that are later than `c` (a later
- * correction and its revert leave the records as `c` wrote them). Ascending ids.
+ * The later corrections of the series that changed some of the records `c` changed and stand.
+ * Later corrections form chains of reverts (X, the revert of X, the revert of that, …); a chain
+ * whose members after `c` are odd in number leaves the records changed (X alone, or X re-applied
+ * by the revert of its revert), an even number leaves them as `c` wrote them. Each chain that
+ * changed them is named by its last member, the one to revert first. Ascending ids.
  */
 export async function standingLaterCorrections(c: CorrectionRow, touched: Float64Array): Promise<number[]> {
-  const candidates = await fromPrimary(() => db().query<{ id: unknown; before: Uint8Array; written: Uint8Array }>(Prisma.sql`
-    SELECT c.id, c.before, c.written FROM correction c
+  const rows = await fromPrimary(() => db().query<{ id: unknown; reverts: unknown; before: Uint8Array; written: Uint8Array }>(Prisma.sql`
+    SELECT c.id, c.reverts, c.before, c.written FROM correction c
     WHERE c.timeseries_id = ${c.seriesId} AND c.id > ${c.id} AND c.first_timestamp <= ${c.last} AND c.last_timestamp >= ${c.first}
-      AND NOT EXISTS (SELECT 1 FROM correction r WHERE r.reverts = c.id)
-      AND (c.reverts IS NULL OR c.reverts < ${c.id})
     ORDER BY c.id`));
+  const later = new Map(rows.map((row) => [toNumber(row.id)!, { reverts: toNumber(row.reverts), row }]));
+  const reverted = new Set([...later.values()].map((x) => x.reverts));
   const out: number[] = [];
-  for (const row of candidates) {
-    if (intersects(touched, touchedTimestamps({ before: decodeRecords(row.before), written: decodeRecords(row.written) }))) out.push(toNumber(row.id)!);
+  for (const [id, { row }] of later) {
+    if (reverted.has(id)) continue; // not the end of its chain
+    let members = 0;
+    for (let at: number | null | undefined = id; at != null && later.has(at); at = later.get(at)!.reverts) members++;
+    if (members % 2 === 0) continue;
+    if (intersects(touched, touchedTimestamps({ before: decodeRecords(row.before), written: decodeRecords(row.written) }))) out.push(id);
   }
   return out;
 }

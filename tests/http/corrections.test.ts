@@ -305,6 +305,10 @@ describe("POST data/transform/", () => {
       "The value at 2024-01-01T00:10:00Z is not a finite number.", "The value at 2024-01-01T00:20:00Z is not a finite number.",
       "The value at 2024-01-01T00:40:00Z is not a finite number.", "The value at 2024-01-01T00:50:00Z is not a finite number.",
     ] });
+    // Flags within the limit that, added to a record's, exceed it (an upload of them would be refused).
+    await bad({ ...range, operation: "flag", flags: "F".repeat(999) }, { non_field_errors: [
+      "The flags at 2024-01-01T00:20:00Z are longer than 1000 characters.", "The flags at 2024-01-01T00:30:00Z are longer than 1000 characters.",
+    ] });
     expect(await data(s)).toBe(expected());
   });
 });
@@ -390,6 +394,22 @@ describe("POST corrections/{cid}/revert/", () => {
     expect(await data(s)).toBe(afterA);
   });
 
+  it("names the revert of a revert that applied a later correction again", async () => {
+    const s = await fresh();
+    const edit = async (value: number) => ok(await http.patch(`${s.path}/data/`, { ...as(creator), json: { records: [{ timestamp: at(2), value }] } })).correction;
+    const a = await edit(5);
+    const b = await edit(7);
+    const rb = ok(await http.post(`${s.path}/corrections/${b}/revert/`, as(creator))).id;
+    // B and its revert cancel out: A can be reverted (as a dry run here).
+    expect(ok(await http.post(`${s.path}/corrections/${a}/revert/`, { ...as(creator), json: { dry_run: true } })).changed).toBe(1);
+    const rrb = ok(await http.post(`${s.path}/corrections/${rb}/revert/`, as(creator))).id;
+    const refused = await http.post(`${s.path}/corrections/${a}/revert/`, as(creator));
+    expect({ status: refused.status, body: refused.json }).toEqual({ status: 409, body: { detail: `Correction ${rrb} changed the same records after correction ${a} and is not reverted; revert it first.` } });
+    ok(await http.post(`${s.path}/corrections/${rrb}/revert/`, as(creator)));
+    ok(await http.post(`${s.path}/corrections/${a}/revert/`, as(creator)));
+    expect(await data(s)).toBe(expected({}));
+  });
+
   it("is refused (409) when the records changed by a write outside the history; a dry run gives the records it would restore", async () => {
     const s = await fresh();
     const deleted = ok(await http.delete(`${s.path}/data/?start_date=2024-01-01T00:30Z&end_date=2024-01-01T00:30Z`, as(creator))).correction;
@@ -410,6 +430,12 @@ describe("POST corrections/{cid}/revert/", () => {
     expect((await http.post(`${s.path}/corrections/${c}/revert/`, as(creator))).json).toEqual({ detail: "Not found." });
     expect((await http.post(`${s.path}/corrections/999999/revert/`, as(creator))).status).toBe(404);
     expect((await http.get(`${s.path}/corrections/${c}/`, as(creator))).status).toBe(404);
+    // The correction is an object of the path: 404 before the permission (api.md §1.7), for everyone.
+    for (const token of [undefined, other.token]) {
+      expect((await http.post(`${s.path}/corrections/999999/revert/`, { token })).json).toEqual({ detail: "Not found." });
+      expect((await http.get(`${s.path}/corrections/999999/`, { token })).json).toEqual({ detail: "Not found." });
+      expect((await http.post(`${s.path}/corrections/${c}/revert/`, { token })).status).toBe(404);
+    }
     const long = await http.post(`${t.path}/corrections/${c}/revert/`, { ...as(creator), form: { comment: "c".repeat(1001) } });
     expect({ status: long.status, body: long.json }).toEqual({ status: 400, body: { comment: ["Ensure this field has no more than 1000 characters."] } });
   });
