@@ -102,6 +102,7 @@ function telemetryOperations(station: string): Operation[] {
       who: "editor", body: { spec: discoverFields() }, ok: [200, "Stations or sensors", DiscoveredSchema], errors: write },
     { method: "get", path: `${base}fetch/`, tag, summary: "The last fetch (running, or the one that started last), or null", who: "editor", ok: [200, "The fetch", FetchRunSchema.nullable()], errors: [401, 403, 404] },
     { method: "post", path: `${base}fetch/`, tag, summary: "Fetch now (a job; wait: answer with the finished fetch, at most 60 s)", who: "editor",
+      query: [{ name: "wait", description: "As the body's wait (the body's wins when both are given)", schema: z.boolean() }],
       body: { spec: fetchFields() }, ok: [202, "Queued (or not finished within 60 s)", FetchRunSchema], alsoOk: [200, "Finished (wait)", FetchRunSchema], errors: write },
     { method: "get", path: `${base}logs/`, tag, summary: "The log of the fetches, newest first: one entry per sensor fetched, and one without a sensor when a whole fetch failed", who: "editor",
       query: PAGE, ok: [200, "A page", pageSchema(TelemetryLogSchema)], errors: [401, 403, 404] },

@@ -73,6 +73,12 @@ export interface OutboundRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * Names of headers of `headers` that carry credentials of the caller's own (an API key in
+   * X-API-Key, a token in a vendor's header; any case): on a redirect to another host, or from
+   * https to http, they are dropped with Authorization, Cookie and Proxy-Authorization.
+   */
+  credentialHeaders?: readonly string[];
 }
 
 /** An answer whose body has not been read yet. */
@@ -98,7 +104,10 @@ export interface OutboundResponse {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Headers that carry credentials: not sent to another host, nor from https to http. */
+/**
+ * Headers that carry credentials: not sent to another host, nor from https to http (with those
+ * a request names in `credentialHeaders`).
+ */
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
 /** "60 s", "1.5 s". */
@@ -309,6 +318,7 @@ async function openWithin(url: string, request: OutboundRequest, options: Outbou
   let method = (request.method ?? "GET").toUpperCase();
   let body: Buffer | undefined = request.body === undefined ? undefined : Buffer.from(request.body);
   let headers: Record<string, string> = { ...(request.headers ?? {}) };
+  const credentials = new Set([...CREDENTIAL_HEADERS, ...(request.credentialHeaders ?? []).map((name) => name.trim().toLowerCase())]);
   let target = await checkTarget(parseTarget(url, null, null), options, deadline);
   for (let hop = 0; ; hop++) {
     const response = await send(target, method, headers, body, options, deadline);
@@ -327,7 +337,7 @@ async function openWithin(url: string, request: OutboundRequest, options: Outbou
       throw new OutboundError("redirect", `${from} redirects to ${next.host}, which would receive the request's body again; use ${next.host} directly`);
     }
     if (!sameHost || (target.url.protocol === "https:" && next.protocol === "http:")) {
-      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())));
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !credentials.has(k.trim().toLowerCase())));
     }
     target = await checkTarget(next, options, deadline, `${from} redirects to ${next.host}; `);
   }

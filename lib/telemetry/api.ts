@@ -36,9 +36,9 @@ async function discoverHandler(ctx: RouteContext): Promise<Response> {
   return json(await discover(ctx.auth.user, ctx.params.sid, async () => readDiscover(await ctx.input())));
 }
 
-/** 202 with the queued fetch; with `wait`, 200 with the fetch once it has finished (202 after 60 s). */
+/** 202 with the queued fetch; with `wait` (in the body or the query), 200 with the fetch once it has finished (202 after 60 s). */
 async function fetchNow(ctx: RouteContext): Promise<Response> {
-  const { run, finished } = await requestFetch(ctx.auth.user, ctx.params.sid, async () => readFetchRequest(await ctx.input()));
+  const { run, finished } = await requestFetch(ctx.auth.user, ctx.params.sid, async () => readFetchRequest(await ctx.input(), ctx.url.searchParams));
   return json(run, finished ? 200 : 202);
 }
 

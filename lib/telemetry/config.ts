@@ -50,7 +50,6 @@ export const TELEMETRY_RULES = {
   tooManyEmails: `Ensure this list has no more than ${MAX_ALERT_EMAILS} addresses.`,
   email: "Enter a valid email address.",
   configTooLarge: `Ensure this object has no more than ${MAX_ADDITIONAL_CONFIG} characters as JSON.`,
-  noTelemetry: "This station has no telemetry.",
   noStations: "No stations found.",
 } as const;
 

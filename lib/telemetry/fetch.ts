@@ -129,10 +129,54 @@ interface SensorContext {
   nowSeconds: number;
 }
 
-/** Fetches and stores one sensor; a vendor's failure (TelemetryError) is its outcome, anything else is thrown. */
+/** Whether a row still exists; a failure of the database counts as yes (the caller's error stands). */
+async function stillThere(find: () => Promise<unknown>): Promise<boolean> {
+  try {
+    return (await find()) !== null;
+  } catch {
+    return true;
+  }
+}
+
+const telemetryExists = (id: number) => stillThere(() => db().prisma.telemetry.findUnique({ where: { id }, select: { id: true } }));
+const groupExists = (id: number) => stillThere(() => db().prisma.timeseriesGroup.findUnique({ where: { id }, select: { id: true } }));
+const seriesExists = (id: number) => stillThere(() => db().prisma.timeseries.findUnique({ where: { id }, select: { id: true } }));
+
+/** The error_name of a sensor's log row when its group (or the group's Initial series) was deleted during the fetch. */
+const GROUP_DELETED = "GroupDeleted";
+
+/**
+ * Fetches and stores one sensor; a vendor's failure (TelemetryError) is its outcome, and so is
+ * its group (or the group's Initial series) deleted during the fetch: its log row says so, and
+ * the other sensors go on. Anything else is thrown.
+ */
 async function fetchSensor(c: SensorContext, sensorId: string, groupId: number): Promise<SensorOutcome> {
   const outcome = (records: number, status: "ok" | "error", message = ""): SensorOutcome => ({ sensor_id: sensorId, timeseries_group: groupId, records, status, message });
+  const gone = async (message: string): Promise<SensorOutcome> => {
+    await log(c.telemetry.id, c.started, { status: "error", records: 0, sensor: sensorId, errorName: GROUP_DELETED, message });
+    return outcome(0, "error", message);
+  };
+  const groupGone = `time series group ${groupId} no longer exists (it was deleted during the fetch): nothing was stored for this sensor`;
+  if (!(await groupExists(groupId))) return gone(groupGone);
+  const series: { id: number | null } = { id: null };
+  try {
+    return await storeSensor(c, sensorId, groupId, series, outcome);
+  } catch (error) {
+    if (error instanceof TelemetryError) throw error;
+    // A deleted group takes its series and the sensor's mapping with it: the write could not
+    // find them (or the new Initial series could not refer to the group).
+    if (!(await groupExists(groupId))) return gone(groupGone);
+    if (series.id !== null && !(await seriesExists(series.id))) {
+      return gone(`the Initial time series #${series.id} of time series group ${groupId} no longer exists (it was deleted during the fetch): nothing was stored for this sensor; the next fetch creates it again`);
+    }
+    throw error;
+  }
+}
+
+async function storeSensor(c: SensorContext, sensorId: string, groupId: number, series: { id: number | null },
+  outcome: (records: number, status: "ok" | "error", message?: string) => SensorOutcome): Promise<SensorOutcome> {
   const seriesId = await initialSeries(groupId);
+  series.id = seriesId;
   let lastStored = (await records().summary(seriesId))?.last ?? null;
   let batch: RecordBatch;
   try {
@@ -218,12 +262,24 @@ export async function fetchTelemetry(telemetryId: number, options: FetchOptions 
       }
     });
   } catch (error) {
+    // The telemetry was deleted during the fetch (its log went with it, and writing a sensor's
+    // log row failed): the fetch ends quietly, with nothing to log and nothing to try again.
+    if (!(await telemetryExists(telemetry.id))) return null;
     const e = error as Error;
     // Nothing of the password in the log, whatever failed (the drivers' errors are redacted already).
     failure = { name: e instanceof TelemetryError ? e.name : e?.name || "Error", message: redact(e?.message ?? String(error), [password]) };
     const own = !(error instanceof TelemetryError) && e?.name !== "SecretBoxError";
-    await log(telemetry.id, started, { status: "error", records: 0, sensor: null, errorName: failure.name, message: failure.message })
-      .catch((logged) => logError(`telemetry ${telemetry.id}: logging a failed fetch`, logged));
+    // The service's own failure is in the server's log (the job's); the telemetry's log, which
+    // its editors read, says it in words.
+    const shown = own ? "the service could not store the fetch (an error of its own, not of the vendor); it is tried again" : failure.message;
+    const logged = await log(telemetry.id, started, { status: "error", records: 0, sensor: null, errorName: own ? "Error" : failure.name, message: shown }).then(
+      () => "logged" as const,
+      async (problem: unknown) => {
+        if (!(await telemetryExists(telemetry.id))) return "deleted" as const;
+        logError(`telemetry ${telemetry.id}: logging a failed fetch`, problem);
+        return "failed" as const;
+      });
+    if (logged === "deleted") return null;
     if (own) {
       await finish(telemetry.id, "error").catch(() => undefined);
       throw error;

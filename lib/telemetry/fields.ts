@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { emailListField } from "@/lib/accounts";
 import { IANA_ZONE_NAMES } from "@/lib/formats/tz-names";
-import { pythonTypeName, type RequestInput } from "@/lib/http/body";
+import { pythonTypeName, RequestInput } from "@/lib/http/body";
 import { boolean, choice, integer, MSG, parsePk, specSchema, text, validatedFields, type Field, type Parsed, type WriteMode } from "@/lib/http/fields";
 import { jsonValue, listOf, nestedField, objectOf, sharedSpec } from "@/lib/http/nested-fields";
 import {
@@ -112,10 +112,19 @@ export async function readDiscover(input: RequestInput): Promise<Partial<Telemet
 }
 
 export const fetchFields = () => ({
-  wait: boolean({ default: false }),
+  wait: {
+    ...boolean({ default: false }),
+    schema: z.boolean().meta({
+      description: "Wait for the fetch to finish (at most 60 s) and answer it (200); also accepted in the query string (?wait=true), the body's value first",
+    }),
+  } satisfies Field<boolean>,
 });
 
-export async function readFetchRequest(input: RequestInput): Promise<{ wait: boolean }> {
+/** `fetch/`'s request: `wait` from the body or, when the body has none, from the query string (`?wait=true`). */
+export async function readFetchRequest(input: RequestInput, query?: URLSearchParams): Promise<{ wait: boolean }> {
   const v = await validatedFields(input, fetchFields(), "create");
-  return { wait: v.wait === true };
+  const fromQuery = query?.get("wait");
+  if (input.has("wait") || fromQuery === null || fromQuery === undefined) return { wait: v.wait === true };
+  const q = await validatedFields(RequestInput.form([["wait", fromQuery]]), fetchFields(), "create");
+  return { wait: q.wait === true };
 }

@@ -11,6 +11,28 @@ export interface VendorRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Headers that carry the password or a token (any case). They, and every header of `headers`
+   * that is not one of BENIGN_HEADERS, are dropped on a redirect to another host or from https
+   * to http, as Authorization is (lib/outbound).
+   */
+  credentialHeaders?: readonly string[];
+}
+
+/** Headers of a driver's request that carry nothing secret: kept on a redirect to another host. */
+const BENIGN_HEADERS = new Set(["accept", "accept-language", "content-type", "user-agent"]);
+
+/**
+ * The headers of a request that are credentials: those the driver names, and any other it sends
+ * but the benign ones (a driver that forgets to name its key's header does not leak it).
+ */
+export function credentialHeadersOf(request: VendorRequest): string[] {
+  const named = new Set((request.credentialHeaders ?? []).map((h) => h.trim().toLowerCase()));
+  for (const name of Object.keys(request.headers ?? {})) {
+    const lower = name.trim().toLowerCase();
+    if (!BENIGN_HEADERS.has(lower)) named.add(lower);
+  }
+  return [...named];
 }
 
 /** The most characters of a vendor's error text quoted in a message. */
@@ -84,7 +106,7 @@ export class VendorHttp {
   /** Sends a request; any network failure or refusal is a TelemetryError. */
   async send(url: string, request: VendorRequest = {}): Promise<OutboundResponse> {
     try {
-      return await outboundRequest(url, request, {
+      return await outboundRequest(url, { ...request, credentialHeaders: credentialHeadersOf(request) }, {
         allow: this.context.allow,
         timeoutMs: this.context.timeoutMs,
         idleTimeoutMs: this.context.idleTimeoutMs,

@@ -10,7 +10,6 @@ import { NotFound } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isoMillis } from "@/lib/domain/serialize";
 import { enqueueSql, getJob, jobRunJson, lastStartedJob, waitForJob, type Job } from "@/lib/jobs/queue";
-import { TELEMETRY_RULES } from "@/lib/telemetry/config";
 import type { FetchSummary } from "@/lib/telemetry/fetch";
 import { FETCH_ATTEMPTS, FETCH_KIND, fetchKey } from "@/lib/telemetry/keys";
 import { loadTelemetry, readableTelemetry, writableStation, type StoredTelemetry } from "@/lib/telemetry/telemetries";
@@ -62,7 +61,7 @@ export async function fetchRunJson(job: Job, telemetry: StoredTelemetry): Promis
 export async function requestFetch(actor: Actor, stationId: number, given: Given<{ wait: boolean }, StoredTelemetry>, waitMs = FETCH_WAIT_MS): Promise<{ run: FetchRunJson; finished: boolean }> {
   await writableStation(actor, stationId);
   const telemetry = await loadTelemetry(stationId);
-  if (!telemetry) throw new NotFound(TELEMETRY_RULES.noTelemetry);
+  if (!telemetry) throw new NotFound();
   const request = await valuesOf(given, telemetry);
   const jobId = await db().write(async (tx) => {
     const [row] = await tx.$queryRaw<{ id: unknown }[]>(enqueueSql({ kind: FETCH_KIND, key: fetchKey(telemetry.id), maxAttempts: FETCH_ATTEMPTS }));

@@ -15,7 +15,7 @@ import { valuesOf, type Given } from "@/lib/domain/given";
 import { isDatabaseId } from "@/lib/domain/refs";
 import { isoMillis } from "@/lib/domain/serialize";
 import { existingStation, type StationAccess } from "@/lib/stations";
-import { normalizedValues, telemetryErrors, TELEMETRY_RULES, typeOf, type SensorMapping, type TelemetryValues } from "@/lib/telemetry/config";
+import { normalizedValues, telemetryErrors, typeOf, type SensorMapping, type TelemetryValues } from "@/lib/telemetry/config";
 import { fetchKey, tickSql } from "@/lib/telemetry/keys";
 import { nextDue, scheduleText } from "@/lib/telemetry/schedule";
 
@@ -136,7 +136,7 @@ export async function writableStation(actor: Actor, stationId: number): Promise<
 export async function readableTelemetry(actor: Actor, stationId: number): Promise<StoredTelemetry> {
   await readableStation(actor, stationId);
   const t = await loadTelemetry(stationId);
-  if (!t) throw new NotFound(TELEMETRY_RULES.noTelemetry);
+  if (!t) throw new NotFound();
   return t;
 }
 
@@ -207,7 +207,7 @@ export async function saveTelemetry(actor: Actor, stationId: number, given: Give
   options: { partial?: boolean; stationName?: string } = {}): Promise<{ created: boolean; id: number }> {
   const station = await writableStation(actor, stationId);
   const existing = await loadTelemetry(stationId);
-  if (options.partial && !existing) throw new NotFound(TELEMETRY_RULES.noTelemetry);
+  if (options.partial && !existing) throw new NotFound();
   const sent = await valuesOf(given, { station, existing });
   const before = existing ? storedValues(existing, { openPassword: false }) : null;
   const passwordSent = sent.password !== undefined;
@@ -251,10 +251,12 @@ export async function saveTelemetry(actor: Actor, stationId: number, given: Give
 export async function deleteTelemetry(actor: Actor, stationId: number): Promise<void> {
   await writableStation(actor, stationId);
   const existing = await loadTelemetry(stationId);
-  if (!existing) throw new NotFound(TELEMETRY_RULES.noTelemetry);
+  if (!existing) throw new NotFound();
   const station = await db().prisma.station.findUnique({ where: { id: stationId }, select: { name: true } });
   await db().write(async (tx) => {
-    await tx.telemetry.delete({ where: { id: existing.id } });
+    // Another request may have deleted it since: then this one finds nothing (404), not a failure.
+    const { count } = await tx.telemetry.deleteMany({ where: { id: existing.id } });
+    if (count === 0) throw new NotFound();
     await tx.job.deleteMany({ where: { key: fetchKey(existing.id), status: "queued" } });
     await recordActivity(tx, actor, {
       action: "delete", objectType: "telemetry", objectId: existing.id, stationId,

@@ -274,6 +274,46 @@ describe("redirects", () => {
     const error = await failure(outboundRequest(`${url}/post-away`, { method: "POST", body: "key=secret" }, options({ resolve })));
     expect(error.message).toBe(`127.0.0.1:${port} redirects to other.test:${port}, which would receive the request's body again; use other.test:${port} directly`);
   });
+
+  it("sends no header the request names as a credential to another host, nor from https to http", async () => {
+    const { url, seen, port } = await serve((req, res) => {
+      if (req.url === "/away") res.writeHead(302, { Location: `http://other.test:${port}/there` }).end();
+      else if (req.url === "/here") res.writeHead(302, { Location: "/there" }).end();
+      else res.end("ok");
+    });
+    const resolve = async () => ["127.0.0.1"];
+    const headers = { "X-API-Key": "key-secret", "x-token": "token-secret", Accept: "text/csv" };
+    // Without credentialHeaders a header of the caller's own is not known to be one.
+    await outboundRequest(`${url}/away`, { headers }, options({ resolve }));
+    expect(seen[1].headers["x-api-key"]).toBe("key-secret");
+    seen.length = 0;
+    await outboundRequest(`${url}/away`, { headers, credentialHeaders: ["x-api-key", " X-Token "] }, options({ resolve }));
+    expect(seen[0].headers).toMatchObject({ "x-api-key": "key-secret", "x-token": "token-secret" });
+    expect(seen[1].headers.host).toBe(`other.test:${port}`);
+    expect(seen[1].headers["x-api-key"]).toBeUndefined();
+    expect(seen[1].headers["x-token"]).toBeUndefined();
+    expect(seen[1].headers.accept).toBe("text/csv");
+    seen.length = 0;
+    // The same host keeps them.
+    await outboundRequest(`${url}/here`, { headers, credentialHeaders: ["X-API-Key"] }, options({ resolve }));
+    expect(seen.map((s) => [s.url, s.headers["x-api-key"]])).toEqual([["/here", "key-secret"], ["/there", "key-secret"]]);
+  });
+
+  it("drops a named credential header on a redirect from https to http of the same host", async () => {
+    const plain = await serve((_q, res) => res.end("plain"));
+    const seenTls: IncomingMessage["headers"][] = [];
+    const tls = createHttpsServer({ key: TEST_TLS_KEY, cert: TEST_TLS_CERT }, (req, res) => {
+      seenTls.push(req.headers);
+      res.writeHead(302, { Location: `http://127.0.0.1:${plain.port}/down` }).end();
+    });
+    await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
+    servers.push({ close: () => tls.close() });
+    const tlsPort = (tls.address() as AddressInfo).port;
+    await outboundRequest(`https://127.0.0.1:${tlsPort}/`, { headers: { "X-API-Key": "key-secret" }, credentialHeaders: ["X-API-Key"] }, options({ verifyTls: false }));
+    expect(seenTls[0]["x-api-key"]).toBe("key-secret");
+    expect(plain.seen[0].url).toBe("/down");
+    expect(plain.seen[0].headers["x-api-key"]).toBeUndefined();
+  });
 });
 
 describe("time limits", () => {

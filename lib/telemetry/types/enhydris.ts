@@ -38,6 +38,22 @@ const MAX_PAGES = 1000;
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * An id of the remote (a station, group or time series: an integer, written as a number or as
+ * digits) as text, or null for anything else (an object, a list, a fraction, words): such an
+ * entry cannot be asked for, so it is left out of the lists rather than shown as "[object Object]".
+ */
+function remoteId(v: unknown): string | null {
+  if (typeof v === "number") return Number.isSafeInteger(v) && v >= 0 ? String(v) : null;
+  if (typeof v === "string") return /^\s*\d{1,18}\s*$/.test(v) ? v.trim() : null;
+  return null;
+}
+
+/** A name of the remote as text: "" for a missing or non-scalar one. */
+function remoteText(v: unknown): string {
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? String(v) : "";
+}
+
 class EnhydrisSession implements TelemetrySession {
   private readonly http: VendorHttp;
   private readonly base: URL;
@@ -98,10 +114,13 @@ class EnhydrisSession implements TelemetrySession {
 
   async listStations(): Promise<RemoteItem[]> {
     const stations = await this.list("api/stations/", "stations");
-    return stations.map((s) => {
+    const out: RemoteItem[] = [];
+    for (const s of stations) {
       if (s.id === undefined || s.id === null) throw new TelemetryError(`the answer of ${this.host} is not a list of stations`);
-      return { id: String(s.id), name: String(s.name ?? "") };
-    });
+      const id = remoteId(s.id);
+      if (id !== null) out.push({ id, name: remoteText(s.name) });
+    }
+    return out;
   }
 
   async listSensors(): Promise<RemoteItem[]> {
@@ -109,11 +128,15 @@ class EnhydrisSession implements TelemetrySession {
     const out: RemoteItem[] = [];
     for (const group of await this.list(`api/stations/${station}/timeseriesgroups/`, "time series groups")) {
       if (group.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series groups`);
-      for (const ts of await this.list(`api/stations/${station}/timeseriesgroups/${String(group.id)}/timeseries/`, "time series")) {
+      const groupId = remoteId(group.id);
+      if (groupId === null) continue;
+      for (const ts of await this.list(`api/stations/${station}/timeseriesgroups/${groupId}/timeseries/`, "time series")) {
         if (ts.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series`);
+        const seriesId = remoteId(ts.id);
+        if (seriesId === null) continue;
         out.push({
-          id: `${String(group.id)} ${String(ts.id)}`,
-          name: `${String(group.name ?? "")} - ${String(ts.type ?? "")} ${String(ts.name ?? "")} ${String(ts.time_step ?? "")}`,
+          id: `${groupId} ${seriesId}`,
+          name: `${remoteText(group.name)} - ${remoteText(ts.type)} ${remoteText(ts.name)} ${remoteText(ts.time_step)}`,
         });
       }
     }

@@ -73,6 +73,8 @@ class HttpCsvSession implements TelemetrySession {
   private readonly http: VendorHttp;
   private readonly host: string;
   private readonly headers: Record<string, string> = {};
+  /** The header that carries the password: dropped on a redirect to another host (lib/outbound). */
+  private readonly credentialHeaders: string[] = [];
 
   constructor(private readonly config: TelemetryConfig, private readonly context: DriverContext) {
     this.http = new VendorHttp(context, config.verifyTls);
@@ -82,7 +84,10 @@ class HttpCsvSession implements TelemetrySession {
     }
     this.host = hostOf(expandTemplate(config.deviceLocator, 0, 0));
     const header = configString(config, "header").trim();
-    if (header !== "") this.headers[header] = config.password;
+    if (header !== "") {
+      this.headers[header] = config.password;
+      this.credentialHeaders.push(header);
+    }
     else if (config.username !== "") this.headers.Authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString("base64")}`;
     this.headers.Accept = "text/csv, text/plain, */*";
   }
@@ -97,7 +102,7 @@ class HttpCsvSession implements TelemetrySession {
 
   /** The header and the rows of the CSV of a window. */
   private async table(start: number, end: number): Promise<{ header: string[]; rows: string[][] }> {
-    const response = await this.http.ok(expandTemplate(this.config.deviceLocator, start, end), { headers: this.headers });
+    const response = await this.http.ok(expandTemplate(this.config.deviceLocator, start, end), { headers: this.headers, credentialHeaders: this.credentialHeaders });
     let text = response.text();
     const skip = skipLinesOf(this.config) ?? 0;
     for (let k = 0; k < skip; k++) {
