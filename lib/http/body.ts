@@ -187,7 +187,8 @@ export async function parseBody(request: Request, limit: number): Promise<Reques
   }
   const bytes = await readBodyBytes(request, limit);
   if (type === "multipart/form-data") return parseMultipart(bytes, contentType);
-  if (type === "application/json") return parseJsonObject(decoder.decode(bytes));
+  // No body at all is no fields, as in DRF (a client that sets the type on every request).
+  if (type === "application/json") return bytes.length === 0 ? RequestInput.json({}) : parseJsonObject(decoder.decode(bytes));
   return RequestInput.form(parseFormBytes(bytes));
 }
 

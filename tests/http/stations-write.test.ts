@@ -600,6 +600,13 @@ describe("body reading errors (§1.2, §1.6)", () => {
     expect(p.json).toEqual({ detail: 'Unsupported media type "application/xml" in request.' });
   });
 
+  it("reads an empty JSON body as no fields, as DRF does", async () => {
+    const json = await http.post("/api/stations/", { body: "", headers: { "Content-Type": "application/json" }, token: admin.token });
+    const form = await http.post("/api/stations/", { body: "", headers: { "Content-Type": "application/x-www-form-urlencoded" }, token: admin.token });
+    expect({ status: json.status, body: json.json }).toEqual({ status: 400, body: form.json });
+    expect(json.json).toEqual({ geom: ["This field is required."], owner: ["This field is required."] });
+  });
+
   it("answers a JSON parse error with 400", async () => {
     const r = await http.post("/api/stations/", { body: '{"name": ', headers: { "Content-Type": "application/json" }, token: admin.token });
     expect(r.status).toBe(400);
