@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import type { ReactNode } from "react";
-import type { ActivityItem } from "@/lib/activity";
+import { isActivityAction, type ActivityAction, type ActivityItem } from "@/lib/activity";
 import type { RunJson, SiteRun } from "@/lib/processing";
 import { Breadcrumbs, type Crumb } from "@/components/site/Breadcrumbs";
 import type { Messages } from "@/lib/i18n";
@@ -74,7 +74,8 @@ export function Problem({ code }: { code: string | string[] | undefined }) {
   return key ? <p className="message error" role="alert">{t(`problem.${key}`)}</p> : null;
 }
 
-const ACTIONS = ["create", "change", "delete", "upload", "reset", "run", "fetch"] as const satisfies readonly (keyof Messages["manageParts"]["action"])[];
+/** The catalogue key of a recorded action (lib/activity's ACTIVITY_ACTIONS): one with no word fails the type check here. */
+const actionKey = (action: ActivityAction): keyof Messages["manageParts"]["action"] => action;
 
 /** The latest changes (management.md §3): when, who, what. */
 export function ActivityList({ items, empty, stationLinks }: { items: ActivityItem[]; empty: string; stationLinks?: boolean }) {
@@ -85,7 +86,7 @@ export function ActivityList({ items, empty, stationLinks }: { items: ActivityIt
       {items.map((a) => (
         <li key={a.id} data-action={a.action}>
           <time dateTime={a.time} className="muted small">{a.time.slice(0, 16).replace("T", " ")} UTC</time>
-          <span className={`badge action-${a.action}`}>{(ACTIONS as readonly string[]).includes(a.action) ? t(`action.${a.action as (typeof ACTIONS)[number]}`) : a.action}</span>
+          <span className={`badge action-${a.action}`}>{isActivityAction(a.action) ? t(`action.${actionKey(a.action)}`) : a.action}</span>
           <span className="activity-summary">{a.summary}</span>
           <span className="muted small"> — {a.user ?? t("aJob")}</span>
           {stationLinks && a.station !== null && a.action !== "delete" && a.object_type !== "station" && (

@@ -3,7 +3,7 @@
 export { expireAccesses, remindAccessEnds } from "./expiry";
 export { AccessRequestSchema, approveFields, denyFields, MAX_TEXT, readApproval, readDenial, readAccessRequest, requestFields } from "./fields";
 export {
-  ACCESS_STATUSES, accessOffer, type AccessRequestJson, type AccessStatus, approveAccessRequest, createAccessRequest, denyAccessRequest,
+  ACCESS_STATUSES, accessOffer, type AccessOffer, type AccessRequestJson, type AccessStatus, approveAccessRequest, createAccessRequest, denyAccessRequest,
   pendingForEditor, type PendingRequest, withdrawAccessRequest,
 } from "./requests";
 

@@ -71,6 +71,22 @@ function facts(r: Row): MailFacts {
 const who = (r: Row) => `"${r.user.username}"`;
 const stationNamed = (r: Row) => `station ${named(r.station.name, r.stationId)}`;
 
+/**
+ * The end of the user's reading of the station's protected data when it comes only from approvals
+ * with an end date (the latest of their ends), or null: the user reads it for good (as an editor,
+ * a data viewer made by hand or by an approval with no end) or not at all. Such a user may ask for
+ * a new request (an extension, which the reminder e-mail suggests); its approval replaces them.
+ */
+export async function accessEndOf(user: Actor, station: StationAccess, now = new Date()): Promise<Date | null> {
+  if (!user || !user.isActive || isEditor(user, station) || !station.dataViewers.includes(user.id)) return null;
+  const given = await db().prisma.accessRequest.findMany({
+    where: { stationId: station.id, userId: user.id, status: "approved", granted: true, OR: [{ validUntil: null }, { validUntil: { gt: now } }] },
+    select: { validUntil: true },
+  });
+  if (given.length === 0 || given.some((r) => r.validUntil === null)) return null;
+  return new Date(Math.max(...given.map((r) => r.validUntil!.getTime())));
+}
+
 /** Whether any series of the station is not publicly available. */
 async function hasProtectedData(stationId: number): Promise<boolean> {
   return (await db().prisma.timeseries.findFirst({ where: { publiclyAvailable: false, group: { stationId } }, select: { id: true } })) !== null;
@@ -123,12 +139,15 @@ export interface NewAccessRequest {
   message: string;
 }
 
-/** A new request of the actor (any logged-in user who cannot read the station's protected data yet). */
+/**
+ * A new request of the actor: any logged-in user who cannot read the station's protected data
+ * yet, or reads it only until an approval's end date (accessEndOf).
+ */
 export async function createAccessRequest(actor: Actor, stationId: number, given: Given<NewAccessRequest, StationAccess>, site: string, locale: Locale = DEFAULT_LOCALE): Promise<AccessRequestJson> {
   const station = await existingStation(stationId);
   const user = ensureUser(actor);
   const values = await valuesOf(given, station);
-  if (isDataReader(user, station)) throw ValidationFailed.nonField(ALREADY_READER);
+  if (isDataReader(user, station) && !(await accessEndOf(user, station))) throw ValidationFailed.nonField(ALREADY_READER);
   if (!(await hasProtectedData(stationId))) throw ValidationFailed.nonField(NOTHING_PROTECTED);
   try {
     return await db().write(async (tx) => {
@@ -179,7 +198,12 @@ function accessEnd(date: string | null, now: Date): Date | null {
   return end;
 }
 
-/** Approves a pending request: the requester reads the station's protected data until valid_until. */
+/**
+ * Approves a pending request: the requester reads the station's protected data until valid_until.
+ * It replaces the requester's earlier approvals of the station still in force (a request to extend
+ * a time-limited access): they end now (as expired, with no e-mail of their own), and the access
+ * they gave goes on until the new valid_until (null: with no end).
+ */
 export async function approveAccessRequest(actor: Actor, stationId: number, id: number, given: Given<Approval, void>, site: string, locale: Locale = DEFAULT_LOCALE): Promise<AccessRequestJson> {
   const pending = await decidable(actor, stationId, id);
   const values = await valuesOf(given, undefined);
@@ -192,7 +216,11 @@ export async function approveAccessRequest(actor: Actor, stationId: number, id: 
     const key = { stationId_userId: { stationId, userId: pending.userId } };
     const existing = await tx.stationDataViewer.findUnique({ where: key });
     if (!existing) await tx.stationDataViewer.create({ data: { stationId, userId: pending.userId } });
-    await tx.accessRequest.update({ where: { id }, data: { granted: !existing } });
+    const replaced = { stationId, userId: pending.userId, status: "approved", id: { not: id } };
+    // The viewing an earlier approval gave is this one's now: its end ends it.
+    const carried = existing !== null && (await tx.accessRequest.count({ where: { ...replaced, granted: true } })) > 0;
+    await tx.accessRequest.updateMany({ where: replaced, data: { status: "expired", granted: false } });
+    await tx.accessRequest.update({ where: { id }, data: { granted: !existing || carried } });
     await recordActivity(tx, actor, {
       action: "approve", objectType: "access_request", objectId: id, stationId,
       summary: `Approved access of ${who(request)} to the data of ${stationNamed(request)} ${values.validUntil ? `until ${values.validUntil}` : "with no end date"}`,
@@ -269,14 +297,23 @@ export async function pendingForEditor(user: Actor, limit = 100): Promise<Pendin
 }
 
 /**
- * What the station page offers a logged-in user about its protected data: "request" (they cannot
- * read it and have no pending request), "pending", or null (nothing to offer).
+ * What the station and series pages offer a logged-in user about the station's protected data:
+ * `state` "request" (they cannot read it, or only until `until`, and have no pending request) or
+ * "pending"; `until` (YYYY-MM-DD, the first day without access) when they read it until an
+ * approval's end; null: nothing to offer (no protected data, or they read it for good).
  */
-export async function accessOffer(user: Actor, stationId: number): Promise<"request" | "pending" | null> {
+export interface AccessOffer {
+  state: "request" | "pending";
+  until: string | null;
+}
+
+export async function accessOffer(user: Actor, stationId: number): Promise<AccessOffer | null> {
   if (!user || !user.isActive) return null;
   const station = await stationAccess(stationId);
-  if (!station || isDataReader(user, station)) return null;
+  if (!station) return null;
+  const end = isDataReader(user, station) ? await accessEndOf(user, station) : null;
+  if (isDataReader(user, station) && !end) return null;
   if (!(await hasProtectedData(station.id))) return null;
   const pending = await db().prisma.accessRequest.findFirst({ where: { stationId: station.id, userId: user.id, status: "pending" }, select: { id: true } });
-  return pending ? "pending" : "request";
+  return { state: pending ? "pending" : "request", until: dateOf(end) };
 }

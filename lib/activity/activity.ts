@@ -5,6 +5,20 @@ import { editableStation } from "@/lib/stations";
 
 /** Reading the activity log (management.md §3); entries are written by lib/domain/activity-log.ts. */
 
+/**
+ * Every action the services record (lib/domain/activity-log.ts's `action`), as the manage pages
+ * name them in each language (the catalogues' `manageParts.action`). A service that records a new
+ * action adds it here and to every catalogue: tests/unit/activity-actions-i18n.test.ts reads the
+ * actions the sources record and fails on one missing here or in a catalogue.
+ */
+export const ACTIVITY_ACTIONS = ["create", "change", "delete", "upload", "correct", "reset", "run", "fetch", "approve", "deny", "expire"] as const;
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
+
+/** Whether a stored action is one of ACTIVITY_ACTIONS. */
+export function isActivityAction(action: string): action is ActivityAction {
+  return (ACTIVITY_ACTIONS as readonly string[]).includes(action);
+}
+
 /** An entry as `GET api/stations/{sid}/activity/` gives it (management.md §3). */
 export interface ActivityJson {
   id: number;

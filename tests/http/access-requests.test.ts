@@ -139,8 +139,6 @@ describe("an access request's life (public.md §2)", () => {
     expect((await http.get(`/api/stations/${sid}/`, { token: requester.token })).json.data_viewers).toEqual([requester.id]);
     // Deciding twice is refused.
     expect((await http.post(`${base()}${rid}/deny/`, { token: maintainer.token, json: { reason: "Changed my mind" } })).json).toEqual({ non_field_errors: [NOT_PENDING] });
-    // An approved user asks again: they read the data already.
-    expect((await http.post(base(), { token: requester.token, form: { message: "again" } })).json).toEqual({ non_field_errors: [ALREADY_READER] });
 
     // A week before the end the upkeep reminds the user, once.
     const soon = dateIn(6);
@@ -149,6 +147,9 @@ describe("an access request's life (public.md §2)", () => {
     expect((await runUpkeep()).access_request).toBe(0);
     const reminder = await mailTo("reader@example.org", "Your access to station", before);
     expect(reminder.subject).toBe(`Your access to station "Private" ends on ${soon}`);
+    // It says how to keep the access, as the station page offers it (a new request: an extension).
+    expect(reminder.text).toContain("To keep it, request access again on the station's page: its maintainers may approve the new request with a later end date.");
+    expect(reminder.text).toContain(`https://enhydris.example.org/stations/${sid}/`);
     expect((await runUpkeep()).access_request).toBe(0);
     expect(smtp.messages.slice(before).filter((m) => m.subject.startsWith("Your access to station"))).toHaveLength(1);
     expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
@@ -186,6 +187,8 @@ describe("an access request's life (public.md §2)", () => {
     expect([approved.status, approved.json.valid_until, approved.json.decided_by]).toEqual([200, null, creator.id]);
     await runUpkeep();
     expect((await http.get(dataPath(), { token: forever.token })).status).toBe(200);
+    // Access with no end: nothing to ask for.
+    expect((await http.post(base(), { token: forever.token, json: { message: "again" } })).json).toEqual({ non_field_errors: [ALREADY_READER] });
 
     // Made a data viewer by hand while the request waited: the approval's end leaves them one.
     const viewer = await f.user();
@@ -250,7 +253,9 @@ describe("an access request's life (public.md §2)", () => {
     await db().write((tx) => tx.accessRequest.update({ where: { id: rid }, data: { validUntil: midnight(soon) } }));
     before = smtp.messages.length;
     await runUpkeep();
-    expect((await mailTo("greek-reader@example.org", "Η πρόσβασή σας", before)).subject).toBe(`Η πρόσβασή σας στον σταθμό «Άρτα» λήγει στις ${soon}`);
+    const remindedEl = await mailTo("greek-reader@example.org", "Η πρόσβασή σας", before);
+    expect(remindedEl.subject).toBe(`Η πρόσβασή σας στον σταθμό «Άρτα» λήγει στις ${soon}`);
+    expect(remindedEl.text).toContain("Για να τη διατηρήσετε, ζητήστε ξανά πρόσβαση από τη σελίδα του σταθμού· οι συντηρητές του μπορούν να εγκρίνουν το νέο αίτημα με μεταγενέστερη ημερομηνία λήξης.");
     await db().write((tx) => tx.accessRequest.update({ where: { id: rid }, data: { validUntil: midnight(dateIn(-1)) } }));
     before = smtp.messages.length;
     await runUpkeep();
@@ -281,6 +286,53 @@ describe("an access request's life (public.md §2)", () => {
     expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
     expect((await http.delete(`${base()}${second}/`, { token: requester.token })).status).toBe(204);
     expect((await http.get(dataPath(), { token: requester.token })).status).toBe(403);
+  });
+
+  it("a user who reads the data until an approval's end may ask again (an extension); its approval replaces the earlier one", async () => {
+    const requester = await f.user({ email: "extend@example.org" });
+    const first = (await http.post(base(), { token: requester.token, json: { message: "First" } })).json.id as number;
+    const firstEnd = dateIn(10);
+    expect((await http.post(`${base()}${first}/approve/`, { token: maintainer.token, json: { valid_until: firstEnd } })).status).toBe(200);
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
+
+    // The reminder's advice: a new request, while the access lasts; one pending at a time.
+    const again = await http.post(base(), { token: requester.token, json: { message: "Please extend" } });
+    expect([again.status, again.json.status]).toEqual([201, "pending"]);
+    expect((await http.post(base(), { token: requester.token, json: {} })).json).toEqual({ non_field_errors: [ALREADY_PENDING] });
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
+
+    // Approved until a later date: the earlier approval ends now (no e-mail of its own), the access lasts.
+    const laterEnd = dateIn(60);
+    const extended = await http.post(`${base()}${again.json.id}/approve/`, { token: maintainer.token, json: { valid_until: laterEnd } });
+    expect([extended.status, extended.json.status, extended.json.valid_until]).toEqual([200, "approved", laterEnd]);
+    expect((await http.get(`${base()}${first}/`, { token: requester.token })).json).toMatchObject({ status: "expired", valid_until: firstEnd });
+    const told = await until(async () => smtp.messages.find((m) => m.to.includes("extend@example.org") && m.text.includes(`was approved, until ${laterEnd}`)), (m) => m !== undefined, 15_000, 50);
+    expect(told?.subject).toBe('Your access to station "Private" was approved');
+    // The earlier end passes: the upkeep ends nothing and tells nothing.
+    await db().write((tx) => tx.accessRequest.update({ where: { id: first }, data: { validUntil: midnight(dateIn(-1)) } }));
+    const before = smtp.messages.length;
+    await runUpkeep();
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
+    expect(smtp.messages.slice(before).filter((m) => m.to.includes("extend@example.org") && /has ended|ends on/.test(m.subject))).toEqual([]);
+    // The new end ends it.
+    await db().write((tx) => tx.accessRequest.update({ where: { id: again.json.id }, data: { validUntil: midnight(dateIn(-1)), remindedAt: new Date() } }));
+    expect((await runUpkeep()).access_request).toBe(1);
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(403);
+
+    // An extension with no end: the access is for good, and nothing more may be asked.
+    const third = (await http.post(base(), { token: requester.token, json: {} })).json.id as number;
+    expect((await http.post(`${base()}${third}/approve/`, { token: maintainer.token, json: { valid_until: dateIn(5) } })).status).toBe(200);
+    const fourth = (await http.post(base(), { token: requester.token, json: {} })).json.id as number;
+    expect((await http.post(`${base()}${fourth}/approve/`, { token: maintainer.token, json: { valid_until: null } })).status).toBe(200);
+    await db().write((tx) => tx.accessRequest.update({ where: { id: third }, data: { validUntil: midnight(dateIn(-1)) } }));
+    await runUpkeep();
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
+    expect((await http.post(base(), { token: requester.token, json: {} })).json).toEqual({ non_field_errors: [ALREADY_READER] });
+    // A data viewer made by hand (no approval behind it) and editors: nothing to ask for either.
+    const viewer = await f.user();
+    const station = (await http.get(`/api/stations/${sid}/`, { token: maintainer.token })).json;
+    expect((await http.patch(`/api/stations/${sid}/`, { token: maintainer.token, json: { data_viewers: [...station.data_viewers, viewer.id] } })).status).toBe(200);
+    expect((await http.post(base(), { token: viewer.token, json: {} })).json).toEqual({ non_field_errors: [ALREADY_READER] });
   });
 
   it("one pending request per user and station, even when sent at once", async () => {
@@ -370,8 +422,13 @@ describe("the pages (public.md §2)", () => {
     const station = `/stations/${sid}/`;
     expect((await site.page(station, "")).text).not.toContain("Request access");
     const cookie = await login(requester);
-    const group = await site.page(`/stations/${sid}/timeseriesgroups/${gid}/`, cookie);
-    expect(group.text).toContain(`href="/stations/${sid}/#access"`);
+    const groupPage = `/stations/${sid}/timeseriesgroups/${gid}/`;
+    // The series page offers the same form (public.md §2: on the station and series pages).
+    const group = await site.page(groupPage, cookie);
+    expect(group.text).toContain('aria-label="Request access"');
+    expect(group.text).toContain('name="message"');
+    expect(group.text).toContain('href="#access"');
+    expect(group.text).not.toContain(`href="/stations/${sid}/#access"`);
 
     const before = smtp.messages.length;
     const asked = await site.submit(await site.form(station, cookie, "Request access"), { message: "Asked on the site." }, cookie);
@@ -382,6 +439,11 @@ describe("the pages (public.md §2)", () => {
     const waiting = (await site.page(station, cookie)).text;
     expect(waiting).toContain("is waiting for its maintainers");
     expect(waiting).not.toContain('aria-label="Request access"');
+    // The series page, too, says that the request waits, with no form nor link to one.
+    const groupWaiting = (await site.page(groupPage, cookie)).text;
+    expect(groupWaiting).toContain("is waiting for its maintainers");
+    expect(groupWaiting).not.toContain('aria-label="Request access"');
+    expect(groupWaiting).not.toContain('href="#access"');
 
     // The maintainer's /manage/ lists it; a date in the past is refused with the API's message, next to the field.
     const editor = await login(maintainer);
@@ -397,8 +459,20 @@ describe("the pages (public.md §2)", () => {
     expect([approved.status, approved.headers.get("location")]).toEqual([303, "/manage/?done=access-approved#access-requests"]);
     expect((await db().prisma.accessRequest.findUniqueOrThrow({ where: { id: stored.id } })).status).toBe("approved");
     expect((await http.get(dataPath(), { token: requester.token })).text).toBe(RECORDS);
-    expect((await site.page(station, cookie)).text).not.toContain('id="access"');
-    expect((await site.page("/manage/", editor)).text).not.toContain(label);
+    // Access until a date: both pages tell the date and offer to ask again (an extension), from the series page too.
+    for (const path of [station, groupPage]) {
+      const text = (await site.page(path, cookie)).text;
+      expect(text).toContain(`ends on ${until} (when that day begins, UTC)`);
+      expect(text).toContain('aria-label="Request access"');
+    }
+    const extension = await site.submit(await site.form(groupPage, cookie, "Request access"), { message: "A month more, please." }, cookie);
+    expect([extension.status, extension.headers.get("location")]).toEqual([303, `${groupPage}?access=requested#access`]);
+    expect((await db().prisma.accessRequest.findFirstOrThrow({ where: { userId: requester.id, stationId: sid, status: "pending" } })).message).toBe("A month more, please.");
+    const extending = (await site.page(station, cookie)).text;
+    expect(extending).toContain(`ends on ${until}`);
+    expect(extending).toContain("is waiting for its maintainers");
+    expect(extending).not.toContain('aria-label="Request access"');
+    expect((await site.page("/manage/", editor)).text).not.toContain("Asked on the site.");
 
     // Nobody else's /manage/ shows requests of stations they do not edit.
     const other = await f.user();

@@ -6,7 +6,7 @@ import { siteRoot } from "@/lib/http/urls";
 import type { FormState } from "@/lib/site/form-state";
 import { boundId, formInput, submitForm } from "@/lib/site/manage-form";
 import { requestLocale } from "@/lib/site/locale";
-import { stationPath } from "@/lib/site/paths";
+import { groupPath, stationPath } from "@/lib/site/paths";
 
 /**
  * The server actions of access requests (public.md §2): the request on the station page, and the
@@ -20,13 +20,19 @@ async function site(): Promise<string> {
   return siteRoot(new Request(`http://${h.get("host") ?? "localhost"}/`, { headers: new Headers(h) }));
 }
 
-export async function requestAccess(sidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
+/**
+ * The access request of the station and series pages (public.md §2: "Request access" with a
+ * short message field on both). `gidValue`, the series page's group (0 on the station page), only
+ * names the page to return to.
+ */
+export async function requestAccess(sidValue: unknown, gidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const sid = boundId(sidValue);
+  const gid = boundId(gidValue);
   return submitForm(prev, form, async (user) => {
     await createAccessRequest(user, sid, () => readAccessRequest(formInput(form)), await site(), await requestLocale());
     // Another address than the form's page: to the same one (only its #access added), the browser's
     // router would move to the anchor without asking the server for the page, which still showed the form.
-    return `${stationPath(sid)}?access=requested#access`;
+    return `${gid ? groupPath(sid, gid) : stationPath(sid)}?access=requested#access`;
   });
 }
 

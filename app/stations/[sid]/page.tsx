@@ -3,11 +3,9 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
-import { requestAccess } from "@/app/manage/actions/access";
-import ManagedForm, { TextArea } from "@/components/manage/Form";
 import PointMap from "@/components/map/PointMap";
-import { accessOffer, MAX_TEXT } from "@/lib/access";
-import { formToken } from "@/lib/site/form-token";
+import { AccessRequestCard } from "@/components/site/AccessRequest";
+import { accessOffer } from "@/lib/access";
 import { settings } from "@/lib/config";
 import { canEditStation, lonLat, pathId, stationPageData, stationWithOwner, timeStepLabel } from "@/lib/frontend";
 import { currentUser } from "@/lib/site/current-user";
@@ -160,21 +158,7 @@ export default async function StationPage({ params }: { params: Params }) {
         </DataTable>
       </ListCard>
 
-      {user && offer && (
-        <section className="card" id="access" aria-labelledby="access-heading">
-          <h2 id="access-heading">{t("protectedData")}</h2>
-          {offer === "pending" ? (
-            <p className="message" role="status">{t("accessPending")}</p>
-          ) : (
-            <>
-              <p>{t("protectedIntro")}</p>
-              <ManagedForm action={requestAccess.bind(null, station.id)} initial={{}} token={formToken(user.sessionId)} submit={t("requestAccess")} label={t("requestAccess")}>
-                <TextArea name="message" label={t("message")} rows={3} help={t("messageHelp", { max: MAX_TEXT })} />
-              </ManagedForm>
-            </>
-          )}
-        </section>
-      )}
+      {user && offer && <AccessRequestCard stationId={station.id} offer={offer} sessionId={user.sessionId} />}
 
       <ListCard id="images" title={t("images")} empty={data.images.length === 0 ? t("noImages") : null}>
         <ul className="gallery">

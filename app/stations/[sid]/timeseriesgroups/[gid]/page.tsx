@@ -13,7 +13,9 @@ import { groupPageData, initialChart, pathId, seriesLabel, timeStepLabel } from 
 import { managePaths } from "@/lib/site/manage-paths";
 import { chartApiUrl, groupPath, stationPath } from "@/lib/site/paths";
 import { formatDateTime, offsetLabel, parseInstant, zoneOffsetMinutes } from "@/lib/site/time";
+import { AccessRequestCard } from "@/components/site/AccessRequest";
 import { Breadcrumbs } from "@/components/site/Breadcrumbs";
+import { accessOffer } from "@/lib/access";
 import { groupTitleIn } from "@/lib/site/group-title";
 
 // server.mjs serves this page's HTML to anonymous visitors from a cache once this is registered (ADR 0018).
@@ -54,6 +56,8 @@ export default async function GroupPage({ params, searchParams }: { params: Para
   if (!data) notFound();
   const { station, group, series, processes } = data;
   const [user, t, tc] = await Promise.all([currentUser(), getTranslations("group"), getTranslations("common")]);
+  // A logged-in user's offer about the station's protected data (public.md §2), as on the station page.
+  const offer = user && series.some((s) => !s.publiclyAvailable) ? await accessOffer(user, station.id) : null;
   const stepLabel = (step: string) => (step ? timeStepLabel(step) : tc("irregular"));
   // The series' types (Initial, Checked, Regularized, Aggregated) in the page's language.
   const typeWord = (type: string) => (type in TYPE_KEYS ? tc(TYPE_KEYS[type as keyof typeof TYPE_KEYS]) : type);
@@ -152,8 +156,8 @@ export default async function GroupPage({ params, searchParams }: { params: Para
                       </td>
                       <td data-label={t("access")}>
                         {s.publiclyAvailable ? t("public") : s.canRead ? t("privateReadable") : t("private")}
-                        {/* A logged-in user asks for access on the station's page (public.md §2). */}
-                        {user && !s.canRead && <> · <Link href={`${stationPath(station.id)}#access`}>{t("requestAccess")}</Link></>}
+                        {/* The request's form is on this page, below (public.md §2); none while a request waits. */}
+                        {user && !s.canRead && offer?.state === "request" && <> · <a href="#access">{t("requestAccess")}</a></>}
                       </td>
                     </tr>
                   ))}
@@ -175,6 +179,8 @@ export default async function GroupPage({ params, searchParams }: { params: Para
           />
         </section>
       </div>
+
+      {user && offer && <AccessRequestCard stationId={station.id} groupId={group.id} offer={offer} sessionId={user.sessionId} />}
 
       {processes.length > 0 && (
         <section className="card" aria-labelledby="processing-heading">
