@@ -12,7 +12,7 @@ import { useHydrated } from "@/components/site/useHydrated";
  * With JavaScript the form logs in through next-auth (and stays on the page on a refusal); without
  * it, the browser posts it to a server action that does the same (app/accounts/login/actions.ts).
  */
-export default function LoginForm({ next, initialError }: { next: string; initialError: string | null }) {
+export default function LoginForm({ next, initialError, registrationOpen }: { next: string; initialError: string | null; registrationOpen: boolean }) {
   // The server action's outcome (a refusal without JavaScript), then the script's own.
   const [posted, postAction] = useActionState(logInWithoutScript, { error: initialError, username: "" });
   const [scriptError, setError] = useState<string | null | undefined>(undefined);
@@ -30,7 +30,7 @@ export default function LoginForm({ next, initialError }: { next: string; initia
       const target = safeNextPath(next);
       const code = await signInWithCredentials(String(form.get("username") ?? "").trim(), String(form.get("password") ?? ""), `${window.location.origin}${target}`);
       if (code) {
-        setError(loginErrorMessage(code, (key, values) => t(key, values)));
+        setError(loginErrorMessage(code, (key, values) => t(key, values), registrationOpen));
         setBusy(false);
         return;
       }
@@ -48,7 +48,7 @@ export default function LoginForm({ next, initialError }: { next: string; initia
       {error && (
         <div className="form-errors" role="alert">
           <p>{error}</p>
-          {error === t("notActivated") && <p><a href="/accounts/register/resend/">{t("resendLink")}</a></p>}
+          {registrationOpen && error === t("notActivated") && <p><a href="/accounts/register/resend/">{t("resendLink")}</a></p>}
         </div>
       )}
       <label htmlFor="login-username">{t("username")}</label>

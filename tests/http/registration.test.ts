@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
 import { deleteExpiredRegistrations } from "@/lib/accounts/registration";
 import { startServer, type TestServer } from "@/tests/support/server";
@@ -73,11 +74,15 @@ async function registerAs(name: string, address = freshAddress(), email?: string
   return r;
 }
 
+/** The first e-mail to `address` after the first `after` (waiting for it: another test's may come first). */
 async function mailTo(address: string, after: number): Promise<Received> {
-  const messages = await smtp.waitFor(after + 1);
-  const found = messages.slice(after).find((m) => m.to.some((to) => to.toLowerCase() === address.toLowerCase()));
-  if (!found) throw new Error(`no e-mail to ${address}`);
-  return found;
+  const deadline = Date.now() + 30_000;
+  for (let n = after + 1; ; n++) {
+    const messages = await smtp.waitFor(n, Math.max(0, deadline - Date.now()));
+    const found = messages.slice(after).find((m) => m.to.some((to) => to.toLowerCase() === address.toLowerCase()));
+    if (found) return found;
+    if (messages.length < n) throw new Error(`no e-mail to ${address}`);
+  }
 }
 
 const linkPattern = /https:\/\/enhydris\.example\.org(\/accounts\/activate\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+\/)/;
@@ -150,10 +155,74 @@ describe("registration (public.md §1)", () => {
     const r = await registerAs("someone-else", freshAddress(), "Taken@Example.org");
     expect(r.html).toContain(SENT);
     const mail = await mailTo("Taken@Example.org", before);
+    // To the address as stored, not as typed.
+    expect(mail.to).toEqual(["taken@example.org"]);
     expect(mail.subject).toBe("Registration on Enhydris test");
     expect(mail.text).toContain('already belongs to the account "owner"');
     expect(mail.text).not.toContain("/accounts/activate/");
     expect(await db().prisma.user.findUnique({ where: { username: "someone-else" } })).toBeNull();
+  });
+
+  it("answers a second registration of a username awaiting activation as a registration (no enumeration)", async () => {
+    // A username registered with a new address (an account awaiting activation is made), and one
+    // registered with an address that has an account (nothing is made): a second registration of
+    // each must not tell them apart.
+    await db().write((tx) => tx.user.create({ data: { username: "known-owner", email: "known@example.org", password: "x" } }));
+    let before = smtp.messages.length;
+    expect((await registerAs("probe-new", freshAddress(), "fresh@example.org")).html).toContain(SENT);
+    await mailTo("fresh@example.org", before);
+    before = smtp.messages.length;
+    expect((await registerAs("probe-known", freshAddress(), "known@example.org")).html).toContain(SENT);
+    await mailTo("known@example.org", before);
+    expect(await db().prisma.user.findUnique({ where: { username: "probe-known" } })).toBeNull();
+
+    const second = async (name: string) => {
+      const address = freshAddress();
+      const page = await registerPage(address);
+      const started = Date.now();
+      const r = await post(page, { ...good(name), email: "prober@example.org", altcha: await solve(page.challenge) }, address);
+      return { ...r, ms: Date.now() - started };
+    };
+    before = smtp.messages.length;
+    const pending = await second("probe-new");
+    const mail = await mailTo("prober@example.org", before);
+    const absent = await second("probe-known");
+    for (const r of [pending, absent]) {
+      expect(r.status).toBe(200);
+      expect(r.html).toContain(SENT);
+      expect(fieldMessages(r.html)).toEqual([]);
+      expect(formMessages(r.html)).toEqual([]);
+    }
+    // The same page but for the username typed.
+    const strip = (html: string, name: string) => html.replaceAll(name, "NAME").replace(/<script[\s\S]*?<\/script>/g, "").replace(/ nonce="[^"]*"/g, "");
+    expect(strip(pending.html, "probe-new")).toBe(strip(absent.html, "probe-known"));
+    // The pending account is untouched; the address typed learns why nothing was made.
+    const kept = await db().prisma.user.findUniqueOrThrow({ where: { username: "probe-new" } });
+    expect(kept.email).toBe("fresh@example.org");
+    expect(kept.isActive).toBe(false);
+    expect(mail.subject).toBe("Registration on Enhydris test");
+    expect(mail.text).toContain('tried to register the account "probe-new" on Enhydris test');
+    expect(mail.text).toContain("belongs to another registration that awaits activation");
+    expect(mail.text).not.toContain("/accounts/activate/");
+    // The second registration of the username that was free made its account (in the background).
+    for (let i = 0; i < 100 && !(await db().prisma.user.findUnique({ where: { username: "probe-known" } })); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await db().prisma.user.findUniqueOrThrow({ where: { username: "probe-known" } })).email).toBe("prober@example.org");
+
+    // With the pending account's own address (in other capitals): its link again, to the stored
+    // address, once the cooldown since the last link has passed.
+    await db().write((tx) => tx.pendingActivation.update({ where: { userId: kept.id }, data: { expiresAt: new Date(Date.now() + 7 * 86_400_000 - 6 * 60_000) } }));
+    before = smtp.messages.length;
+    expect((await registerAs("probe-new", freshAddress(), "FRESH@example.org")).html).toContain(SENT);
+    const again = await mailTo("fresh@example.org", before);
+    expect(again.to).toEqual(["fresh@example.org"]);
+    expect(again.subject).toBe("Activate your account on Enhydris test");
+    const path = linkPattern.exec(again.text)![1];
+    expect(await (await fetch(server.url + path)).text()).toContain("Your account is active");
+    // Active now: its username is refused, whatever the address.
+    const address = freshAddress();
+    const page = await registerPage(address);
+    const taken = await post(page, { ...good("probe-new"), email: "prober@example.org", altcha: await solve(page.challenge) }, address);
+    expect(fieldMessages(taken.html)).toEqual(["A user with that username already exists."]);
   });
 
   it("applies the rules of auth/user/ and the password change", async () => {
@@ -209,6 +278,47 @@ describe("registration (public.md §1)", () => {
     expect(await db().prisma.user.findUnique({ where: { username: "nocaptcha" } })).toBeNull();
   });
 
+  it("limits the requests for a new activation link per client address, and the links per account", async () => {
+    let before = smtp.messages.length;
+    await registerAs("resender");
+    await mailTo("resender@example.org", before);
+    const user = await db().prisma.user.findUniqueOrThrow({ where: { username: "resender" } });
+    const ask = async (email: string, address: string) => {
+      const page = await fetch(`${server.url}/accounts/register/resend/`, { headers: { "X-Forwarded-For": address } });
+      const form = formsOf(await page.text(), "/accounts/register/resend/").get("Send the activation link again")!;
+      const body = new FormData();
+      for (const [k, v] of form.hidden) body.append(k, v);
+      body.append("email", email);
+      const r = await fetch(server.url + form.url, { method: "POST", body, headers: { Origin: server.url, "X-Forwarded-For": address } });
+      return { status: r.status, html: await r.text() };
+    };
+    // As rendered (the page's message catalogue holds the words too).
+    const ON_ITS_WAY = "a new activation link is on its way.</p>";
+    // The link was just sent: a request within the cooldown says the same and sends nothing.
+    before = smtp.messages.length;
+    const address = freshAddress();
+    expect((await ask("resender@example.org", address)).html).toContain(ON_ITS_WAY);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.messages.slice(before).filter((m) => m.to.includes("resender@example.org"))).toEqual([]);
+    // After it, a new link.
+    await db().write((tx) => tx.pendingActivation.update({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() + 7 * 86_400_000 - 6 * 60_000) } }));
+    before = smtp.messages.length;
+    expect((await ask("resender@example.org", address)).html).toContain(ON_ITS_WAY);
+    expect((await mailTo("resender@example.org", before)).subject).toBe("Activate your account on Enhydris test");
+    // ENHYDRIS_REGISTRATION_RATE (3) requests an hour per client address, whatever the address
+    // typed (an account's or not): the refusal tells nothing of it.
+    expect((await ask("nobody@example.org", address)).html).toContain(ON_ITS_WAY);
+    for (const email of ["resender@example.org", "nobody@example.org"]) {
+      const refused = await ask(email, address);
+      expect(refused.status).toBe(200);
+      expect(refused.html).not.toContain(ON_ITS_WAY);
+      expect(fieldMessages(refused.html)).toEqual(["Too many requests for activation links from your address. Please try again in an hour."]);
+    }
+    // Counted apart from the registrations, and per address.
+    expect((await registerAs("resender2", address)).html).toContain(SENT);
+    expect((await ask("nobody@example.org", freshAddress())).html).toContain(ON_ITS_WAY);
+  });
+
   it("limits registrations per client address per hour", async () => {
     const address = freshAddress();
     for (const name of ["rate1", "rate2", "rate3"]) expect((await registerAs(name, address)).html).toContain(SENT);
@@ -240,5 +350,32 @@ describe("registration closed (the default)", () => {
       expect((await fetch(closed.url + path)).status, path).toBe(404);
     }
     expect(await (await fetch(`${closed.url}/accounts/login/`)).text()).not.toContain("/accounts/register/");
+  });
+
+  it("tells an unactivated account to ask the administrator, without the link to the closed resend page", async () => {
+    const hashed = await hashPassword("a-good-password");
+    await db().write(async (tx) => {
+      const user = await tx.user.create({ data: { username: "waiting", email: "waiting@example.org", password: hashed, isActive: false } });
+      await tx.pendingActivation.create({ data: { userId: user.id, tokenHash: "0".repeat(64), expiresAt: new Date(Date.now() + 86_400_000) } });
+    });
+    expect((await siteLogin(closed.url, "waiting", "a-good-password")).error).toBe("NotActivated");
+    const page = await (await fetch(`${closed.url}/accounts/login/?error=NotActivated`)).text();
+    expect(page).toContain("Your account is not activated yet. Ask the administrator of the site to activate it.");
+    expect(page).not.toContain("/accounts/register/");
+    const greek = await (await fetch(`${closed.url}/accounts/login/?error=NotActivated`, { headers: { "Accept-Language": "el" } })).text();
+    expect(greek).toContain("Ζητήστε από τον διαχειριστή του ιστότοπου να τον ενεργοποιήσει.");
+    expect(greek).not.toContain("/accounts/register/");
+    // The form sent without JavaScript says the same.
+    // The login form (no aria-label of its own): the one with the username field.
+    const html = (await (await fetch(`${closed.url}/accounts/login/`)).text())
+      .replace(/<form\b(?=[^>]*>(?:(?!<\/form>)[\s\S])*name="username")/, '<form aria-label="the login"');
+    const form = formsOf(html, "/accounts/login/").get("the login")!;
+    const body = new FormData();
+    for (const [k, v] of form.hidden) body.append(k, v);
+    body.append("username", "waiting");
+    body.append("password", "a-good-password");
+    const posted = await (await fetch(closed.url + form.url, { method: "POST", body, redirect: "manual", headers: { Origin: closed.url } })).text();
+    expect(posted).toContain("Ask the administrator of the site to activate it.");
+    expect(posted).not.toContain("/accounts/register/resend/");
   });
 });

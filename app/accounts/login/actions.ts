@@ -35,7 +35,7 @@ export async function logInWithoutScript(_prev: LoginState, form: FormData): Pro
   const result = await attemptLogin(username, "", field("password"), address);
   if (!result.ok) {
     const t = await getTranslations("login");
-    return { error: loginErrorMessage(loginErrorCode(result), (key, values) => t(key, values)), username };
+    return { error: loginErrorMessage(loginErrorCode(result), (key, values) => t(key, values), settings().registrationOpen), username };
   }
   // As the next-auth route decides (app/accounts/auth/[...nextauth]/route.ts): an https site URL,
   // or a request that came over HTTPS (server.mjs's x-enhydris-scheme).

@@ -46,7 +46,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Search
             {t.rich("loggedInAs", { username: user.username, b: (chunks) => <strong>{chunks}</strong>, link: (chunks) => <Link href={next}>{chunks}</Link> })}
           </p>
         )}
-        <LoginForm next={next} initialError={loginErrorMessage(one(sp.error) || null, (key, values) => t(key, values))} />
+        <LoginForm next={next} registrationOpen={settings().registrationOpen}
+          initialError={loginErrorMessage(one(sp.error) || null, (key, values) => t(key, values), settings().registrationOpen)} />
         <p className="form-footer">
           <Link href="/accounts/password/reset/">{t("forgot")}</Link>
           {settings().registrationOpen && <> · <Link href="/accounts/register/">{t("register")}</Link></>}

@@ -65,7 +65,13 @@ export async function resendLink(_prev: ResendState, form: FormData): Promise<Re
   const locale = await getLocale();
   if (!settings().registrationOpen) return { error: fieldErrorIn(locale, REGISTRATION_CLOSED), sent: false, email };
   if (!email) return { error: fieldErrorIn(locale, "This field may not be blank."), sent: false, email };
-  const { site } = await requestSite();
-  resendActivation(email, site, new Date(), locale);
+  const { site, address } = await requestSite();
+  try {
+    // Limited per client address (public.md §1's rate); the mail itself goes in the background.
+    await resendActivation(email, address, site, new Date(), locale);
+  } catch (error) {
+    if (error instanceof ValidationFailed) return { error: fieldErrorIn(locale, error.message), sent: false, email };
+    throw error;
+  }
   return { error: null, sent: true, email };
 }
