@@ -43,13 +43,7 @@ afterAll(async () => {
   for (const v of vendors) await v.close();
 });
 
-async function world() {
-  const editor = await f.user();
-  const sid = await f.station({ maintainers: [editor.id] });
-  const a = await f.group(sid, { name: "A", precision: 1 });
-  const b = await f.group(sid, { name: "B", precision: 1 });
-  return { editor, sid, a, b, path: `/api/stations/${sid}/telemetry/` };
-}
+const world = f.telemetryStation;
 
 type World = Awaited<ReturnType<typeof world>>;
 

@@ -27,13 +27,7 @@ afterAll(async () => {
   for (const v of vendors) await v.close();
 });
 
-async function world() {
-  const editor = await f.user();
-  const sid = await f.station({ maintainers: [editor.id] });
-  const a = await f.group(sid, { name: "A", precision: 1 });
-  const b = await f.group(sid, { name: "B", precision: 1 });
-  return { editor, sid, a, b, path: `/api/stations/${sid}/telemetry/` };
-}
+const world = f.telemetryStation;
 
 const CSV = "timestamp,s1,s2\r\n2025-03-01T12:00:00,1,10\r\n2025-03-01T12:10:00,2,20\r\n";
 
@@ -81,19 +75,27 @@ async function jobsOf(telemetryId: number) {
   return db().prisma.job.findMany({ where: { key: `telemetry:${telemetryId}` }, select: { status: true, attempts: true, error: true } });
 }
 
+/** Fetches now (with wait) while the vendor holds its answer, runs `meanwhile`, then lets the vendor answer. */
+async function fetchDuring(meanwhile: (w: Awaited<ReturnType<typeof world>>) => Promise<void>) {
+  const w = await world();
+  const { vendor, arrived, release } = await heldVendor();
+  const telemetryId = await configure(w, vendor);
+  const from = server.output().length;
+  const fetching = http.post(`${w.path}fetch/`, { token: w.editor.token, json: { wait: true } });
+  await arrived;
+  await meanwhile(w);
+  release();
+  const fetched: TestResponse = await fetching;
+  expect(fetched.status, fetched.text).toBe(200);
+  expect(fetched.text).not.toMatch(INTERNAL);
+  return { w, telemetryId, from, fetched };
+}
+
 describe("a delete while a fetch runs", () => {
   it("the telemetry deleted: the fetch ends quietly, without internal text, stack traces or a retry", async () => {
-    const w = await world();
-    const { vendor, arrived, release } = await heldVendor();
-    const telemetryId = await configure(w, vendor);
-    const from = server.output().length;
-    const fetching = http.post(`${w.path}fetch/`, { token: w.editor.token, json: { wait: true } });
-    await arrived;
-    expect((await http.delete(w.path, { token: w.editor.token })).status).toBe(204);
-    release();
-    const fetched: TestResponse = await fetching;
-    expect(fetched.status, fetched.text).toBe(200);
-    expect(fetched.text).not.toMatch(INTERNAL);
+    const { w, telemetryId, from, fetched } = await fetchDuring(async (w) => {
+      expect((await http.delete(w.path, { token: w.editor.token })).status).toBe(204);
+    });
     expect(fetched.json).toMatchObject({ status: "succeeded", error: null });
     // Not tried again.
     const jobs = await until(() => jobsOf(telemetryId), (j) => j.every((job) => job.status !== "queued" && job.status !== "running"), 5000);
@@ -103,18 +105,10 @@ describe("a delete while a fetch runs", () => {
   });
 
   it("a mapped group deleted: that sensor's log says so in words, the other sensor is fetched", async () => {
-    const w = await world();
-    const { vendor, arrived, release } = await heldVendor();
-    const telemetryId = await configure(w, vendor);
-    const from = server.output().length;
-    const fetching = http.post(`${w.path}fetch/`, { token: w.editor.token, json: { wait: true } });
-    await arrived;
-    const deleted = await http.delete(`/api/stations/${w.sid}/timeseriesgroups/${w.a}/`, { token: w.editor.token });
-    expect(deleted.status, deleted.text).toBe(204);
-    release();
-    const fetched: TestResponse = await fetching;
-    expect(fetched.status, fetched.text).toBe(200);
-    expect(fetched.text).not.toMatch(INTERNAL);
+    const { w, telemetryId, from, fetched } = await fetchDuring(async (w) => {
+      const deleted = await http.delete(`/api/stations/${w.sid}/timeseriesgroups/${w.a}/`, { token: w.editor.token });
+      expect(deleted.status, deleted.text).toBe(204);
+    });
     expect(fetched.json).toMatchObject({ status: "succeeded", error: null, fetch: { status: "error", records: 2 } });
     const [s1, s2] = fetched.json.fetch.sensors;
     expect(s1).toMatchObject({ sensor_id: "s1", timeseries_group: w.a, records: 0, status: "error" });

@@ -93,6 +93,15 @@ export async function group(stationId: number, data: Partial<GroupData> = {}): P
   return db().write((tx) => insertGroup(tx, stationId, { name: "", hidden: false, precision: 2, remarks: "", ...data, variableId, unitId }));
 }
 
+/** A station for a telemetry to feed: its maintainer (an editor), two groups A and B, and the telemetry's API path. */
+export async function telemetryStation() {
+  const editor = await user();
+  const sid = await station({ maintainers: [editor.id] });
+  const a = await group(sid, { name: "A", precision: 1 });
+  const b = await group(sid, { name: "B", precision: 1 });
+  return { editor, sid, a, b, path: `/api/stations/${sid}/telemetry/` };
+}
+
 export async function series(groupId: number, data: Partial<Omit<SeriesData, "type">> & { type?: TimeseriesTypeName } = {}): Promise<number> {
   const { type = "Initial", ...rest } = data;
   return db().write((tx) => insertSeries(tx, groupId, { timeStep: "", name: "", publiclyAvailable: true, ...rest, type: typeCode(type) }));
