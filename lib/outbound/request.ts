@@ -343,12 +343,17 @@ async function openWithin(url: string, request: OutboundRequest, options: Outbou
   }
 }
 
+/** The client the service's own requests (telemetry, replication) name, unless the caller names one. */
+export const OUTBOUND_USER_AGENT = "enhydris-ts";
+
 /** Sends one request to a checked target and waits for the answer's head. */
 function send(target: Target, method: string, headers: Record<string, string>, body: Buffer | undefined,
   options: OutboundOptions, deadline: Deadline): Promise<IncomingMessage> {
   const { url, label } = target;
   const idleMs = options.idleTimeoutMs ?? options.timeoutMs;
   const outgoing: Record<string, string> = { ...headers };
+  // Some hosted APIs and firewalls refuse a request that names no client.
+  if (!Object.keys(outgoing).some((k) => k.toLowerCase() === "user-agent")) outgoing["User-Agent"] = OUTBOUND_USER_AGENT;
   if (body !== undefined && !Object.keys(outgoing).some((k) => k.toLowerCase() === "content-length")) {
     outgoing["Content-Length"] = String(body.length);
   }

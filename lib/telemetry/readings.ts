@@ -16,6 +16,7 @@
  *
  * The result is sorted, without duplicates: a records-store batch.
  */
+import { shownInstant } from "@/lib/domain/serialize";
 import { daysFromCivil } from "@/lib/formats/civil";
 import { formatUtcSeconds } from "@/lib/formats/timestamp";
 import type { TimeZone } from "@/lib/formats/timezone";
@@ -121,6 +122,13 @@ export function readingsToRecords(batch: ReadingBatch, zone: TimeZone, lastStore
   const readings: readonly Reading[] = batch.readings;
   const n = readings.length;
   const instants = instantsOf(batch, zone, lastStored);
+  for (let i = 0; i < n; i++) {
+    // Stored, such a reading would become the series' last record, and every later reading
+    // would be dropped as not after it.
+    if (shownInstant(instants[i]) === null) {
+      throw new TelemetryError(`reading ${i + 1} of the answer is outside the years 1–9999: the vendor's clock, or the unit of its times, is wrong`);
+    }
+  }
   let order: number[] | null = null;
   for (let i = 1; i < n; i++) {
     if (instants[i] < instants[i - 1]) {
@@ -162,3 +170,4 @@ export function readingsToRecords(batch: ReadingBatch, zone: TimeZone, lastStore
     notAfterLast,
   };
 }
+

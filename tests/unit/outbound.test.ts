@@ -220,6 +220,15 @@ describe("the address guard", () => {
   });
 });
 
+describe("the request", () => {
+  it("names the service as its client unless the caller names one (some hosts refuse a request without)", async () => {
+    const server = await serve((_req, res) => res.end("ok"));
+    await outboundRequest(`${server.url}/`, {}, options());
+    await outboundRequest(`${server.url}/`, { headers: { "user-agent": "logger-cloud-client/2" } }, options());
+    expect(server.seen.map((s) => s.headers["user-agent"])).toEqual(["enhydris-ts", "logger-cloud-client/2"]);
+  });
+});
+
 describe("redirects", () => {
   it("follows them, checking each hop, at most a few", async () => {
     const { url, seen } = await serve((req, res) => {

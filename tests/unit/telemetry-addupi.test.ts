@@ -117,7 +117,9 @@ describe("addupi: against its fake", () => {
 
   it.each([
     [0, ""], [1, "INVALID"], [2, "INVALID"], [-99, "MISSING"], [-1, "MISSING"],
-  ])("turns the status %s into the flags %j", async (s, flags) => {
+    // As the reference's int() reads them: a sign and spaces around.
+    ["+1", "INVALID"], [" 2 ", "INVALID"], ["-0", ""],
+  ])("turns the status %j into the flags %j", async (s, flags) => {
     readings.x = [{ t: 1655194200, value: "1.42", s }];
     const batch = await withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null));
     expect(batch.readings).toEqual([{ time: 1655194200, value: 1.42, flags }]);
@@ -141,6 +143,24 @@ describe("addupi: against its fake", () => {
     readings.x = [{ t: 1655194200, value: "1,5" }];
     const error = await telemetryFailure(withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null)));
     expect(error.message).toBe('the reading with timestamp 2022-06-14T08:10:00 has an invalid value ("1,5")');
+  });
+
+  it("refuses a timestamp outside the years 1–9999 (the reference's datetime fails), storing nothing of it", async () => {
+    // Milliseconds instead of seconds: the year 58886.
+    readings.x = [{ t: 1655194200, value: "1" }, { t: 1796112000000, value: "2" }];
+    const error = await telemetryFailure(withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null)));
+    expect(error.message).toBe(`a reading of ${host} has a timestamp outside the years 1–9999 (t="+1794456805800")`);
+    // A relative timestamp that passes the end of 9999, and one before the year 1.
+    vendor.fail("function=getdata", { kind: "body", body: "<response><node><v t='253402300000' s='0'>1</v><v t='+800' s='0'>2</v></node></response>" }, 1);
+    const relative = await telemetryFailure(withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null)));
+    expect(relative.message).toBe(`a reading of ${host} has a timestamp outside the years 1–9999 (t="+800")`);
+    vendor.fail("function=getdata", { kind: "body", body: "<response><node><v t='-62135596801' s='0'>1</v></node></response>" }, 1);
+    const early = await telemetryFailure(withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null)));
+    expect(early.message).toBe(`a reading of ${host} has a timestamp outside the years 1–9999 (t="-62135596801")`);
+    // The last instants of the range are read.
+    vendor.fail("function=getdata", { kind: "body", body: "<response><node><v t='-62135596800' s='0'>1</v><v t='253402300799' s='0'>2</v></node></response>" }, 1);
+    const edges = await withSession(addupi, configFor(vendor), driverContext(), (session) => session.readingsAfter("x", null));
+    expect(edges.readings.map((r) => r.time)).toEqual([-62135596800, 253402300799]);
   });
 
   it("refuses a first reading with a relative timestamp", async () => {

@@ -152,6 +152,16 @@ describe("influxdb: against its fake", () => {
     vendor.fail("/query", { kind: "body", body: 'error,reference\r\n"panic: runtime error, index out of range",897\r\n' });
     const inBand = await telemetryFailure(withSession(influxdb, configFor(vendor), driverContext(), (s) => s.readingsAfter("temperature", null)));
     expect(inBand.message).toBe(`${host} says: panic: runtime error, index out of range`);
+    // An error after some results: a blank line, then the error table (annotated or not).
+    vendor.clearFaults();
+    for (const annotations of ["", "#datatype,string,string\r\n#group,true,true\r\n#default,,\r\n"]) {
+      vendor.fail("/query", {
+        kind: "body",
+        body: `,result,table,_time,_value\r\n,_result,0,2025-09-10T14:51:00Z,2.1\r\n\r\n${annotations},error,reference\r\n,"query terminated: memory allocation limit reached",\r\n`,
+      }, 1);
+      const late = await telemetryFailure(withSession(influxdb, configFor(vendor), driverContext(), (s) => s.readingsAfter("temperature", null)));
+      expect(late.message).toBe(`${host} says: query terminated: memory allocation limit reached`);
+    }
   });
 
   it("refuses a field whose values are not numbers", async () => {

@@ -113,6 +113,19 @@ describe("insigh: against its fake", () => {
     expect(time.message).toBe(`the answer of ${host} has an invalid time ("yesterday") on line 2`);
   });
 
+  it("refuses a time outside the years 1–9999 (the reference's datetime fails), and reads the edges", async () => {
+    // Microseconds instead of milliseconds: the year 57827.
+    vendor.fail("queryPack", { kind: "body", body: '"time","Temperature"\n"1762834504000",1\n"1762834504000000",2\n' }, 1);
+    const late = await telemetryFailure(withSession(insigh, configFor(vendor), driverContext(), (s) => s.readingsAfter("Temperature", null)));
+    expect(late.message).toBe(`the answer of ${host} has a time outside the years 1–9999 ("1762834504000000") on line 3`);
+    vendor.fail("queryPack", { kind: "body", body: '"time","Temperature"\n"-62135596801000",1\n' }, 1);
+    const early = await telemetryFailure(withSession(insigh, configFor(vendor), driverContext(), (s) => s.readingsAfter("Temperature", null)));
+    expect(early.message).toBe(`the answer of ${host} has a time outside the years 1–9999 ("-62135596801000") on line 2`);
+    vendor.fail("queryPack", { kind: "body", body: '"time","Temperature"\n"-62135596800000",1\n"253402300799999",2\n' }, 1);
+    const edges = await withSession(insigh, configFor(vendor), driverContext(), (s) => s.readingsAfter("Temperature", null));
+    expect(edges.readings.map((r) => r.time)).toEqual([-62135596800, 253402300799]);
+  });
+
   it("refuses a remote station that is not device/channel, and says what the console says", async () => {
     const form = await telemetryFailure(withSession(insigh, configFor(vendor, { remoteStationId: "nochannel" }), driverContext(), (s) => s.listSensors()));
     expect(form.message).toBe('the remote station "nochannel" is not of the form "device id/data channel"');

@@ -139,6 +139,17 @@ describe("readings to records", () => {
     expect(records.flags).toEqual(["MISSING", "A B", ""]);
   });
 
+  it("refuses a batch with a reading outside the years 1–9999, in any clock, and keeps the edges", () => {
+    const at = (time: number, clock: "utc" | "local" = "utc"): ReadingBatch => ({ clock, readings: [{ time: 0, value: 1, flags: "" }, { time, value: 2, flags: "" }] });
+    for (const batch of [at(253_402_300_800), at(-62_135_596_801), at(1_796_112_000_000), at(253_402_300_800, "local")]) {
+      expect(() => readingsToRecords(batch, UTC, null)).toThrow(new TelemetryError("reading 2 of the answer is outside the years 1–9999: the vendor's clock, or the unit of its times, is wrong"));
+    }
+    // Even when the reading is before the series' last record, it names a vendor at fault.
+    expect(() => readingsToRecords(at(-62_135_596_801), UTC, 100)).toThrow(TelemetryError);
+    const edges = readingsToRecords({ clock: "utc", readings: [{ time: -62_135_596_800, value: 1, flags: "" }, { time: 253_402_300_799, value: 2, flags: "" }] }, UTC, null);
+    expect([...edges.records.timestamps]).toEqual([-62_135_596_800, 253_402_300_799]);
+  });
+
   it("gives nothing for nothing", () => {
     const { records, sameMinute, notAfterLast } = readingsToRecords({ clock: "local", readings: [] }, ATHENS, 0);
     expect(records.timestamps.length).toBe(0);

@@ -17,6 +17,7 @@
  * dropped, TLS is verified unless `verify_tls` is off (the reference never verified), and an
  * empty value (as with a missing reading) is a null instead of a crash.
  */
+import { shownInstant } from "@/lib/domain/serialize";
 import { formatUtcSeconds } from "@/lib/formats/timestamp";
 import {
   DEFAULT_IGNORE_SENSOR_PROMPT,
@@ -124,6 +125,11 @@ class AddupiSession implements TelemetrySession {
       } else {
         throw new TelemetryError(`a reading of ${this.host} has an invalid timestamp (t="${quote(t)}")`);
       }
+      // The reference's datetime fails beyond years 1–9999; stored, such a reading would end the
+      // series there, and every later reading would be dropped as not after it.
+      if (shownInstant(time) === null) {
+        throw new TelemetryError(`a reading of ${this.host} has a timestamp outside the years 1–9999 (t="${quote(t)}")`);
+      }
       const shown = formatUtcSeconds(time).slice(0, -1);
       const value = parseReadingValue(v.text);
       if (value === undefined) throw new TelemetryError(`the reading with timestamp ${shown} has an invalid value ("${quote(v.text)}")`);
@@ -137,7 +143,8 @@ class AddupiSession implements TelemetrySession {
 /** The flags of a status: 1, 2 → INVALID; negative → MISSING; 0 → none. */
 function flagsOf(s: string | undefined, shown: string): string {
   if (s === undefined) throw new TelemetryError(`the reading with timestamp ${shown} has an invalid status value (no s attribute)`);
-  const status = /^-?\d+$/.test(s.trim()) ? Number(s.trim()) : NaN;
+  // An integer as the reference's int() reads it: a sign ("+1", "-1") and spaces around allowed.
+  const status = /^[+-]?\d+$/.test(s.trim()) ? Number(s.trim()) : NaN;
   if (!(status >= -99 && status <= 2)) throw new TelemetryError(`the reading with timestamp ${shown} has an invalid status value (s="${quote(s)}")`);
   if (status === 1 || status === 2) return "INVALID";
   if (status < 0) return "MISSING";

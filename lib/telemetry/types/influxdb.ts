@@ -45,6 +45,12 @@ export function fluxString(text: string): string {
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\$\{/g, "\\${")}"`;
 }
 
+/**
+ * The header of the table by which InfluxDB reports an error that happens after it has sent
+ * results (HTTP 200, then a blank line and ",error,reference").
+ */
+const isErrorHeader = (row: readonly string[]) => row.length === 3 && row[0] === "" && row[1] === "error" && row[2] === "reference";
+
 /** The rows of Flux's annotated CSV as objects, over every table of the answer. */
 function fluxRows(text: string, host: string, needed: readonly string[]): Record<string, string>[] {
   const parsed = parseCsvRows(text);
@@ -53,7 +59,7 @@ function fluxRows(text: string, host: string, needed: readonly string[]): Record
   let header: string[] | null = null;
   for (const row of parsed.rows) {
     if (row[0]?.startsWith("#")) continue; // annotations
-    if (header === null || (row.length === header.length && row.every((cell, k) => cell === header![k]))) {
+    if (header === null || isErrorHeader(row) || (row.length === header.length && row.every((cell, k) => cell === header![k]))) {
       header = row;
       if (header[0] === "error" || (header.includes("error") && header.includes("reference"))) continue;
       for (const name of needed) {

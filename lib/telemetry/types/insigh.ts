@@ -13,6 +13,7 @@
  *   `startRange` (those with other last records get their own request, so none misses data).
  * - Timestamps are UTC: the type hides `data_timezone`.
  */
+import { shownInstant } from "@/lib/domain/serialize";
 import { formatUtcSeconds } from "@/lib/formats/timestamp";
 import { parseCsvRows } from "@/lib/telemetry/csv";
 import {
@@ -126,9 +127,15 @@ class InsighSession implements TelemetrySession {
       const row = rows[k];
       const ms = (row[0] ?? "").trim();
       if (!/^-?\d+$/.test(ms)) throw new TelemetryError(`the answer of ${this.host} has an invalid time ("${quote(ms)}") on line ${k + 1}`);
+      const time = Math.floor(Number(ms) / 1000);
+      // The reference's datetime fails beyond years 1–9999; stored, such a reading would end the
+      // series there, and every later reading would be dropped as not after it.
+      if (shownInstant(time) === null) {
+        throw new TelemetryError(`the answer of ${this.host} has a time outside the years 1–9999 ("${quote(ms)}") on line ${k + 1}`);
+      }
       const value = parseReadingValue(row[column] ?? "");
       if (value === undefined) throw new TelemetryError(`the value of sensor "${sensorId}" on line ${k + 1} of the answer of ${this.host} is not a number ("${quote(row[column])}")`);
-      readings.push({ time: Math.floor(Number(ms) / 1000), value, flags: "" });
+      readings.push({ time, value, flags: "" });
     }
     return { clock: "utc", readings };
   }
