@@ -19,8 +19,13 @@ export function safeNextPath(value: string | null | undefined): string {
       return "/";
     }
   }
-  if (!path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\") || /[\u0000-\u001f\\]/.test(path)) return "/";
-  return path;
+  const unsafe = (p: string) => !p.startsWith("/") || p.startsWith("//") || p.startsWith("/\\") || /[\u0000-\u001f\\]/.test(p);
+  if (unsafe(path)) return "/";
+  // Dot segments ("/.//host", "/a/..//host", "/%2e//host") resolve to a path that starts with
+  // "//": checked again once resolved, it would otherwise leave the site as a Location.
+  const resolved = new URL(path, "http://site");
+  const normalized = resolved.pathname + resolved.search + resolved.hash;
+  return unsafe(normalized) ? "/" : normalized;
 }
 
 /**
@@ -38,8 +43,7 @@ export function returnPath(referer: string | null, host: string | null, next: st
   } catch {
     // No Referer (a stricter referrer policy, a privacy setting): the form's `next`.
   }
-  const url = new URL(safeNextPath(path), "http://site");
-  return url.pathname + url.search + url.hash;
+  return safeNextPath(path);
 }
 
 /** The workbench's records worker, built beside the server (scripts/build-server.mjs, lib/server/page-scripts.ts). */

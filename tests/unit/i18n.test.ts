@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CATALOGUES, CLIENT_NAMESPACES, decimalIn, MANAGE_CLIENT_NAMESPACES, formatCountIn, LOCALES, localeFromAcceptLanguage, negotiateLocale, translator } from "@/lib/i18n";
 import { cookieValue, descrIn } from "@/lib/i18n/locales";
-import { returnPath } from "@/lib/site/paths";
+import { returnPath, safeNextPath } from "@/lib/site/paths";
 
 describe("the language of a request (public.md §3)", () => {
   it("takes the account's setting first, then the cookie, then Accept-Language, then English", () => {
@@ -166,5 +166,16 @@ describe("the page the language switcher goes back to", () => {
     for (const next of ["//evil.example/", "https://evil.example/", "/\\evil.example", "", "javascript:alert(1)", null]) {
       expect(returnPath(null, "site.example", next), String(next)).toBe("/");
     }
+    // Dot segments that resolve to "//host" (a Location that would leave the site), as next or
+    // as the path of this host's Referer; other dot segments resolve.
+    for (const next of ["/.//evil.example", "/a/..//evil.example", "/%2e//evil.example", "/%2E%2E//evil.example/x", "/./\\evil.example"]) {
+      expect(returnPath(null, "site.example", next), next).toBe("/");
+      expect(returnPath(`http://site.example${next}`, "site.example", "/synoptic/"), next).toBe("/");
+    }
+    expect(returnPath(null, "site.example", "/stations/../synoptic/./")).toBe("/synoptic/");
+  });
+  it("keeps the login's next on this site through dot segments too", () => {
+    for (const next of ["/.//evil.example", "/a/..//evil.example", "/%2e//evil.example"]) expect(safeNextPath(next), next).toBe("/");
+    expect(safeNextPath("/stations/4/?q=a b")).toBe("/stations/4/?q=a%20b");
   });
 });
