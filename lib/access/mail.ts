@@ -43,6 +43,14 @@ function siteName(site: string): string {
   }
 }
 
+/**
+ * A text someone typed, quoted line by line as mail clients quote ("> "), so that it cannot pass
+ * for the service's own words (a signature, a link "to approve").
+ */
+export function quoted(text: string): string {
+  return text.split(/\r\n|\r|\n/).map((line) => (line ? `> ${line}` : ">")).join("\n");
+}
+
 /** The text of one e-mail in a language (public.md §3); `site` is the site's root for links ("" for none). */
 export function accessMailText(event: MailEvent, facts: MailFacts, site: string, locale: Locale = DEFAULT_LOCALE): Omit<AccessMail, "to"> {
   const t = translator(locale, "mailAccessRequest");
@@ -55,7 +63,7 @@ export function accessMailText(event: MailEvent, facts: MailFacts, site: string,
       return {
         subject: t("requestedSubject", { station }),
         text: t("requestedText", { user: t("user", { username: facts.username }), email: facts.email ? ` <${facts.email}>` : "", site: name, station })
-          + (facts.message ? t("requestedMessage", { message: facts.message }) : t("requestedNoMessage"))
+          + (facts.message ? t("requestedMessage", { message: quoted(facts.message) }) : t("requestedNoMessage"))
           + (site ? t("approveOn", { link: `${site}/manage/` }) : t("approveOnManagement"))
           + t("approveApi", { stationId: String(facts.stationId), requestId: String(facts.requestId) })
           + t("requestedWhy"),
@@ -69,7 +77,7 @@ export function accessMailText(event: MailEvent, facts: MailFacts, site: string,
     case "denied":
       return {
         subject: t("deniedSubject", { station }),
-        text: t("deniedText", { site: name, station, reason: facts.reason }),
+        text: t("deniedText", { site: name, station, reason: quoted(facts.reason) }),
       };
     case "reminder":
       return {

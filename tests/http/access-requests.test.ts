@@ -268,7 +268,7 @@ describe("an access request's life (public.md §2)", () => {
     expect((await http.post(`${base(station)}${second}/deny/`, { token: plain.token, form: { reason: "Μόνο για συνεργάτες." }, headers: { "Accept-Language": "el" } })).status).toBe(200);
     const no = await mailTo("browser-reader@example.org", "Απορρίφθηκε", before);
     expect(no.subject).toBe("Απορρίφθηκε το αίτημα πρόσβασής σας στον σταθμό «Άρτα»");
-    expect(no.text).toContain("Η αιτιολογία:\n\nΜόνο για συνεργάτες.\n");
+    expect(no.text).toContain("Η αιτιολογία:\n\n> Μόνο για συνεργάτες.\n");
   });
 
   it("the requester withdraws; withdrawing an approved request ends its access; others may not withdraw", async () => {
