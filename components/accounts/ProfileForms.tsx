@@ -22,7 +22,7 @@ function describedBy(state: FormState, field: string, help?: string) {
   return ids.length ? ids.join(" ") : undefined;
 }
 
-export function ProfileForm({ username, firstName, lastName }: { username: string; firstName: string; lastName: string }) {
+export function ProfileForm({ username, firstName, lastName, token }: { username: string; firstName: string; lastName: string; token: string }) {
   const [state, action, pending] = useActionState(updateProfile, EMPTY);
   const live = useHydrated();
   const t = useTranslations("profile");
@@ -30,6 +30,7 @@ export function ProfileForm({ username, firstName, lastName }: { username: strin
   return (
     <form action={action} className="stacked-form" key={JSON.stringify(v)} data-client="" data-hydrated={live || undefined}>
       <Status state={state} />
+      <input type="hidden" name="csrfmiddlewaretoken" value={token} />
       <label htmlFor="profile-username">{t("username")}</label>
       <input id="profile-username" name="username" defaultValue={v.username} required maxLength={150} autoComplete="username"
         aria-invalid={!!state.errors.username} aria-describedby={describedBy(state, "username", "username-help")} />
@@ -48,13 +49,14 @@ export function ProfileForm({ username, firstName, lastName }: { username: strin
   );
 }
 
-export function PasswordForm() {
+export function PasswordForm({ token }: { token: string }) {
   const [state, action, pending] = useActionState(updatePassword, EMPTY);
   const live = useHydrated();
   const t = useTranslations("profile");
   return (
     <form action={action} className="stacked-form" data-client="" data-hydrated={live || undefined}>
       <Status state={state} />
+      <input type="hidden" name="csrfmiddlewaretoken" value={token} />
       <label htmlFor="old-password">{t("currentPassword")}</label>
       <input id="old-password" name="old_password" type="password" autoComplete="current-password" required
         aria-invalid={!!state.errors.old_password} aria-describedby={describedBy(state, "old_password")} />

@@ -593,7 +593,9 @@ describe("login throttle (api.md §12.1)", () => {
     const { jar } = await siteLogin(throttled.url, u.username, "right-pass-1");
     for (let i = 0; i < 3; i++) await change("wrong", `10.6.7.${i}`);
     const body = new FormData();
-    for (const [name, value] of Object.entries({ old_password: "right-pass-1", new_password1: "new-pass-word-2", new_password2: "new-pass-word-2" })) body.append(`_1_${name}`, value);
+    const profile = await (await fetch(`${throttled.url}/accounts/profile/`, { headers: { Cookie: jar.header() } })).text();
+    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(profile)![1];
+    for (const [name, value] of Object.entries({ old_password: "right-pass-1", new_password1: "new-pass-word-2", new_password2: "new-pass-word-2", csrfmiddlewaretoken: token })) body.append(`_1_${name}`, value);
     body.append("0", JSON.stringify([{ errors: {}, message: null }, "$K1"]));
     const site = await fetch(`${throttled.url}/accounts/profile/`, {
       method: "POST", headers: { "Next-Action": actionId("app/accounts/profile/actions.ts", "updatePassword"), Accept: "text/x-component", Cookie: jar.header() }, body,

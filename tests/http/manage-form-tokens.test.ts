@@ -101,6 +101,40 @@ describe(`plain forms with the session's token (${DIALECT})`, () => {
   });
 });
 
+describe(`the account's profile forms (${DIALECT})`, () => {
+  /** Posts a profile form's action as its script does (the state at "0", the fields under "_1_"). */
+  async function post(action: "updateProfile" | "updatePassword", fields: Record<string, string>, jar: string): Promise<string> {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(fields)) body.append(`_1_${name}`, value);
+    body.append("0", JSON.stringify([{ errors: {}, message: null }, "$K1"]));
+    const r = await fetch(`${s.server.url}/accounts/profile/`, {
+      method: "POST", headers: { "Next-Action": actionId("app/accounts/profile/actions.ts", action), Accept: "text/x-component", Cookie: jar, Origin: s.server.url }, body,
+    });
+    expect(r.status).toBe(200);
+    return r.text();
+  }
+
+  it("change nothing without the session's token, and save with it", async () => {
+    const user = await f.user({ password: "profile-pass-1" });
+    const { jar, error } = await siteLogin(s.server.url, user.username, "profile-pass-1", new CookieJar());
+    expect(error).toBeNull();
+    const page = (await siteForms(s.server.url).page("/accounts/profile/", jar.header())).text;
+    const tokens = [...page.matchAll(new RegExp(`name="${TOKEN}" value="([^"]+)"`, "g"))].map((m) => m[1]);
+    expect(tokens).toHaveLength(2);
+    const password = { old_password: "profile-pass-1", new_password1: "profile-pass-2", new_password2: "profile-pass-2" };
+    for (const token of [undefined, "forged"]) {
+      const extra: Record<string, string> = token === undefined ? {} : { [TOKEN]: token };
+      expect(await post("updateProfile", { username: user.username, first_name: "Forged", last_name: "", ...extra }, jar.header())).toContain(EXPIRED);
+      expect(await post("updatePassword", { ...password, ...extra }, jar.header())).toContain(EXPIRED);
+    }
+    const stored = await db().prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(stored.firstName).not.toBe("Forged");
+    expect((await siteLogin(s.server.url, user.username, "profile-pass-1", new CookieJar())).error).toBeNull();
+    expect(await post("updateProfile", { username: user.username, first_name: "Kept", last_name: "", [TOKEN]: tokens[0] }, jar.header())).not.toContain(EXPIRED);
+    expect((await db().prisma.user.findUniqueOrThrow({ where: { id: user.id } })).firstName).toBe("Kept");
+  });
+});
+
 describe(`the synoptic group's form (${DIALECT})`, () => {
   /**
    * Saves as the form's script does: the action's arguments (its previous state, and the form's

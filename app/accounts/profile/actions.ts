@@ -10,7 +10,8 @@ import { RequestInput } from "@/lib/http/body";
 import { Throttled } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
 import { fieldErrorsIn } from "@/lib/site/field-errors";
-import { formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { FORM_EXPIRED, formErrors, SESSION_ENDED } from "@/lib/site/forms";
+import { TOKEN_FIELD, validFormToken } from "@/lib/site/form-token";
 
 /**
  * The profile forms of `{site}/accounts/profile/` (api.md §12.3, §12.4, §16): the profile is
@@ -25,6 +26,11 @@ export interface FormState {
 /** The state of a form sent after the session ended, in the page's language. */
 async function notLoggedIn(): Promise<FormState> {
   return { errors: fieldErrorsIn(await getLocale(), { form: [SESSION_ENDED] }), message: null };
+}
+
+/** The state of a form without the session's token (posted from elsewhere, or before a new login). */
+async function expired(): Promise<FormState> {
+  return { errors: fieldErrorsIn(await getLocale(), { form: [FORM_EXPIRED] }), message: null };
 }
 
 const text = (form: FormData, name: string) => {
@@ -43,6 +49,7 @@ async function refused(error: unknown, values?: Record<string, string>): Promise
 export async function updateProfile(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
   if (!user) return notLoggedIn();
+  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return expired();
   const values = Object.fromEntries(["username", "first_name", "last_name"].map((name) => [name, (text(form, name) ?? "").trim()]));
   try {
     await saveProfile(user, () => readProfile(RequestInput.formData(form), user.id, "replace"));
@@ -56,6 +63,7 @@ export async function updateProfile(_prev: FormState, form: FormData): Promise<F
 export async function updatePassword(_prev: FormState, form: FormData): Promise<FormState> {
   const user = await currentUser();
   if (!user) return notLoggedIn();
+  if (!validFormToken(user.sessionId, form.get(TOKEN_FIELD))) return expired();
   try {
     // The fields and messages of auth/password/change/ (api.md §12.4).
     const v = await readPasswordChange(RequestInput.formData(form));

@@ -5,6 +5,7 @@ import { PasswordForm, ProfileForm } from "@/components/accounts/ProfileForms";
 import { LOCALE_NAMES, LOCALES } from "@/lib/i18n";
 import { LANGUAGE_PATH } from "@/lib/site/chrome";
 import { currentUser } from "@/lib/site/current-user";
+import { formToken } from "@/lib/site/form-token";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("profile"))("title") };
@@ -15,6 +16,8 @@ export default async function ProfilePage() {
   const user = await currentUser();
   if (!user) redirect(`/accounts/login/?next=${encodeURIComponent("/accounts/profile/")}`);
   const t = await getTranslations("profile");
+  // The management forms' token (lib/site/form-token.ts): a form posted from elsewhere does nothing.
+  const token = formToken(user.sessionId);
   return (
     <div className="page narrow-wide">
       <header className="page-header">
@@ -30,11 +33,11 @@ export default async function ProfilePage() {
             <div><dt>{t("lastName")}</dt><dd>{user.lastName || <span className="muted">—</span>}</dd></div>
           </dl>
           <h3>{t("edit")}</h3>
-          <ProfileForm username={user.username} firstName={user.firstName} lastName={user.lastName} />
+          <ProfileForm username={user.username} firstName={user.firstName} lastName={user.lastName} token={token} />
         </section>
         <section className="card" aria-labelledby="password-heading">
           <h2 id="password-heading">{t("changePassword")}</h2>
-          <PasswordForm />
+          <PasswordForm token={token} />
         </section>
         <section className="card" aria-labelledby="language-heading">
           <h2 id="language-heading">{t("language")}</h2>
