@@ -2,7 +2,9 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { type ComparedSeries, MAX_COMPARED } from "@/lib/domain/compare";
+import { drawnRows } from "@/components/chart/gaps";
+import { type ComparedSeries, MAX_COMPARED, stepSeconds } from "@/lib/domain/compare";
+import { timeStepToMinutesMonths } from "@/lib/formats/time-step";
 import { chartApiUrl } from "@/lib/site/paths";
 
 /**
@@ -18,7 +20,12 @@ export type Compared = ComparedSeries;
 
 export interface Overlay extends Compared {
   colour: string;
-  points: { t: number; v: number | null }[];
+  /**
+   * The chart/ means (v), and what to draw (line): zoomed in, most intervals of a series are
+   * empty without a record missing, and the line goes on across them, as the chart's own
+   * (components/chart/gaps.ts).
+   */
+  points: { t: number; v: number | null; line: number | null }[];
 }
 
 interface StationHit {
@@ -52,7 +59,11 @@ export function useOverlays(compared: Compared[], start: number | null, end: num
       if (requested.current.has(k)) continue;
       requested.current.add(k);
       getJson<{ timestamp: number; mean: string | null }[]>(chartApiUrl(c.stationId, c.groupId, c.seriesId, start, end, offsetMinutes))
-        .then((points) => setLoaded((l) => ({ ...l, [k]: points.map((p) => ({ t: p.timestamp, v: p.mean === null ? null : Number(p.mean) })) })))
+        .then((points) => {
+          const rows = points.map((p) => ({ t: p.timestamp, mean: p.mean === null ? null : Number(p.mean), range: null }));
+          const drawn = drawnRows(rows, c.step);
+          setLoaded((l) => ({ ...l, [k]: rows.map((r, i) => ({ t: r.t, v: r.mean, line: drawn[i].line })) }));
+        })
         .catch(() => setLoaded((l) => ({ ...l, [k]: [] })));
     }
   }, [compared, start, end, offsetMinutes]);
@@ -111,7 +122,10 @@ export default function ComparePicker({ compared, onChange, excludeSeriesId }: {
     } catch {
       unit = `unit ${hit.unit_of_measurement}`;
     }
-    onChange([...compared, { stationId: station.id, groupId: hit.timeseries_group, seriesId: hit.id, label: `${station.name} · ${hit.name || tm("seriesLower", { id: hit.id })}`, unit }]);
+    onChange([...compared, {
+      stationId: station.id, groupId: hit.timeseries_group, seriesId: hit.id, label: `${station.name} · ${hit.name || tm("seriesLower", { id: hit.id })}`, unit,
+      step: stepSeconds(timeStepToMinutesMonths(hit.time_step)),
+    }]);
     setChosen("");
   };
 

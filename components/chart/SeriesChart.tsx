@@ -324,7 +324,7 @@ export default function SeriesChart({ stationId, groupId, series, defaultSeriesI
               <Area yAxisId="left" type="linear" dataKey="band" name={t("minMax")} stroke="none" fill="#7fb7dd" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} activeDot={false} />
               <Line yAxisId="left" type="linear" dataKey="line" name={t("mean")} stroke="#0b4f85" strokeWidth={1.8} dot={AloneDot} isAnimationActive={false} connectNulls={false} />
               {overlays.map((o) => (
-                <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="v" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
+                <Line key={o.seriesId} yAxisId={axes.get(o.unit)} data={o.points} dataKey="line" name={o.label} stroke={o.colour} strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} />
               ))}
               {drag && drag.from !== drag.to && <ReferenceArea yAxisId="left" x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="#0b4f85" fillOpacity={0.12} />}
             </ComposedChart>

@@ -24,12 +24,7 @@ export interface DrawnRow {
   alone: boolean;
 }
 
-/** The longest time (seconds) between two records that is not a gap: the step of `time_step` (formats.md §4.2), a month as 31 days. */
-export function stepSeconds(minutesMonths: [number, number] | null): number | null {
-  if (!minutesMonths) return null;
-  const [minutes, months] = minutesMonths;
-  return minutes * 60 + months * 31 * 86400;
-}
+export { stepSeconds } from "@/lib/domain/compare";
 
 const between = (a: number, b: number, f: number) => a + (b - a) * f;
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { formatCountIn } from "@/lib/i18n/format";
@@ -54,6 +55,7 @@ export function fetchWords(run: FetchRun, t: Words): string {
 export default function TelemetryFetch({ api, initial }: { api: string; initial: FetchRun | null }) {
   const t = useTranslations("manageOpsTelemetryFetch");
   const locale = useLocale();
+  const router = useRouter();
   const [run, setRun] = useState<FetchRun | null>(initial);
   /** Why the progress could not be read: the server's status, or the browser's error. */
   const [problem, setProblem] = useState<{ status: number } | { message: string } | null>(null);
@@ -74,7 +76,12 @@ export default function TelemetryFetch({ api, initial }: { api: string; initial:
         if (stopped) return;
         setProblem(null);
         setRun(next);
-        if (next && (next.status === "queued" || next.status === "running") && n < MAX_POLLS) timer = setTimeout(() => void poll(n + 1), POLL_MS);
+        if (next && (next.status === "queued" || next.status === "running")) {
+          if (n < MAX_POLLS) timer = setTimeout(() => void poll(n + 1), POLL_MS);
+        } else {
+          // The fetch has ended: the page's last fetch, status, feed and log are read again.
+          router.refresh();
+        }
       } catch (error) {
         if (stopped) return;
         setProblem({ message: (error as Error).message });
@@ -85,7 +92,7 @@ export default function TelemetryFetch({ api, initial }: { api: string; initial:
       stopped = true;
       clearTimeout(timer);
     };
-  }, [api, pending]);
+  }, [api, pending, router]);
 
   if (!run) return <p className="muted">{t("noFetch")}</p>;
   const f = run.status === "succeeded" ? run.fetch : null;

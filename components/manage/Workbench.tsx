@@ -311,6 +311,8 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
     const record = recs.find(editing.t);
     const item: Record<string, unknown> = { timestamp: iso(editing.t) };
     const value = typed(editing.value);
+    // A typo ("18,5" on an English page, "2O.1") is refused here: sent as JSON, NaN would be null, an empty value.
+    if (value.trim() !== "" && !Number.isFinite(Number(value))) return setMessage({ kind: "error", text: t("notANumber", { text: editing.value.trim() }) });
     if (value !== (record?.text ?? "")) item.value = value.trim() === "" ? null : Number(value);
     if (editing.flags !== (record?.flags ?? "")) item.flags = editing.flags;
     if (Object.keys(item).length === 1) return setEditing(null);
@@ -367,7 +369,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
   const [anchor, setAnchor] = useState<number | null>(null);
   const needsAmount = operation === "offset" || operation === "scale" || operation === "set";
   const needsFlags = operation === "flag" || operation === "unflag";
-  const ready = selection !== null && (!needsAmount || operation === "set" || (amount.trim() !== "" && Number.isFinite(Number(typed(amount))))) && (!needsFlags || flags.trim() !== "");
+  // "set" may leave the amount empty (the records become empty); any amount typed must be a number.
+  const amountReady = (operation === "set" && amount.trim() === "") || (amount.trim() !== "" && Number.isFinite(Number(typed(amount))));
+  const ready = selection !== null && (!needsAmount || amountReady) && (!needsFlags || flags.trim() !== "");
 
   return (
     <div className="workbench">

@@ -163,7 +163,7 @@ function WorkbenchChart(props: WorkbenchChartProps) {
     const diamonds = flagged.filter((p) => p.v !== null && p.t >= start && p.t <= end)
       .map((p) => { const cx = xOf(p.t); const cy = own.y(p.v!); return `M${cx.toFixed(1)} ${(cy - 4).toFixed(1)}l4 4l-4 4l-4 -4Z`; }).join("");
     const afterLine = linePath(after, xOf, own.y);
-    const overlayLines = overlays.map((o) => ({ o, d: linePath(o.points, xOf, scales.get(axes.get(o.unit) ?? "left")!.y) }));
+    const overlayLines = overlays.map((o) => ({ o, d: linePath(o.points.map((p) => ({ t: p.t, v: p.line })), xOf, scales.get(axes.get(o.unit) ?? "left")!.y) }));
     return { scales, line, band, diamonds, afterLine, overlayLines };
     // otherAxes is derived from axes; the scale functions from the numbers listed.
     // eslint-disable-next-line react-hooks/exhaustive-deps

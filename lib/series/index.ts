@@ -9,7 +9,7 @@ export { groupPaths } from "./routes";
 export { findSeriesAt, olderShapeJson, seriesAt, seriesPage } from "./timeseries";
 export { uploadRecords } from "./upload";
 export type { CorrectionJson } from "./corrections";
-export { workbenchView, type WorkbenchView } from "./workbench";
+export { groupVariableIn, workbenchView, type WorkbenchView } from "./workbench";
 export { readUpload, uploadFields } from "./upload-fields";
 export { deleteFields, editFields, revertFields, transformFields } from "./correction-fields";
 export { createGroup, createOlderShape, createSeries, deleteGroup, deleteOlderShape, deleteSeries, type GroupData, insertGroup, insertSeries, type SeriesData, updateGroup, updateSeries } from "./writes";

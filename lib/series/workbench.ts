@@ -1,6 +1,9 @@
 import type { Actor } from "@/lib/auth/permissions";
-import { type ComparedSeries, MAX_COMPARED } from "@/lib/domain/compare";
+import { type ComparedSeries, MAX_COMPARED, stepSeconds } from "@/lib/domain/compare";
+import { timeStepToMinutesMonths } from "@/lib/formats/time-step";
 import { isDatabaseId } from "@/lib/domain/refs";
+import { db } from "@/lib/db";
+import { descrIn, type Locale } from "@/lib/i18n/locales";
 import { readableSeries } from "./context";
 import { findSeriesAt } from "./timeseries";
 
@@ -45,7 +48,14 @@ export async function workbenchView(actor: Actor, seriesId: number, query: Query
     compared.push({
       stationId: shown.station.id, groupId: shown.group.id, seriesId: id,
       label: `${shown.station.name || `Station ${shown.station.id}`} · ${row.name || `series ${id}`}`, unit: shown.unit.symbol,
+      step: stepSeconds(timeStepToMinutesMonths(row.timeStep)),
     });
   }
   return { range, compared };
+}
+
+/** The variable of a group in a page's language (public.md §3: descr_el on Greek pages), "" when there is no group. */
+export async function groupVariableIn(locale: Locale, groupId: number): Promise<string> {
+  const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, select: { variable: { select: { descr: true, descrEl: true } } } });
+  return group ? descrIn(locale, group.variable) : "";
 }

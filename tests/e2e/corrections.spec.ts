@@ -158,6 +158,31 @@ test("the public chart page compares a series with another one", async ({ page, 
   await shot(page, "corrections-04-public-compare");
 });
 
+test("a compared series is drawn as a line when zoomed in to hours, where most chart intervals are empty", async ({ page, request }) => {
+  test.setTimeout(300_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const { admin, sid, station, gauge, neighbour } = await setUp(request);
+  // 12 hours: 72 records of each series in 300 intervals, so most intervals are empty.
+  const range = "start=2025-01-01T06:00:00Z&end=2025-01-01T18:00:00Z";
+  /** The number of segments drawn in a path: a line broken at every empty interval has none. */
+  const segments = async (path: ReturnType<Page["locator"]>) => ((await path.getAttribute("d")) ?? "").split("L").length - 1;
+  await open(page, `/stations/${sid}/timeseriesgroups/${gauge.gid}/?series=${gauge.tid}&${range}`);
+  await hydrated(page);
+  await addCompared(page, station, "Neighbour");
+  const publicLine = page.locator(".chart-box path.recharts-line-curve[stroke='#c2410c']");
+  await expect(publicLine).toHaveCount(1);
+  await expect.poll(() => segments(publicLine)).toBeGreaterThan(60);
+
+  await logIn(page, admin, PASSWORD);
+  await expect(page).not.toHaveURL(/\/accounts\/login\//);
+  await open(page, `/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/timeseries/${gauge.tid}/edit/?${range}&compare=${neighbour.tid}`);
+  await hydrated(page);
+  await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
+  const workbenchLine = page.locator(".workbench-chart path.chart-line[stroke='#c2410c']");
+  await expect(workbenchLine).toHaveCount(1);
+  await expect.poll(() => segments(workbenchLine)).toBeGreaterThan(60);
+});
+
 test("an editor edits a record's value and flags in the table", async ({ page, request }) => {
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -171,6 +196,13 @@ test("an editor edits a record's value and flags in the table", async ({ page, r
   await firstRow.getByRole("button", { name: "Edit" }).click();
   // The row stays open for editing (the click that opened it did not also submit it).
   await expect(page.locator(".workbench-table tr.editing")).toHaveCount(1);
+  // A typo is refused in words, the row stays open and nothing is stored (it used to become an empty value).
+  const firstLine = (await csv(gauge.data)).split(/\r?\n/)[0];
+  await page.getByLabel("Value", { exact: true }).fill("2O.1");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.locator(".workbench-ops .message.error")).toHaveText('"2O.1" is not a number: nothing was changed.');
+  await expect(page.locator(".workbench-table tr.editing")).toHaveCount(1);
+  expect((await csv(gauge.data)).split(/\r?\n/)[0]).toBe(firstLine);
   await page.getByLabel("Value", { exact: true }).fill("42.5");
   await page.getByLabel("Flags", { exact: true }).fill("CHECKED");
   await page.getByRole("button", { name: "Save" }).click();

@@ -141,6 +141,8 @@ test("an editor sets up a MeteoView2 telemetry with the wizard, fetches now and 
   await expect(page.locator(".telemetry-fetch")).toHaveAttribute("data-status", "succeeded", { timeout: 60_000 });
   await expect(page.locator(".telemetry-fetch")).toContainText("5 new records");
   await expect(page.locator(".telemetry-fetch")).toContainText("Sensor 42a: 3 new records");
+  // The page's log follows without a reload (it used to say that nothing had been fetched yet).
+  await expect(page.locator("#log tbody tr")).toHaveCount(2);
   await page.reload();
   await hydrated(page);
   await expect(page.locator("#log tbody tr")).toHaveCount(2);

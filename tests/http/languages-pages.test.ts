@@ -96,18 +96,21 @@ let uid: string;
 let resetLink: string;
 /** The test's data as pages show it: names, not words of the site. */
 let DATA: string[];
+let owner: f.TestUser;
+let seriesId: number;
 
 beforeAll(async () => {
   smtp = await startSmtp();
   const site = "https://enhydris.example.org";
   server = await startServer({ env: { ...mailSettings(smtp, { from: "noreply@example.org", url: site, name: "Enhydris" }), ENHYDRIS_REGISTRATION_OPEN: "true" } });
-  const owner = await f.user({ canAddStations: true });
+  owner = await f.user({ canAddStations: true });
   reader = await f.user({ email: "pages-el@example.org" });
   const variableId = await db().write((tx) => tx.variable.create({ data: { descr: "Temperature", descrEl: "Θερμοκρασία", lastModified: new Date() } })).then((v) => v.id);
   const unitId = await f.unit("°C", [variableId]);
   sid = await f.station({ name: "Arta", displayTimezone: "Etc/GMT-2", lon: 20.98, lat: 39.16, altitude: 40 }, owner.id);
   gid = await f.group(sid, { name: "Air", variableId, unitId, precision: 1 });
   const series = await f.series(gid, { type: "Initial", timeStep: "10min", publiclyAvailable: true });
+  seriesId = series;
   const now = Date.now();
   await f.addRecords(series, [0, 1, 2, 3].map((i) => [new Date(now - (4 - i) * 600_000).toISOString().replace(/\.\d+Z$/, "Z"), 20 + i] as [string, number]));
   slug = `watch-${process.pid}`;
@@ -196,5 +199,15 @@ describe("a Greek page shows no English message of the catalogue", () => {
     expect(r.status).toBe(200);
     expect(r.html).toContain('name="new_password1"');
     expect(englishIn(r.html, DATA)).toEqual([]);
+  });
+});
+
+describe("the quality-control workbench in Greek", () => {
+  it("names the variable by its Greek description (descr_el), in the heading, the crumbs and the chart", async () => {
+    const { jar: editor } = await siteLogin(server.url, owner.username, owner.password);
+    const r = await page(`/manage/stations/${sid}/timeseriesgroups/${gid}/timeseries/${seriesId}/edit/`, { Cookie: editor.header() });
+    expect(r.status).toBe(200);
+    expect(r.html).toContain("Θερμοκρασία (°C)");
+    expect(r.html).not.toContain("Temperature");
   });
 });

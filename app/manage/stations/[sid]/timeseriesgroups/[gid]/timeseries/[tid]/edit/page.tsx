@@ -4,7 +4,7 @@ import { ManageHeader } from "@/components/manage/parts";
 import Workbench from "@/components/manage/Workbench";
 import { earlyRecordsScript } from "@/components/manage/records-loader";
 import { workbenchRange, workbenchRecordsUrl } from "@/components/manage/workbench-requests";
-import { findSeriesAt, workbenchView, writableSeries } from "@/lib/series";
+import { findSeriesAt, groupVariableIn, workbenchView, writableSeries } from "@/lib/series";
 import { guarded, stationPageMetadata } from "@/lib/manage";
 import { typeName } from "@/lib/domain/timeseries-types";
 import { managePaths } from "@/lib/site/manage-paths";
@@ -33,9 +33,11 @@ export default async function EditRecordsPage({ params, searchParams }: { params
   });
   const { s, row, view } = data;
   const [t, tc, locale] = await Promise.all([getTranslations("manageSeriesWorkbench"), getTranslations("common"), getLocale()]);
+  // The variable in the page's language (its Greek description on Greek pages).
+  const variable = (await groupVariableIn(locale, gid)) || s.variable.descr;
   const label = seriesLabel({ type: typeWord(tc, typeName(row.type)), name: row.name, timeStep: row.timeStep });
   const offset = zoneOffsetMinutes(s.station.displayTimezone) ?? 0;
-  const groupName = groupTitleIn(locale, { id: gid, name: s.group.name, variable: s.variable.descr });
+  const groupName = groupTitleIn(locale, { id: gid, name: s.group.name, variable });
   // The records and the compared series' means start loading with the page, not after its scripts
   // (in the HTML: react-dom's preload() would reach the browser only in the RSC payload). The
   // records go to the records worker, which reads them while React starts (records-loader.ts).
@@ -47,9 +49,9 @@ export default async function EditRecordsPage({ params, searchParams }: { params
       {range && nonce && <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyRecordsScript(workbenchRecordsUrl(seriesApiPath(sid, gid, tid), range)) }} />}
       {early.map((href) => <link key={href} rel="preload" as="fetch" crossOrigin="anonymous" href={href} />)}
       <ManageHeader crumbs={[{ label: s.station.name || tc("station", { id: sid }), href: managePaths.station(sid) }, { label: groupName, href: managePaths.group(sid, gid) }, { label: t("title") }]}
-        title={t("heading", { label })} lead={`${s.group.name ? `${s.group.name} · ` : ""}${s.variable.descr} (${s.unit.symbol})`} />
+        title={t("heading", { label })} lead={`${s.group.name ? `${s.group.name} · ` : ""}${variable} (${s.unit.symbol})`} />
       <noscript><p className="message error">{t.rich("noscript", { path: `${seriesApiPath(sid, gid, tid)}data/`, code: (chunks) => <code>{chunks}</code> })}</p></noscript>
-      <Workbench apiPath={seriesApiPath(sid, gid, tid)} offsetMinutes={offset} unit={s.unit.symbol} variable={s.variable.descr} seriesId={tid}
+      <Workbench apiPath={seriesApiPath(sid, gid, tid)} offsetMinutes={offset} unit={s.unit.symbol} variable={variable} seriesId={tid}
         first={s.firstTimestamp} last={s.lastTimestamp} initialRange={view.range} initialCompared={view.compared} />
     </div>
   );
