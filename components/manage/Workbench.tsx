@@ -122,8 +122,11 @@ const RecordRows = memo(function RecordRows({ rows, selection, editing, busy, an
           // click that opened the row would go on to submit it, as a submit button's click.
           <tr key={`editing-${r.t}`} className="editing">
             <td>{formatDateTime(r.t, offsetMinutes)}</td>
-            <td><input aria-label={t("value")} inputMode="decimal" value={editing.value} onChange={(e) => onEdit({ ...editing, value: e.target.value })} size={8} /></td>
-            <td><input aria-label={t("flags")} value={editing.flags} onChange={(e) => onEdit({ ...editing, flags: e.target.value })} size={14} /></td>
+            {/* The value has the focus as the row opens (from the keyboard too); Escape closes it unsaved. */}
+            <td><input aria-label={t("value")} inputMode="decimal" value={editing.value} onChange={(e) => onEdit({ ...editing, value: e.target.value })} size={8}
+              autoFocus onKeyDown={(e) => { if (e.key === "Escape") onEdit(null); }} /></td>
+            <td><input aria-label={t("flags")} value={editing.flags} onChange={(e) => onEdit({ ...editing, flags: e.target.value })} size={14}
+              onKeyDown={(e) => { if (e.key === "Escape") onEdit(null); }} /></td>
             <td><button type="submit" className="button small" disabled={busy}>{t("save")}</button> <button type="button" className="button secondary small" onClick={() => onEdit(null)}>{t("cancel")}</button></td>
           </tr>
         ) : (
@@ -408,7 +411,9 @@ export default function Workbench({ apiPath, offsetMinutes, unit, variable, seri
           {selection
             ? <>{t("selected", { from: formatDateTime(selection.from, offsetMinutes), to: formatDateTime(selection.to, offsetMinutes), zone, count: selectedCount })}{" "}
               <button type="button" className="button secondary small" onClick={() => { setSelection(null); setPreview(null); }}>{t("clear")}</button></>
-            : t("nothingSelected")}
+            : <>{t("nothingSelected")}{" "}
+              {/* Without a pointer: the range typed in From and To, shown, is selected whole. */}
+              <button type="button" className="button secondary small" onClick={() => select(range.start, range.end)}>{t("selectShown")}</button></>}
         </p>
         <form className="form-grid" onSubmit={(e) => { e.preventDefault(); run(true); }}>
           <div className="field">

@@ -158,6 +158,43 @@ test("the public chart page compares a series with another one", async ({ page, 
   await shot(page, "corrections-04-public-compare");
 });
 
+test("an editor without a pointer selects a range, previews and applies an offset, and edits a record, all from the keyboard", async ({ page, request }) => {
+  test.setTimeout(300_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const { admin, sid, gauge, csv } = await setUp(request);
+  const original = (await csv(gauge.data)).split(/\r?\n/);
+  await logIn(page, admin, PASSWORD);
+  await expect(page).not.toHaveURL(/\/accounts\/login\//);
+  await open(page, `/manage/stations/${sid}/timeseriesgroups/${gauge.gid}/timeseries/${gauge.tid}/edit/`);
+  await expect(page.locator(".workbench-chart")).toHaveAttribute("data-state", "ready");
+  // Type the range in From and To and show it (Enter), then select it whole.
+  await page.getByLabel(/^From/).fill("2025-01-01 01:00");
+  await page.getByLabel(/^To/).fill("2025-01-01 01:50");
+  await page.getByLabel(/^To/).press("Enter");
+  await expect(page.getByRole("heading", { name: "Records of the range (6)" })).toBeVisible();
+  const selectShown = page.getByRole("button", { name: "Select the range shown" });
+  await selectShown.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("selection")).toContainText("6 records");
+  await page.locator("#wb-op").selectOption("offset");
+  await page.locator("#wb-amount").fill("2");
+  await page.locator("#wb-amount").press("Enter");
+  const apply = page.getByRole("button", { name: "Apply to 6 records" });
+  await apply.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator(".workbench-ops .message.success")).toHaveText("Changed 6 records.");
+  const changed = (await csv(gauge.data)).split(/\r?\n/);
+  expect(changed.filter((line, i) => line !== original[i])).toHaveLength(6);
+  // Edit from the keyboard: the value has the focus as the row opens, Escape closes it unsaved.
+  await page.locator(".workbench-table tbody tr").first().getByRole("button", { name: "Edit" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByLabel("Value", { exact: true })).toBeFocused();
+  await page.keyboard.type("99");
+  await page.keyboard.press("Escape");
+  await expect(page.locator(".workbench-table tr.editing")).toHaveCount(0);
+  expect((await csv(gauge.data)).split(/\r?\n/)).toEqual(changed);
+});
+
 test("a compared series is drawn as a line when zoomed in to hours, where most chart intervals are empty", async ({ page, request }) => {
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1280, height: 900 });
