@@ -2,7 +2,7 @@ import { db } from "@/lib/db";
 import { hashPassword, passwordProblems, verifyPassword } from "@/lib/auth/passwords";
 import { checkResetToken, decodeUid, encodeUid, makeResetToken } from "@/lib/auth/reset-tokens";
 import { endSiteSessions } from "@/lib/auth/session";
-import { clearNameAndAccountFailures, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
+import { clearNameAndAccountFailures, isPossibleLoginName, recordFailure, throttleKeys, throttleWait } from "@/lib/auth/throttle";
 import { checkCredentials, findLoginUser, type AuthUser } from "@/lib/auth/users";
 import { settings } from "@/lib/config";
 import { DEFAULT_LOCALE, isLocale, translator, type Locale } from "@/lib/i18n";
@@ -26,7 +26,7 @@ export type LoginResult = { ok: true; user: AuthUser } | { ok: false; throttledF
  */
 export async function loginKeys(username: string, email: string, address: string): Promise<string[]> {
   const name = username || email || null;
-  const account = name ? await findLoginUser(username || null, username ? null : email) : null;
+  const account = name && isPossibleLoginName(name) ? await findLoginUser(username || null, username ? null : email) : null;
   return throttleKeys(name, address, account?.id ?? null);
 }
 
@@ -49,7 +49,8 @@ async function awaitsActivation(userId: number): Promise<boolean> {
 
 export async function verifyLogin(username: string, email: string, password: string, keys: string[]): Promise<LoginResult> {
   const name = username || email || null;
-  const result = name ? await checkCredentials(username || null, username ? null : email, password) : null;
+  // A name longer than any account's fails at once (it says nothing about which accounts exist).
+  const result = name && isPossibleLoginName(name) ? await checkCredentials(username || null, username ? null : email, password) : null;
   if (result && !result.ok && result.reason === "inactive" && (await awaitsActivation(result.userId))) {
     // The right password of an account signed up and not activated yet: the login says so (public.md §1).
     return { ok: false, throttledFor: 0, notActivated: true };

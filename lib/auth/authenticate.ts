@@ -1,7 +1,7 @@
 import { unauthorized } from "@/lib/http/errors";
 import { clientAddress } from "@/lib/auth/client-address";
 import { readSiteSession } from "@/lib/auth/session";
-import { clearNameAndAccountFailures, ensureNotThrottled, recordFailure, throttleKeys } from "@/lib/auth/throttle";
+import { clearNameAndAccountFailures, ensureNotThrottled, isPossibleLoginName, recordFailure, throttleKeys } from "@/lib/auth/throttle";
 import { findToken } from "@/lib/auth/tokens";
 import { checkCredentials, findAuthUser, findLoginUser, type AuthUser } from "@/lib/auth/users";
 
@@ -57,10 +57,11 @@ async function basicAuth(request: Request, parts: string[]): Promise<Auth> {
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   // The account the name logs in to counts too (its username and e-mail address together, api.md §12.1).
-  const account = name ? await findLoginUser(name, null) : null;
+  const possible = isPossibleLoginName(name);
+  const account = name && possible ? await findLoginUser(name, null) : null;
   const keys = throttleKeys(name, clientAddress(request), account?.id ?? null);
   await ensureNotThrottled(keys);
-  const result = await checkCredentials(name, null, password);
+  const result = possible ? await checkCredentials(name, null, password) : { ok: false as const, reason: "invalid" as const };
   if (!result.ok) {
     if (result.reason === "inactive") throw unauthorized("Basic", "User inactive or deleted.");
     await recordFailure(keys);

@@ -3,6 +3,27 @@ import { db } from "@/lib/db";
 import { Throttled } from "@/lib/domain/errors";
 
 /**
+ * The longest name that can log in to an account: an e-mail address has at most 254 characters
+ * and a username at most 150, as in Django (every way of making an account checks them).
+ */
+export const MAX_LOGIN_NAME = 254;
+
+/**
+ * Whether a login name may name an account at all. A longer one cannot: it is looked up nowhere
+ * and has no counter of its own (its failures count against the client's address), so that the
+ * counters' keys stay small whatever a client sends (a failed login with a 100 MB name once
+ * stored a 100 MB key).
+ */
+export function isPossibleLoginName(name: string): boolean {
+  if (name.length <= MAX_LOGIN_NAME) return true;
+  // Characters are code points: each takes one or two UTF-16 units.
+  if (name.length > 2 * MAX_LOGIN_NAME) return false;
+  let count = 0;
+  for (const _ of name) if (++count > MAX_LOGIN_NAME) return false;
+  return true;
+}
+
+/**
  * The login throttle (api.md §12.1): counters of failed attempts within a sliding window, one
  * per lower-cased name, one per account the name logs in to (so that its username and its
  * e-mail address count together) and one per client address, kept in the database so that
@@ -10,12 +31,14 @@ import { Throttled } from "@/lib/domain/errors";
  */
 export function throttleKeys(name: string | null | undefined, address: string, accountId: number | null = null): string[] {
   const keys = [`addr:${address}`];
-  if (name) keys.unshift(`name:${name.toLowerCase()}`);
+  const named = nameKey(name);
+  if (named) keys.unshift(named);
   if (accountId !== null) keys.unshift(accountKey(accountId));
   return keys;
 }
 
 const accountKey = (id: number) => `user:${id}`;
+const nameKey = (name: string | null | undefined) => (name && isPossibleLoginName(name) ? `name:${name.toLowerCase()}` : null);
 
 /** Failures at or before this moment no longer count. */
 function windowStart(now: number): Date {
@@ -59,7 +82,8 @@ export async function recordFailure(keys: string[]): Promise<void> {
 
 /** A success clears the counters of its name and account (not the address counter). */
 export async function clearNameAndAccountFailures(name: string | null | undefined, accountId: number | null = null): Promise<void> {
-  const keys = [...(name ? [`name:${name.toLowerCase()}`] : []), ...(accountId !== null ? [accountKey(accountId)] : [])];
+  const named = nameKey(name);
+  const keys = [...(named ? [named] : []), ...(accountId !== null ? [accountKey(accountId)] : [])];
   if (!keys.length) return;
   await db().write((tx) => tx.loginFailure.deleteMany({ where: { key: { in: keys } } }));
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { pythonTypeName } from "@/lib/http/body";
+import { jsonTooDeepAt, pythonTypeName } from "@/lib/http/body";
 import { MSG, type Field, type FieldSpec, type Parsed, type Values } from "@/lib/http/fields";
 
 /**
@@ -13,10 +13,14 @@ const fail = <T>(...errors: string[]): Parsed<T> => ({ ok: false, errors });
 
 export const INVALID_JSON = "Value must be valid JSON.";
 
-/** A nested value: itself, or parsed from JSON text; "" is null. */
+/**
+ * A nested value: itself, or parsed from JSON text; "" is null. Text nested deeper than a body may
+ * be (MAX_JSON_DEPTH) is refused before it is parsed, as invalid.
+ */
 export function jsonValue(raw: unknown): Parsed<unknown> {
   if (typeof raw !== "string") return ok(raw);
   if (raw.trim() === "") return ok(null);
+  if (jsonTooDeepAt(raw) >= 0) return fail(INVALID_JSON);
   try {
     return ok(JSON.parse(raw));
   } catch {

@@ -525,6 +525,24 @@ describe("login throttle (api.md §12.1)", () => {
     expect((await login({ username: u.username, password: "right-pass-1" }, "10.9.9.9")).status).toBe(429);
   });
 
+  it("counts a name longer than any account's against the address alone, and keeps no key of its size", async () => {
+    const u = await f.user({ password: "right-pass-1" });
+    const long = `${u.username}-${"x".repeat(1_000_000)}`;
+    const failed = { non_field_errors: ["Unable to log in with provided credentials."] };
+    // Three failures from one address: a form, JSON by the e-mail field, and multipart.
+    expect((await login({ username: long, password: "wrong" }, "10.5.5.5")).json).toEqual(failed);
+    const json = await t.post("/api/auth/login/", { json: { email: `${long}@example.com`, password: "wrong" }, headers: { "X-Forwarded-For": "10.5.5.5" } });
+    expect(json.json).toEqual(failed);
+    const multipart = new FormData();
+    multipart.append("username", long.toUpperCase());
+    multipart.append("password", "wrong");
+    expect((await t.post("/api/auth/login/", { body: multipart, headers: { "X-Forwarded-For": "10.5.5.5" } })).json).toEqual(failed);
+    const keys = await db().prisma.$queryRaw<{ n: bigint | number }[]>`SELECT count(*) AS n FROM login_failure WHERE length(key) > 300`;
+    expect(Number(keys[0].n)).toBe(0);
+    expect((await login({ username: u.username, password: "right-pass-1" }, "10.5.5.5")).status).toBe(429);
+    expect((await login({ username: u.username, password: "right-pass-1" }, "10.5.5.6")).status).toBe(200);
+  });
+
   it("throttles the site login with the same counters", async () => {
     const u = await f.user({ password: "right-pass-1" });
     for (let i = 0; i < 3; i++) await login({ username: u.username, password: "wrong" });
