@@ -14,6 +14,7 @@
  * records (zone conversion, one per minute, only after the series' last record).
  */
 import type { OutboundAllowList } from "@/lib/outbound";
+import type { RequestBudget } from "@/lib/telemetry/budget";
 import { redact, TelemetryError } from "@/lib/telemetry/errors";
 
 /** The connection fields of a telemetry that a type may show (telemetry.md §1). */
@@ -54,7 +55,16 @@ export interface DriverContext {
   readonly now?: () => number;
   /** Host name resolution (default: the system's); for tests. */
   readonly resolve?: (host: string) => Promise<string[]>;
+  /** What all the requests of the session may use together (time, bytes); none: each request's limits only. */
+  readonly budget?: RequestBudget;
 }
+
+/**
+ * The most stations (or sensors) a list may have: a vendor that lists more is refused by
+ * `discover/` (the remote station's id is then given by hand), and a driver that reads a list in
+ * pages may stop reading once it has more.
+ */
+export const MAX_LISTED = 10_000;
 
 /** A station or a sensor as the vendor lists it. `name` may be "" (the vendor has none). */
 export interface RemoteItem {
@@ -85,9 +95,12 @@ export interface ReadingBatch {
 export interface TelemetrySession {
   /** Logs on when the vendor needs it (addUPI's session, MeteoView2's token). */
   connect(): Promise<void>;
-  /** The vendor's stations (for types with `listsStations`; others answer []). */
+  /**
+   * The vendor's stations (for types with `listsStations`; others answer []); a list read in
+   * pages may end once it has more than MAX_LISTED (the caller refuses such a list).
+   */
   listStations(): Promise<RemoteItem[]>;
-  /** The sensors of `remote_station_id` (or of the single station). */
+  /** The sensors of `remote_station_id` (or of the single station); as listStations, beyond MAX_LISTED. */
   listSensors(): Promise<RemoteItem[]>;
   /**
    * The sensor's readings after `lastStored` (UTC epoch seconds of the series' last record, or
@@ -151,7 +164,7 @@ export function guardSession(session: TelemetrySession, config: TelemetryConfig,
     // The password as HTTP Basic carries it, too.
     const basic = config.password ? Buffer.from(`${config.username}:${config.password}`).toString("base64") : null;
     const all = [config.password, basic, ...secrets()];
-    if (error instanceof TelemetryError) return new TelemetryError(redact(error.message, all));
+    if (error instanceof TelemetryError) return new TelemetryError(redact(error.message, all), error.stop);
     const message = error instanceof Error ? error.message : String(error);
     return new TelemetryError(redact(`the answer of ${typeName} could not be read (${message})`, all));
   };

@@ -5,6 +5,18 @@
 
 export class TelemetryError extends Error {
   override readonly name = "TelemetryError";
+
+  /**
+   * @param stop why no further request of the same session is worth sending (a fetch then skips
+   *   its remaining sensors, lib/telemetry/fetch.ts): "no-answer" when the vendor did not answer at
+   *   all (a timeout, a connection refused or reset, a name that does not resolve, a TLS failure:
+   *   lib/telemetry/http.ts), "time" when the session's time is up (RequestBudget); null for an
+   *   answer that was wrong (an HTTP error, something that cannot be read), which concerns the
+   *   request that got it only.
+   */
+  constructor(message: string, readonly stop: "no-answer" | "time" | null = null) {
+    super(message);
+  }
 }
 
 /** Secrets shorter than this are not searched for: a password "ab" would blank every "ab". */

@@ -7,6 +7,14 @@
  * transaction: a sensor that fails stores nothing and logs the vendor's words; the others go on.
  * An append is refused when the series' last record moved since it was read (another write came
  * first): the records are then filtered again, so that nothing is ever stored twice.
+ *
+ * A fetch holds one of ENHYDRIS_TELEMETRY_CONCURRENCY slots, so a vendor that does not answer
+ * must not hold it long: when a request gets no answer at all (a timeout, a connection refused
+ * or reset, a name that does not resolve, a TLS failure), or the fetch's time (SESSION_TIMEOUTS
+ * request timeouts) is up, the remaining sensors are not tried; each gets a log row saying why
+ * (error_name NOT_FETCHED). The sensors are tried in the order of their last attempt, the longest
+ * ago first (a sensor not fetched was not attempted), so that the sensors a fetch did not reach,
+ * or that come after one whose requests always time out, go first the next time.
  */
 import { unseal } from "@/lib/auth/secret-box";
 import { settings } from "@/lib/config";
@@ -22,6 +30,7 @@ import { concatBatches, records, type RecordBatch } from "@/lib/records";
 import { insertSeries } from "@/lib/series";
 import { contentsText } from "@/lib/stations";
 import { driverConfig } from "@/lib/telemetry/config";
+import { RequestBudget, secondsText } from "@/lib/telemetry/budget";
 import { withSession, type DriverContext, type TelemetrySession } from "@/lib/telemetry/driver";
 import { redact, TelemetryError } from "@/lib/telemetry/errors";
 import { readingsToRecords } from "@/lib/telemetry/readings";
@@ -56,10 +65,22 @@ export interface FetchSummary {
   sensors: SensorOutcome[];
 }
 
-/** The settings' limits for a driver's requests. */
-export function driverContext(signal?: AbortSignal): DriverContext {
+/**
+ * A fetch's or a discovery's requests together may take this many request timeouts
+ * (ENHYDRIS_TELEMETRY_TIMEOUT): 180 s by default, well within the job timeout (600 s), and room
+ * for the few requests that may each take long (a login, a sensor catching up on years).
+ */
+export const SESSION_TIMEOUTS = 3;
+
+/**
+ * The settings' limits for a driver's requests, and the budget of the session (a fetch, or a
+ * discovery: SESSION_TIMEOUTS request timeouts; a discovery's answers together, the upload limit).
+ */
+export function driverContext(signal?: AbortSignal, what: "fetch" | "discovery" = "fetch"): DriverContext {
   const s = settings();
-  return { allow: s.outboundAllow, timeoutMs: s.telemetryTimeoutSeconds * 1000, maxBytes: s.maxUploadSize, signal };
+  const timeoutMs = s.telemetryTimeoutSeconds * 1000;
+  const budget = new RequestBudget(what, SESSION_TIMEOUTS * timeoutMs, what === "discovery" ? s.maxUploadSize : Infinity);
+  return { allow: s.outboundAllow, timeoutMs, maxBytes: s.maxUploadSize, signal, budget };
 }
 
 /** One line of the log, as the SQL that inserts it (in a records write's transaction, or alone). */
@@ -144,17 +165,22 @@ const seriesExists = (id: number) => stillThere(() => db().prisma.timeseries.fin
 
 /** The error_name of a sensor's log row when its group (or the group's Initial series) was deleted during the fetch. */
 const GROUP_DELETED = "GroupDeleted";
+/** The error_name of a sensor's log row when the fetch did not try it (the vendor did not answer, or the fetch's time was up). */
+export const NOT_FETCHED = "NotFetched";
+
+/** A sensor's outcome, and the error that ends the fetch (TelemetryError.stop) when its request got one. */
+type Fetched = { outcome: SensorOutcome; stop: TelemetryError | null };
 
 /**
  * Fetches and stores one sensor; a vendor's failure (TelemetryError) is its outcome, and so is
  * its group (or the group's Initial series) deleted during the fetch: its log row says so, and
  * the other sensors go on. Anything else is thrown.
  */
-async function fetchSensor(c: SensorContext, sensorId: string, groupId: number): Promise<SensorOutcome> {
+async function fetchSensor(c: SensorContext, sensorId: string, groupId: number): Promise<Fetched> {
   const outcome = (records: number, status: "ok" | "error", message = ""): SensorOutcome => ({ sensor_id: sensorId, timeseries_group: groupId, records, status, message });
-  const gone = async (message: string): Promise<SensorOutcome> => {
+  const gone = async (message: string): Promise<Fetched> => {
     await log(c.telemetry.id, c.started, { status: "error", records: 0, sensor: sensorId, errorName: GROUP_DELETED, message });
-    return outcome(0, "error", message);
+    return { outcome: outcome(0, "error", message), stop: null };
   };
   const groupGone = `time series group ${groupId} no longer exists (it was deleted during the fetch): nothing was stored for this sensor`;
   if (!(await groupExists(groupId))) return gone(groupGone);
@@ -174,7 +200,7 @@ async function fetchSensor(c: SensorContext, sensorId: string, groupId: number):
 }
 
 async function storeSensor(c: SensorContext, sensorId: string, groupId: number, series: { id: number | null },
-  outcome: (records: number, status: "ok" | "error", message?: string) => SensorOutcome): Promise<SensorOutcome> {
+  outcome: (records: number, status: "ok" | "error", message?: string) => SensorOutcome): Promise<Fetched> {
   const seriesId = await initialSeries(groupId);
   series.id = seriesId;
   let lastStored = (await records().summary(seriesId))?.last ?? null;
@@ -184,14 +210,14 @@ async function storeSensor(c: SensorContext, sensorId: string, groupId: number, 
   } catch (error) {
     if (!(error instanceof TelemetryError)) throw error;
     await log(c.telemetry.id, c.started, { status: "error", records: 0, sensor: sensorId, errorName: error.name, message: error.message });
-    return outcome(0, "error", error.message);
+    return { outcome: outcome(0, "error", error.message), stop: error.stop ? error : null };
   }
   const group = await db().prisma.timeseriesGroup.findUnique({ where: { id: groupId }, select: { name: true } });
   for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
     const n = batch.timestamps.length;
     if (n === 0) {
       await log(c.telemetry.id, c.started, { status: "ok", records: 0, sensor: sensorId, message: "no new readings" });
-      return outcome(0, "ok");
+      return { outcome: outcome(0, "ok"), stop: null };
     }
     const expected = lastStored;
     const result = await records().write(seriesId, batch, {
@@ -206,12 +232,40 @@ async function storeSensor(c: SensorContext, sensorId: string, groupId: number, 
         logSql(c.telemetry.id, c.started, { status: "ok", records: n, sensor: sensorId }),
       ],
     });
-    if (result.ok) return outcome(n, "ok");
+    if (result.ok) return { outcome: outcome(n, "ok"), stop: null };
     // Another write came first: keep only what is after its last record.
     lastStored = (await records().summary(seriesId))?.last ?? null;
     batch = after(batch, lastStored);
   }
   throw new Error(`time series ${seriesId}: other writes kept moving its last record`);
+}
+
+/**
+ * The words of the log row of a sensor the fetch did not try, after `stop`: the error of an
+ * earlier request of the fetch, or the fetch's time (`budget`) being up.
+ */
+function notFetchedMessage(stop: TelemetryError, budget: RequestBudget | undefined): string {
+  return stop.stop === "time"
+    ? `not fetched: the fetch reached its time limit${budget ? ` of ${secondsText(budget.ms)}` : ""} before this sensor; the next fetch tries it first`
+    : `not fetched: the vendor did not answer earlier in this fetch (${stop.message}), so it was not asked again; the next fetch tries this sensor first`;
+}
+
+/** Logs a sensor that the fetch did not try. */
+async function skipSensor(c: SensorContext, sensorId: string, groupId: number, message: string): Promise<SensorOutcome> {
+  await log(c.telemetry.id, c.started, { status: "error", records: 0, sensor: sensorId, errorName: NOT_FETCHED, message });
+  return { sensor_id: sensorId, timeseries_group: groupId, records: 0, status: "error", message };
+}
+
+/**
+ * The sensors in the order a fetch tries them: by their last attempt (their last log row that is
+ * not NOT_FETCHED), the longest ago first, those never attempted before all; the mapping's order
+ * among equals.
+ */
+async function fetchOrder<S extends { sensor_id: string }>(telemetryId: number, sensors: readonly S[]): Promise<S[]> {
+  const rows = await db().query<{ sensor: unknown; last: unknown }>(Prisma.sql`SELECT sensor, MAX(id) AS last FROM telemetry_log
+    WHERE telemetry_id = ${telemetryId} AND sensor IS NOT NULL AND error_name <> ${NOT_FETCHED} GROUP BY sensor`);
+  const last = new Map(rows.map((r) => [String(r.sensor), Number(r.last)]));
+  return [...sensors].sort((a, b) => (last.get(a.sensor_id) ?? 0) - (last.get(b.sensor_id) ?? 0));
 }
 
 /** The station's name as activity summaries give it. */
@@ -253,11 +307,22 @@ export async function fetchTelemetry(telemetryId: number, options: FetchOptions 
     const values = storedValues(telemetry, { openPassword: false });
     const config = driverConfig({ ...values, password });
     const name = await stationName(telemetry.stationId);
-    await withSession(type, config, options.context ?? driverContext(options.signal), async (session) => {
+    const sensors = await fetchOrder(telemetry.id, telemetry.sensors);
+    const context = options.context ?? driverContext(options.signal);
+    await withSession(type, config, context, async (session) => {
       const c: SensorContext = { telemetry, stationName: name, session, zone, started, nowSeconds: Math.floor(Date.now() / 1000) };
-      for (const [i, s] of telemetry.sensors.entries()) {
+      // Once set, the remaining sensors are not tried.
+      let stop: TelemetryError | null = null;
+      for (const [i, s] of sensors.entries()) {
         options.signal?.throwIfAborted();
-        outcomes.push(await fetchSensor(c, s.sensor_id, s.timeseries_group));
+        if (stop === null && context.budget && context.budget.remainingMs() <= 0) stop = context.budget.timeUp();
+        if (stop !== null) {
+          outcomes.push(await skipSensor(c, s.sensor_id, s.timeseries_group, notFetchedMessage(stop, context.budget)));
+        } else {
+          const fetched = await fetchSensor(c, s.sensor_id, s.timeseries_group);
+          outcomes.push(fetched.outcome);
+          stop = fetched.stop;
+        }
         options.onProgress?.(i + 1, total);
       }
     });

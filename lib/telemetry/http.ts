@@ -3,7 +3,7 @@
  * failure a TelemetryError whose message names the vendor's host and carries what the vendor
  * said (never a URL's path or query: some vendors put passwords there).
  */
-import { OutboundError, outboundRequest, type OutboundResponse } from "@/lib/outbound";
+import { OutboundError, outboundRequest, type OutboundErrorCode, type OutboundResponse } from "@/lib/outbound";
 import type { DriverContext } from "@/lib/telemetry/driver";
 import { TelemetryError } from "@/lib/telemetry/errors";
 
@@ -100,24 +100,55 @@ export function urlProblem(text: string): string | null {
   }
 }
 
+/**
+ * The failures of a request where the vendor did not answer at all: its other requests would wait
+ * the same way (a fetch skips its remaining sensors). Not an answer that was refused (too large,
+ * a redirect, not HTTP), nor an address that is not allowed (refused at once, costing nothing).
+ */
+const NO_ANSWER: ReadonlySet<OutboundErrorCode> = new Set(["timeout", "unreachable", "not_found", "tls"]);
+
+/** A request cut by the session's time rather than its own ended this close to the session's end. */
+const BUDGET_SLACK_MS = 100;
+
 export class VendorHttp {
   constructor(private readonly context: DriverContext, private readonly verifyTls: boolean) {}
 
-  /** Sends a request; any network failure or refusal is a TelemetryError. */
+  /**
+   * Sends a request, within the request's limits and what is left of the session's budget (its
+   * time, its bytes); any network failure or refusal is a TelemetryError (one whose `stop` says
+   * the vendor did not answer, or that the session's time is up).
+   */
   async send(url: string, request: VendorRequest = {}): Promise<OutboundResponse> {
+    const budget = this.context.budget;
+    let timeoutMs = this.context.timeoutMs;
+    let maxBytes = this.context.maxBytes;
+    let cutByTime = false;
+    let cutByBytes = false;
+    if (budget) {
+      const ms = budget.remainingMs();
+      if (ms <= 0) throw budget.timeUp(hostOf(url));
+      if (ms < timeoutMs) [timeoutMs, cutByTime] = [Math.ceil(ms), true];
+      const bytes = budget.remainingBytes();
+      if (bytes <= 0) throw budget.bytesUp(hostOf(url));
+      if (bytes < maxBytes) [maxBytes, cutByBytes] = [bytes, true];
+    }
     try {
-      return await outboundRequest(url, { ...request, credentialHeaders: credentialHeadersOf(request) }, {
+      const response = await outboundRequest(url, { ...request, credentialHeaders: credentialHeadersOf(request) }, {
         allow: this.context.allow,
-        timeoutMs: this.context.timeoutMs,
-        idleTimeoutMs: this.context.idleTimeoutMs,
-        maxBytes: this.context.maxBytes,
+        timeoutMs,
+        idleTimeoutMs: this.context.idleTimeoutMs === undefined ? undefined : Math.min(this.context.idleTimeoutMs, timeoutMs),
+        maxBytes,
         verifyTls: this.verifyTls,
         signal: this.context.signal,
         resolve: this.context.resolve,
       });
+      budget?.spend(response.body.length);
+      return response;
     } catch (error) {
-      if (error instanceof OutboundError) throw new TelemetryError(error.message);
-      throw error;
+      if (!(error instanceof OutboundError)) throw error;
+      if (budget && cutByTime && error.code === "timeout" && budget.remainingMs() <= BUDGET_SLACK_MS) throw budget.timeUp(hostOf(url));
+      if (budget && cutByBytes && error.code === "too_large") throw budget.bytesUp(hostOf(url));
+      throw new TelemetryError(error.message, NO_ANSWER.has(error.code) ? "no-answer" : null);
     }
   }
 

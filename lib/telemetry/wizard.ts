@@ -11,7 +11,7 @@
 import type { Actor } from "@/lib/auth/permissions";
 import { SecretBoxError, seal, unseal } from "@/lib/auth/secret-box";
 import { db } from "@/lib/db";
-import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
+import { ErrorCollector, Throttled, ValidationFailed } from "@/lib/domain/errors";
 import type { RequestInput } from "@/lib/http/body";
 import { validateFields } from "@/lib/http/fields";
 import { createGroup } from "@/lib/series";
@@ -72,6 +72,21 @@ export function startWizard(stationId: number, saved: StoredTelemetry | null): W
   };
 }
 
+/**
+ * discover() for the wizard: a discovery refused because too many run at once (Throttled, the
+ * API's 429) is a refusal the page shows in words, not an error page.
+ */
+async function wizardDiscover(...args: Parameters<typeof discover>): ReturnType<typeof discover> {
+  try {
+    return await discover(...args);
+  } catch (error) {
+    if (error instanceof Throttled) {
+      throw ValidationFailed.nonField(`The server is busy connecting to other vendors; try again in ${error.retryAfter} seconds.`);
+    }
+    throw error;
+  }
+}
+
 /** The values the API's service takes, of a state (the password only when typed in the wizard). */
 function valuesOfState(state: WizardState): Partial<TelemetryValues> {
   const { station: _station, at: _at, password, ...rest } = state;
@@ -121,13 +136,13 @@ export async function readConnectionStep(actor: Actor, stationId: number, input:
     password: typed !== "" ? typed : state.password, remote_station_id: type.listsStations ? state.remote_station_id : "",
   };
   // Lists the vendor's stations (or a single station's sensors): the connection works.
-  await discover(actor, stationId, { ...valuesOfState(next), remote_station_id: "" });
+  await wizardDiscover(actor, stationId, { ...valuesOfState(next), remote_station_id: "" });
   return next;
 }
 
 /** What the vendor lists for the wizard's station step, or its sensors step. */
 export async function wizardChoices(actor: Actor, stationId: number, state: WizardState, what: "stations" | "sensors"): Promise<RemoteItem[]> {
-  const found = await discover(actor, stationId, { ...valuesOfState(state), remote_station_id: what === "stations" ? "" : state.remote_station_id });
+  const found = await wizardDiscover(actor, stationId, { ...valuesOfState(state), remote_station_id: what === "stations" ? "" : state.remote_station_id });
   return "stations" in found ? found.stations : found.sensors;
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { startFakeAddupi } from "@/tests/support/fake-vendors/addupi";
-import type { FakeVendor } from "@/tests/support/fake-vendors/base";
+import { json, startFake, type FakeVendor } from "@/tests/support/fake-vendors/base";
 import { startFakeEnhydris } from "@/tests/support/fake-vendors/enhydris";
 import { startFakeHttpCsv } from "@/tests/support/fake-vendors/http_csv";
 import { startFakeInflux } from "@/tests/support/fake-vendors/influxdb";
@@ -287,5 +287,146 @@ describe("the passwords", () => {
       expect(metrics.text.includes(secret)).toBe(false);
     }
     expect(answers.length).toBeGreaterThan(40);
+  });
+});
+
+describe("a vendor that does not answer holds a fetch slot for one request timeout, not one per sensor", () => {
+  /**
+   * A telemetry of `n` sensors (the time series of one remote group, each with a reading ten
+   * minutes old) into `n` groups, fetched once a day twelve hours from now: no scheduled fetch
+   * comes in between.
+   */
+  async function enhydrisTelemetry(n: number) {
+    const recent = (): [string, string, string][] => [[new Date(Math.floor(Date.now() / 60_000) * 60_000 - 600_000).toISOString().slice(0, 19) + "Z", "1.5", ""]];
+    const series = Array.from({ length: n }, (_, k) => ({ id: 100 + k, type: "Initial", name: `s${k}`, time_step: "10min", records: recent }));
+    const vendor = await startFakeEnhydris({ token: SECRETS[4], stations: [{ id: 42, name: "hobbiton", displayTimezone: "UTC", groups: [{ id: 7, name: "all", series }] }] });
+    vendors.push(vendor);
+    const w = await world();
+    const groups = [w.a, w.b];
+    while (groups.length < n) groups.push(await f.group(w.sid, { name: `G${groups.length}` }));
+    const sensors = series.map((s, k) => ({ sensor_id: `7 ${s.id}`, timeseries_group: groups[k] }));
+    const offset = (Math.floor(Date.now() / 60_000) + 720) % 1440;
+    const put = await call("put", w.path, w.editor.token, {
+      type: "enhydris", device_locator: viaName(vendor.url), password: SECRETS[4], remote_station_id: "42", fetch_interval_minutes: 1440, fetch_offset_minutes: offset, sensors,
+    });
+    expect(put.status, put.text).toBe(201);
+    return { vendor, w, ids: sensors.map((s) => s.sensor_id) };
+  }
+
+  async function fetchNow(w: World) {
+    const started = Date.now();
+    const fetched = await call("post", `${w.path}fetch/`, w.editor.token, { wait: true });
+    expect(fetched.status, fetched.text).toBe(200);
+    return { fetch: fetched.json.fetch as { status: string; sensors: { sensor_id: string; status: string; records: number; message: string }[] }, ms: Date.now() - started };
+  }
+
+  const NOT_ANSWERED = /^not fetched: the vendor did not answer earlier in this fetch \(the answer of localhost:\d+ timed out after 3 s\), so it was not asked again; the next fetch tries this sensor first$/;
+
+  it("after a request without an answer, the remaining sensors are not tried: their log lines say so, and the next fetch tries them first", async () => {
+    const { vendor, w, ids } = await enhydrisTelemetry(3);
+    vendor.fail("/data/", { kind: "hang" });
+    const first = await fetchNow(w);
+    // One request timeout (3 s), not one per sensor.
+    expect(vendor.dataRequests()).toHaveLength(1);
+    expect(first.ms).toBeLessThan(7000);
+    expect(first.fetch.status).toBe("error");
+    expect(first.fetch.sensors.map((s) => s.sensor_id)).toEqual(ids);
+    expect(first.fetch.sensors[0].message).toMatch(/^the answer of localhost:\d+ timed out after 3 s$/);
+    for (const s of first.fetch.sensors.slice(1)) expect(s).toMatchObject({ status: "error", records: 0, message: expect.stringMatching(NOT_ANSWERED) });
+    const log = await call("get", `${w.path}logs/`, w.editor.token);
+    expect(log.json.results.map((r: { sensor: string; error_name: string }) => [r.sensor, r.error_name]))
+      .toEqual([[ids[2], "NotFetched"], [ids[1], "NotFetched"], [ids[0], "TelemetryError"]]);
+    expect(log.json.results[0].message).toMatch(NOT_ANSWERED);
+    // The sensors not tried go first: a sensor whose requests always time out does not starve the others.
+    const second = await fetchNow(w);
+    expect(second.fetch.sensors.map((s) => s.sensor_id)).toEqual([ids[1], ids[2], ids[0]]);
+    expect(second.fetch.sensors.map((s) => s.status)).toEqual(["error", "error", "error"]);
+    expect(vendor.dataRequests()).toHaveLength(2);
+    vendor.clearFaults();
+    const third = await fetchNow(w);
+    expect(third.fetch).toMatchObject({ status: "ok", records: 3 });
+    expect(third.fetch.sensors.map((s) => s.sensor_id)).toEqual([ids[2], ids[0], ids[1]]);
+  });
+
+  it("a vendor answering each request within the timeout: the fetch's requests together have three request timeouts", async () => {
+    const { vendor, w, ids } = await enhydrisTelemetry(8);
+    // 2 s a request, within the 3 s timeout: 16 s for the eight sensors; the fetch has 9 s.
+    vendor.fail("/data/", { kind: "slow", ms: 2000 });
+    const first = await fetchNow(w);
+    expect(first.ms).toBeLessThan(13_000);
+    const ok = first.fetch.sensors.filter((s) => s.status === "ok");
+    const skipped = first.fetch.sensors.filter((s) => s.message.startsWith("not fetched"));
+    expect(ok.length).toBeGreaterThanOrEqual(2);
+    expect(skipped.length).toBeGreaterThanOrEqual(2);
+    for (const s of skipped) expect(s.message).toBe("not fetched: the fetch reached its time limit of 9 s before this sensor; the next fetch tries it first");
+    for (const s of first.fetch.sensors) {
+      if (s.status === "error" && !skipped.includes(s)) expect(s.message).toMatch(/^the fetch reached its time limit of 9 s while waiting for localhost:\d+$/);
+    }
+    expect(first.fetch.sensors.map((s) => s.sensor_id)).toEqual(ids);
+    // The next fetch starts with the sensors this one did not reach.
+    const second = await fetchNow(w);
+    expect(second.fetch.sensors.slice(0, 2)).toMatchObject(skipped.slice(0, 2).map((s) => ({ sensor_id: s.sensor_id, status: "ok", records: 1 })));
+  }, 60_000);
+});
+
+describe("what one discovery may hold (discover/ in the web process)", () => {
+  /**
+   * An Enhydris whose list of stations has `pages` pages of `perPage` stations (names of
+   * `nameLength` characters), each after `delayMs`; every station has one group with one time series.
+   */
+  async function longList(options: { pages: number; perPage: number; nameLength?: number; delayMs?: number }): Promise<FakeVendor> {
+    const vendor = await startFake(async (request) => {
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      if (/^\/api\/stations\/\d+\/timeseriesgroups\/$/.test(request.path)) return json({ next: null, results: [{ id: 1, name: "rain" }] });
+      if (/^\/api\/stations\/\d+\/timeseriesgroups\/1\/timeseries\/$/.test(request.path)) return json({ next: null, results: [{ id: 11, type: "Initial", name: "raw", time_step: "10min" }] });
+      if (request.path !== "/api/stations/") return json({ detail: "Not found." }, 404);
+      const n = Number(request.query.get("page") ?? 1);
+      const name = "x".repeat(options.nameLength ?? 10);
+      const results = Array.from({ length: options.perPage }, (_, k) => ({ id: n * options.perPage + k, name }));
+      // A relative next link: the fake is reached as localhost.
+      return json({ next: n < options.pages ? `/api/stations/?page=${n + 1}` : null, results });
+    });
+    vendors.push(vendor);
+    return vendor;
+  }
+
+  const discover = (w: World, vendor: FakeVendor, extra: Record<string, unknown> = {}) =>
+    call("post", `${w.path}discover/`, w.editor.token, { type: "enhydris", device_locator: viaName(vendor.url), ...extra });
+
+  it("reads at most the upload limit in all, over every page of a list", async () => {
+    // 40 pages of some 200 KB, each within the limit of one answer (2 MB), 8 MB in all.
+    const vendor = await longList({ pages: 40, perPage: 20, nameLength: 10_000 });
+    const w = await world();
+    const r = await discover(w, vendor);
+    expect(r.status, r.text.slice(0, 200)).toBe(400);
+    expect(r.json).toEqual({ connection: [`the answers of localhost:${vendor.port} add up to more than 2 MB, the limit of one discovery`] });
+    expect(vendor.requests.length).toBeLessThanOrEqual(12);
+  });
+
+  it("lists at most 10,000 stations: beyond, a 400 saying to enter the remote station's id by hand, which works", async () => {
+    const vendor = await longList({ pages: 30, perPage: 4000 });
+    const w = await world();
+    const r = await discover(w, vendor);
+    expect(r.status, r.text.slice(0, 200)).toBe(400);
+    expect(r.json).toEqual({ connection: ["Enhydris lists more than 10,000 stations, more than can be offered to choose from: enter the remote station's id (remote_station_id) by hand"] });
+    // The pages beyond the 10,000th station are not read.
+    expect(vendor.requests).toHaveLength(3);
+    const byHand = await discover(w, vendor, { remote_station_id: "12345" });
+    expect(byHand.status, byHand.text).toBe(200);
+    expect(byHand.json).toEqual({ sensors: [{ id: "1 11", name: "rain - Initial raw 10min" }] });
+  });
+
+  it("runs at most four at once in a process: a fifth is refused with 429 and Retry-After, and a slot freed serves again", async () => {
+    const vendor = await longList({ pages: 1, perPage: 3, delayMs: 1500 });
+    const w = await world();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => discover(w, vendor)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 429]);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.json).toEqual({ detail: "Request was throttled. Expected available in 5 seconds." });
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(vendor.requests).toHaveLength(4);
+    const again = await discover(w, vendor);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.stations).toHaveLength(3);
   });
 });

@@ -2,7 +2,8 @@
  * Another Enhydris (or another instance of this service), through its API, as the reference's
  * `types/enhydris.py` with enhydris-api-client: `Authorization: token <API token>`.
  *
- * - Stations: `api/stations/` → id and name (every page: the reference read the first only).
+ * - Stations: `api/stations/` → id and name (every page: the reference read the first only;
+ *   at most until there are more than MAX_LISTED, which discover/ refuses).
  * - Sensors: the time series of every group of the remote station, as "<group id> <series id>",
  *   named "<group name> - <type> <name> <time step>".
  * - Readings: `…/timeseriesgroups/<g>/timeseries/<t>/data/?fmt=hts&start_date=<ISO>`, from one
@@ -15,6 +16,7 @@
 import { resolveTimeZone } from "@/lib/formats/timezone";
 import { parseUpload } from "@/lib/formats/upload";
 import {
+  MAX_LISTED,
   openGuarded,
   REMOTE_STATION_FIELD,
   type DriverContext,
@@ -70,9 +72,12 @@ class EnhydrisSession implements TelemetrySession {
     return { Accept: accept, ...(token === "" ? {} : { Authorization: `token ${token}` }) };
   }
 
-  /** Every item of a paginated list (following `next` within the remote's origin). */
-  private async list(path: string, what: string): Promise<Json[]> {
-    const items: Json[] = [];
+  /**
+   * The items of a paginated list (following `next` within the remote's origin), a page at a
+   * time: the caller stops reading when it has enough (MAX_LISTED), and only the page being read
+   * is held.
+   */
+  private async *list(path: string, what: string): AsyncGenerator<Json> {
     let next: string | null = new URL(path, this.base).toString();
     for (let page = 0; next !== null; page++) {
       if (page >= MAX_PAGES) throw new TelemetryError(`the list of ${what} of ${this.host} has more than ${MAX_PAGES} pages`);
@@ -81,10 +86,9 @@ class EnhydrisSession implements TelemetrySession {
       if (!isObject(body) || !Array.isArray(body.results) || !body.results.every(isObject)) {
         throw new TelemetryError(`the answer of ${this.host} is not a list of ${what}`);
       }
-      items.push(...(body.results as Json[]));
       next = typeof body.next === "string" && body.next !== "" ? this.sameSite(body.next, what) : null;
+      yield* body.results as Json[];
     }
-    return items;
   }
 
   /**
@@ -112,25 +116,27 @@ class EnhydrisSession implements TelemetrySession {
 
   async disconnect(): Promise<void> {}
 
+  /** The stations; once there are more than MAX_LISTED, no further page is read. */
   async listStations(): Promise<RemoteItem[]> {
-    const stations = await this.list("api/stations/", "stations");
     const out: RemoteItem[] = [];
-    for (const s of stations) {
+    for await (const s of this.list("api/stations/", "stations")) {
       if (s.id === undefined || s.id === null) throw new TelemetryError(`the answer of ${this.host} is not a list of stations`);
       const id = remoteId(s.id);
       if (id !== null) out.push({ id, name: remoteText(s.name) });
+      if (out.length > MAX_LISTED) break;
     }
     return out;
   }
 
+  /** The time series of the station's groups; once there are more than MAX_LISTED, no further page is read. */
   async listSensors(): Promise<RemoteItem[]> {
     const station = this.stationId();
     const out: RemoteItem[] = [];
-    for (const group of await this.list(`api/stations/${station}/timeseriesgroups/`, "time series groups")) {
+    for await (const group of this.list(`api/stations/${station}/timeseriesgroups/`, "time series groups")) {
       if (group.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series groups`);
       const groupId = remoteId(group.id);
       if (groupId === null) continue;
-      for (const ts of await this.list(`api/stations/${station}/timeseriesgroups/${groupId}/timeseries/`, "time series")) {
+      for await (const ts of this.list(`api/stations/${station}/timeseriesgroups/${groupId}/timeseries/`, "time series")) {
         if (ts.id === undefined) throw new TelemetryError(`the answer of ${this.host} is not a list of time series`);
         const seriesId = remoteId(ts.id);
         if (seriesId === null) continue;
@@ -138,6 +144,7 @@ class EnhydrisSession implements TelemetrySession {
           id: `${groupId} ${seriesId}`,
           name: `${remoteText(group.name)} - ${remoteText(ts.type)} ${remoteText(ts.name)} ${remoteText(ts.time_step)}`,
         });
+        if (out.length > MAX_LISTED) return out;
       }
     }
     return out;
