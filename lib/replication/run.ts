@@ -3,8 +3,10 @@
  * source's query, with their groups, series, files, images and events, copied or brought up to
  * date here, then their records copied incrementally. docs/decisions/0014-replication.md.
  *
- * - Each station's metadata is written in one transaction, with its id map rows; each series'
- *   new records are appended in one transaction whose `also` moves the series' records mark.
+ * - Each station's metadata is written in one transaction, with its id map rows; each series
+ *   whose records changed at the source (its last_modified moved) is compared with the source's
+ *   records, and its new records appended, or its records from the first that differs replaced,
+ *   in one transaction whose `also` moves the series' records mark (corrections.md §2).
  *   A run killed at any point leaves whole stations and whole series; the next run continues.
  * - Nothing is written before the source's answer for it was read whole and checked: a source
  *   that fails fails the run with its message and no partial series.
@@ -17,7 +19,7 @@ import { parsePointGeom } from "@/lib/geo/wkt";
 import { discard, DISPLAY_TIMEZONES, insertStationRow, mediaPath, sanitizeFileName, storeContent } from "@/lib/stations";
 import { changeStatements } from "@/lib/jobs/registry";
 import { records, RecordsOverlap } from "@/lib/records";
-import type { RecordBatch } from "@/lib/records/types";
+import type { RecordBatch, RecordChunk } from "@/lib/records/types";
 import { isObject, Remote, SourceError, type Credentials, type Json } from "@/lib/replication/remote";
 import { insertLookup } from "@/lib/lookups";
 import type { LookupName } from "@/lib/lookups";
@@ -57,7 +59,7 @@ export interface RunReport {
   /** Objects deleted at the source (deleted here too with prune). */
   deleted: number;
   records: number;
-  /** Series copied whole again because their earlier records changed at the source. */
+  /** Series copied again from their first record that changed at the source (changed, inserted or deleted before their last copied one). */
   recopied: number;
   warnings: string[];
   dry_run: boolean;
@@ -93,6 +95,8 @@ interface SeriesWork {
   precision: number;
   mark: string | null;
   label: string;
+  /** Compared with the source even when its records mark says that its records did not change (its group changed: the precision may have). */
+  verify: boolean;
 }
 
 const STATION_CONCURRENCY = 8;
@@ -358,11 +362,13 @@ class Run {
   }
 
   /**
-   * Whether a group's series are all as last copied, records included: each is mapped, exists
-   * here, and its older-shape last_modified is the later of the one its records were copied at
-   * and the group's. Then its list need not be read.
+   * Whether a group's series are all as last copied, records included: the group is as copied
+   * (a changed precision changes what data/ writes), and each series is mapped, exists here, and
+   * its older-shape last_modified is the later of the one its records were copied at and the
+   * group's. Then its list need not be read.
    */
   private seriesAsCopied(group: Json, olderShapes: Json[]): boolean {
+    if (this.map.get(key("group", group.id as number))?.fingerprint !== fingerprint(group)) return false;
     const groupModified = str(group.last_modified);
     return olderShapes.every((o) => {
       const row = this.map.get(key("series", o.id as number));
@@ -471,7 +477,9 @@ class Run {
     const all = [station, ...groupPlans.flatMap((g) => [g.group, ...g.series]), ...eventPlans, ...attachmentPlans];
     const queue = (ids: Map<Planned, number | null>) => {
       for (const { group, series } of groupPlans) {
-        for (const t of series) this.queueSeries(t.remote, `${base}timeseriesgroups/${group.remoteId}/timeseries/${t.remoteId}/data/`, ids.get(t) ?? null, int(group.remote.precision) ?? 0, sid);
+        for (const t of series) {
+          this.queueSeries(t.remote, `${base}timeseriesgroups/${group.remoteId}/timeseries/${t.remoteId}/data/`, ids.get(t) ?? null, int(group.remote.precision) ?? 0, sid, group.change !== "same");
+        }
       }
     };
     if (this.dryRun || all.every((p) => p.change === "same")) {
@@ -618,17 +626,18 @@ class Run {
     }
   }
 
-  private queueSeries(remote: Json, dataPath: string, localId: number | null, precision: number, sid: number): void {
+  private queueSeries(remote: Json, dataPath: string, localId: number | null, precision: number, sid: number, verify: boolean): void {
     this.work.push({
       remote, dataPath, localId, precision, mark: typeof remote.last_modified === "string" ? remote.last_modified : null,
-      label: `series ${remote.id} of station ${sid}`,
+      label: `series ${remote.id} of station ${sid}`, verify,
     });
   }
 
   // ---- records
 
   private async copyRecords(): Promise<void> {
-    const todo = this.work.filter((w) => !(this.tracksRecordChanges && w.mark !== null && w.localId !== null
+    // A series whose records mark is the source's last_modified is as copied: every write of its records there moves it.
+    const todo = this.work.filter((w) => !(this.tracksRecordChanges && w.mark !== null && w.localId !== null && !w.verify
       && this.map.get(key("series", w.remote.id as number))?.recordsMark === w.mark));
     let done = this.work.length - todo.length;
     const total = this.work.length;
@@ -670,57 +679,56 @@ class Run {
     return this.counts;
   }
 
-  /** Brings one series' records up to date: the new ones appended, or the whole series again. */
+  /**
+   * Brings one series' records up to date (docs/decisions/0014-replication.md, "Later"): the
+   * source's whole data/ is read as it arrives and compared with the copy record by record
+   * (timestamp, value as data/ writes it, flags); from the first record that differs — changed,
+   * inserted or deleted at the source, however far in the past — the copy is rewritten with the
+   * rest of the source's records, in one transaction, as they arrive. A copy that is a prefix
+   * of the source's records gets the new ones appended; one that is equal gets nothing written.
+   */
   private async copySeries(w: SeriesWork, counted: (n: number) => void): Promise<void> {
-    const tid = w.remote.id as number;
     const summary = w.localId === null ? null : await records().summary(w.localId);
     let reported = 0;
     const onRecords = (n: number) => {
       counted(n - reported);
       reported = n;
     };
-    const refused = () => this.warn(`${w.label}: its records were not copied: the source does not let these credentials read them`);
-    if (!summary || summary.count === 0 || summary.first === null || summary.last === null) {
-      const chunks = await this.remote.recordChunks(w.dataPath, {});
-      if (chunks === null) return refused();
-      await this.storeChunks(w, counting(chunks, onRecords), null);
-      return;
-    }
-    const tail = await this.remote.records(w.dataPath, { start: summary.last }, onRecords);
-    if (tail === null) return refused();
-    let same = tail.timestamps.length > 0 && this.sameRecord(w, tail, 0, summary.last, summary.lastValue, summary.lastFlags ?? "");
-    if (same) {
-      const head = await this.remote.records(w.dataPath, { end: summary.first });
-      const first = await firstRecord(w.localId!, summary.first);
-      same = head !== null && head.timestamps.length === 1 && first !== null && this.sameRecord(w, head, 0, summary.first, first.value, first.flags);
-    }
-    if (same && this.tracksRecordChanges) {
-      const counts = await this.recordCounts();
-      const remoteCount = counts?.get(tid);
-      if (remoteCount !== undefined && remoteCount !== summary.count + tail.timestamps.length - 1) same = false;
-    }
-    if (same) {
-      const fresh = slice(tail, 1);
-      await this.store(w, fresh);
-      return;
-    }
-    this.report.recopied++;
     const chunks = await this.remote.recordChunks(w.dataPath, {});
-    if (chunks === null) return refused();
-    await this.storeChunks(w, counting(chunks, onRecords), summary.first);
-  }
-
-  private sameRecord(w: SeriesWork, batch: RecordBatch, i: number, t: number, value: number | null, flags: string): boolean {
-    const v = batch.values[i];
-    return batch.timestamps[i] === t && formatValue(v === v ? v : null, w.precision) === formatValue(value, w.precision) && batch.flags[i] === flags;
+    if (chunks === null) {
+      this.warn(`${w.label}: its records were not copied: the source does not let these credentials read them`);
+      return;
+    }
+    try {
+      if (!summary || summary.count === 0 || summary.first === null || summary.last === null) {
+        await this.storeChunks(w, counting(chunks, onRecords), null);
+        return;
+      }
+      const local = records().read(w.localId!, summary.first, summary.last);
+      let difference: Difference;
+      try {
+        difference = await firstDifference(chunks, local, w.precision);
+      } finally {
+        await local.return(undefined);
+      }
+      if (difference.from === undefined) {
+        await this.moveRecordsMark(w);
+        return;
+      }
+      if (difference.from !== null) this.report.recopied++;
+      await this.storeChunks(w, counting(rest(difference.rest, chunks), onRecords), difference.from);
+    } finally {
+      await chunks.return(undefined);
+    }
   }
 
   /**
-   * The whole series as the source streams it: appended to an empty series (localFirst null) or
-   * replacing the stored records, chunk by chunk as they arrive, in one transaction that also
-   * moves the records mark and queues what a write of records causes here (as for an upload).
+   * The source's records (the rest of a series' data/, as it arrives) written in one transaction
+   * that also moves the records mark and queues what a write of records causes here, as for an
+   * upload: appended after the copy's last record (`from` null; a first copy too), or replacing
+   * the copy's records from `from` on. A replacement's processing starts from `from`.
    */
-  private async storeChunks(w: SeriesWork, chunks: AsyncIterable<RecordBatch>, localFirst: number | null): Promise<void> {
+  private async storeChunks(w: SeriesWork, chunks: AsyncIterable<RecordBatch>, from: number | null): Promise<void> {
     if (this.dryRun || w.localId === null) {
       for await (const chunk of chunks) this.report.records += chunk.timestamps.length;
       return;
@@ -729,48 +737,25 @@ class Run {
     const also = (first: number) => [this.recordsMarkSql(w.remote.id as number, w.mark), ...changeStatements({ kind: "series-written", seriesId, first })];
     let written: number;
     try {
-      written = await records().writeChunks(seriesId, chunks, localFirst === null ? { also } : { replaceFrom: localFirst, also });
+      written = await records().writeChunks(seriesId, chunks, from === null ? { also } : { replaceFrom: from, also });
     } catch (error) {
       if (error instanceof RecordsOverlap) throw new SourceError(`${w.label}: the source's records overlap those copied before`);
       throw error;
     }
     this.report.records += written;
     // Written (or replaced): the mark moved in the write's transaction.
-    if (written === 0 && localFirst === null) await this.moveRecordsMark(w);
+    if (written === 0 && from === null) await this.moveRecordsMark(w);
     const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;
   }
 
   /** Moves a series' records mark when no records were written. */
   private async moveRecordsMark(w: SeriesWork): Promise<void> {
-    if (this.map.get(key("series", w.remote.id as number))?.recordsMark !== w.mark) {
+    if (this.dryRun || w.localId === null) return;
+    const entry = this.map.get(key("series", w.remote.id as number));
+    if (entry?.recordsMark !== w.mark) {
       await db().write((tx) => tx.$executeRaw(this.recordsMarkSql(w.remote.id as number, w.mark)));
     }
-  }
-
-  /**
-   * Appends the batch (the new records of a series) in one transaction that also moves the
-   * records mark and queues what a write of records causes here (processing, as for an upload).
-   */
-  private async store(w: SeriesWork, batch: RecordBatch): Promise<void> {
-    const n = batch.timestamps.length;
-    if (this.dryRun || w.localId === null) {
-      this.report.records += n;
-      return;
-    }
-    const mark = [this.recordsMarkSql(w.remote.id as number, w.mark)];
-    if (n === 0) {
-      await this.moveRecordsMark(w);
-    } else {
-      const result = await records().write(w.localId, batch, {
-        mode: "append",
-        also: [...mark, ...changeStatements({ kind: "series-written", seriesId: w.localId, first: batch.timestamps[0] })],
-        validate: ({ lastStored }) => (lastStored !== null && batch.timestamps[0] <= lastStored ? [`${w.label}: the source's records overlap those copied before`] : []),
-      });
-      if (!result.ok) throw new SourceError(result.errors.join("; "));
-      this.report.records += result.stored;
-    }
-    const entry = this.map.get(key("series", w.remote.id as number));
     if (entry) entry.recordsMark = w.mark;
   }
 
@@ -829,19 +814,79 @@ class Run {
   }
 }
 
-/** The stored first record of a series (its value and flags). */
-async function firstRecord(seriesId: number, t: number): Promise<{ value: number | null; flags: string } | null> {
-  for await (const chunk of records().read(seriesId, t, t, 1)) {
-    if (chunk.length > 0) {
-      const v = chunk.values[0];
-      return { value: v === v ? v : null, flags: chunk.flags[0] ?? "" };
+/**
+ * Where a series' records at the source first differ from its copy here (firstDifference):
+ * `from` undefined when they are the same records; null when the copy's records are the
+ * source's first ones and `rest` (with the source's chunks still to come) are newer, to be
+ * appended; else the timestamp from which the copy is to be replaced by `rest` and the rest.
+ */
+interface Difference {
+  readonly from: number | null | undefined;
+  /** The source's records, of the chunk being read, from the first that differs or is new. */
+  readonly rest: RecordBatch | null;
+}
+
+/**
+ * Reads the source's records (`source`, in order) along with the copy's (`local`, all of them)
+ * up to the first record that differs: a timestamp only one side has, or a value or flags that
+ * data/ would write differently (values compared as written with the group's precision).
+ */
+async function firstDifference(source: AsyncIterator<RecordBatch>, local: AsyncIterator<RecordChunk>, precision: number): Promise<Difference> {
+  let s: RecordBatch | null = null;
+  let si = 0;
+  let l: RecordChunk | null = null;
+  let li = 0;
+  for (;;) {
+    if (s === null || si >= s.timestamps.length) {
+      s = null;
+      si = 0;
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        if (next.value.timestamps.length > 0) {
+          s = next.value;
+          break;
+        }
+      }
+    }
+    if (l === null || li >= l.length) {
+      l = null;
+      li = 0;
+      for (let next = await local.next(); !next.done; next = await local.next()) {
+        if (next.value.length > 0) {
+          l = next.value;
+          break;
+        }
+      }
+    }
+    if (s === null) return l === null ? { from: undefined, rest: null } : { from: l.timestamps[li], rest: null };
+    if (l === null) return { from: null, rest: slice(s, si) };
+    const st = s.timestamps;
+    const sv = s.values;
+    const sf = s.flags;
+    const lt = l.timestamps;
+    const lv = l.values;
+    const lf = l.flags;
+    for (let n = Math.min(st.length - si, l.length - li); n > 0; n--, si++, li++) {
+      const t = st[si];
+      if (t !== lt[li]) return { from: Math.min(t, lt[li]), rest: slice(s, si) };
+      if ((sf[si] ?? "") !== (lf[li] ?? "") || !sameValue(sv[si], lv[li], precision)) return { from: t, rest: slice(s, si) };
     }
   }
-  return null;
+}
+
+/** Whether two values (NaN for null) are written the same in data/. */
+function sameValue(a: number, b: number, precision: number): boolean {
+  if (Object.is(a, b)) return true; // NaN and NaN too; not 0 and -0 ("-0.0" in data/)
+  return formatValue(a === a ? a : null, precision) === formatValue(b === b ? b : null, precision);
 }
 
 function slice(batch: RecordBatch, from: number): RecordBatch {
-  return { timestamps: batch.timestamps.subarray(from), values: batch.values.subarray(from), flags: batch.flags.slice(from) };
+  return from === 0 ? batch : { timestamps: batch.timestamps.subarray(from), values: batch.values.subarray(from), flags: batch.flags.slice(from) };
+}
+
+/** `first`, then the chunks still to come of `chunks`. */
+async function* rest(first: RecordBatch | null, chunks: AsyncIterator<RecordBatch>): AsyncGenerator<RecordBatch> {
+  if (first !== null && first.timestamps.length > 0) yield first;
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
 }
 
 /** The chunks, with the running number of their records told to `counted`. */
