@@ -11,12 +11,14 @@ import { ensurePrivateSqliteFile } from "@/lib/runtime/private-files";
 import { connectionName, readConnections, ReplicaSet, routedPrisma, type ReadConnections } from "@/lib/db/replicas";
 import { parseDatabaseUrl, type Dialect } from "@/lib/db/url";
 import { jobsQueued, watchingQueuedWork } from "@/lib/db/queued-work";
+import { activeSnapshot, openSnapshot, type ReadSnapshot, snapshotLimits } from "@/lib/db/snapshot";
 import { PrismaClient as SqlitePrismaClient, Prisma } from "@/lib/db/generated/sqlite/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated/postgres/client";
 
 export { Prisma };
 export { isDatabaseUnavailable, isRequestAborted, isStorageFull } from "@/lib/db/errors";
 export { fromPrimary, type ReadConnections } from "@/lib/db/replicas";
+export { activeSnapshot, LINGER_IDLE_MS, type ReadSnapshot } from "@/lib/db/snapshot";
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type PrismaClient = SqlitePrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -292,11 +294,20 @@ function postgresConnection(url: string): { name: string; pool: pg.Pool; prisma:
   return { name: connectionName(url), pool, prisma };
 }
 
+/** A pool, or the client of a read snapshot. */
+type Queryable = { query(config: pg.QueryConfig | pg.QueryArrayConfig): Promise<pg.QueryResult> };
+
 /** Runs a read query as a named statement, so each connection prepares (parses and plans) it once. */
-async function runNamed<T>(pool: pg.Pool, sql: Prisma.Sql, rowMode?: "array"): Promise<T[]> {
+async function runNamed<T>(on: pg.Pool | Queryable, sql: Prisma.Sql, rowMode?: "array"): Promise<T[]> {
   const name = statementNames.get(sql.text) ?? nameStatement(sql.text);
   const config = { name, text: sql.text, values: sql.values, types: PG_TYPES };
-  return (rowMode ? await pool.query({ ...config, rowMode }) : await pool.query(config)).rows as T[];
+  return (rowMode ? await on.query({ ...config, rowMode }) : await on.query(config)).rows as T[];
+}
+
+/** The read snapshot a reading statement runs in, if one is current (lib/db/snapshot.ts). */
+function snapshotFor(sql: Prisma.Sql): ReadSnapshot | null {
+  const snapshot = activeSnapshot();
+  return snapshot && onlyReads(sql.text) ? snapshot : null;
 }
 
 const readsOnly = new Map<string, boolean>();
@@ -328,10 +339,14 @@ function createPostgresDb(url: string, replicaUrls: readonly string[], maxLagSec
     reads: readConnections(pool, replicas),
     replicas,
     async query<T>(sql: Prisma.Sql): Promise<T[]> {
+      const snapshot = snapshotFor(sql);
+      if (snapshot) return runNamed<T>(snapshot, sql);
       if (!replicas) return runNamed<T>(pool, sql);
       return onlyReads(sql.text) ? replicas.read((c) => runNamed<T>(c.pool, sql)) : replicas.write(() => runNamed<T>(pool, sql));
     },
     async queryArrays<T extends unknown[]>(sql: Prisma.Sql): Promise<T[]> {
+      const snapshot = snapshotFor(sql);
+      if (snapshot) return runNamed<T>(snapshot, sql, "array");
       if (!replicas) return runNamed<T>(pool, sql, "array");
       return onlyReads(sql.text) ? replicas.read((c) => runNamed<T>(c.pool, sql, "array")) : replicas.write(() => runNamed<T>(pool, sql, "array"));
     },
@@ -383,6 +398,25 @@ export function db(): Db {
     holder[KEY] = wakingRunners(target.dialect === "sqlite" ? createSqliteDb(target.path) : createPostgresDb(target.url, databaseReplicaUrls, replicaMaxLag));
   }
   return holder[KEY];
+}
+
+/**
+ * Runs `fn` (a read handler) so that every read it makes sees one committed state: on PostgreSQL
+ * in a read snapshot (lib/db/snapshot.ts) held until `fn` returns, and by a body's read of the
+ * records that `fn` began until that read has fetched them; within a snapshot already, in that
+ * one. SQLite's reads are synchronous on the process's one connection: `fn` runs as it is.
+ */
+export async function withReadSnapshot<T>(fn: () => Promise<T>): Promise<T> {
+  const current = db();
+  if (!current.pool || !current.reads || activeSnapshot()) return fn();
+  const reads = current.reads;
+  const snapshot = await openSnapshot((begin) => reads.connect(begin), snapshotLimits(current.pool, current.pool.options.max ?? 10));
+  const release = snapshot.hold();
+  try {
+    return await snapshot.run(fn);
+  } finally {
+    release();
+  }
 }
 
 /** Closes the process's database, for scripts and tests. */

@@ -4,6 +4,7 @@ import { hasErrorCode, isDatabaseUnavailable } from "@/lib/db/errors";
 import { readAfterCookie } from "@/lib/db/read-after.mjs";
 import { logger, requestContext, type RequestContext } from "@/lib/observability/logger.mjs";
 import { metrics } from "@/lib/observability/metrics.mjs";
+import { activeSnapshot } from "@/lib/db/snapshot";
 
 /**
  * Read replicas on PostgreSQL (DATABASE_REPLICA_URLS; docs/decisions/0012-read-replicas.md).
@@ -451,11 +452,19 @@ export function routedPrisma<P extends object>(set: ReplicaSet<P>, primary: P): 
   });
 }
 
-/** Reads and writes the native pool way: `query` and a client for a while (COPY). */
+/**
+ * Reads and writes the native pool way: `query` and a client for a while (COPY). Within a read
+ * snapshot (lib/db/snapshot.ts) both run in it.
+ */
 export interface ReadConnections {
   query(config: pg.QueryConfig | pg.QueryArrayConfig): Promise<pg.QueryResult>;
-  /** Runs `fn` with a client of its own, released after (destroyed if `fn` failed). */
+  /** Runs `fn` with a client of its own, released after (destroyed if `fn` failed); within a snapshot, its client. */
   withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * A client of its own where the request's reads go, with `begin` run on it (a replica that
+   * fails is left for the primary); the caller releases it.
+   */
+  connect(begin: (client: pg.PoolClient) => Promise<void>): Promise<pg.PoolClient>;
 }
 
 async function withClientOf<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -470,12 +479,35 @@ async function withClientOf<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pro
   }
 }
 
-/** The records store's reads: on `pool`, or where the request's reads go. */
+async function connectOn(pool: pg.Pool, begin: (client: pg.PoolClient) => Promise<void>): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  try {
+    await begin(client);
+    return client;
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+}
+
+/** The records store's reads: in the current read snapshot, on `pool`, or where the request's reads go. */
 export function readConnections<P>(pool: pg.Pool, set: ReplicaSet<P> | null): ReadConnections {
-  if (!set) return { query: (config) => pool.query(config), withClient: (fn) => withClientOf(pool, fn) };
+  const inSnapshot = (config: pg.QueryConfig | pg.QueryArrayConfig) => activeSnapshot()?.query(config);
+  const withSnapshot = <T>(fn: (client: pg.PoolClient) => Promise<T>) => {
+    const snapshot = activeSnapshot();
+    return snapshot ? snapshot.withClient(fn) : undefined;
+  };
+  if (!set) {
+    return {
+      query: (config) => inSnapshot(config) ?? pool.query(config),
+      withClient: (fn) => withSnapshot(fn) ?? withClientOf(pool, fn),
+      connect: (begin) => connectOn(pool, begin),
+    };
+  }
   return {
-    query: (config) => set.read((c) => c.pool.query(config)),
-    withClient: (fn) => set.read((c) => withClientOf(c.pool, fn)),
+    query: (config) => inSnapshot(config) ?? set.read((c) => c.pool.query(config)),
+    withClient: (fn) => withSnapshot(fn) ?? set.read((c) => withClientOf(c.pool, fn)),
+    connect: (begin) => set.read((c) => connectOn(c.pool, begin)),
   };
 }
 

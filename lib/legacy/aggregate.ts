@@ -1,5 +1,5 @@
 import { db, Prisma } from "@/lib/db";
-import { records } from "@/lib/records";
+import { records, RecordsChangedDuringRead } from "@/lib/records";
 import { blockStart } from "@/lib/records/types";
 import { bucketEnds, bucketStep, extremeBuckets, resultFromBuckets, type BucketAggregate, type Extremes, type Interval, type LegacyResult } from "@/lib/legacy/stats";
 
@@ -14,7 +14,9 @@ export function aggregateInDatabase(len: number): boolean {
 
 /**
  * A down-sampled interval (formats.md §8.3–8.4, len > 400, no vector statistics) computed from
- * the daily blocks, so that only the records of the days at the buckets' edges are decoded:
+ * the daily blocks, so that only the records of the days at the buckets' edges are decoded, in
+ * several statements (one read snapshot on PostgreSQL; on SQLite, a write may come between two:
+ * what no longer fits throws RecordsChangedDuringRead, and the caller reads again):
  *
  * 1. the buckets' time ranges: the timestamps of their last records, from the daily block
  *    counts and the records of the day holding each;
@@ -73,7 +75,8 @@ export async function timestampsAt(seriesId: number, range: { from: number; to: 
     if (k === indices.length) break;
     start += count;
   }
-  if (k < indices.length) throw new Error(`time series ${seriesId}: the blocks do not hold record ${indices[k]}`);
+  // The blocks hold fewer records than the interval was chosen from: they changed under this read.
+  if (k < indices.length) throw new RecordsChangedDuringRead(seriesId);
   return nthInDays(seriesId, days, offsets);
 }
 
@@ -82,8 +85,8 @@ async function nthInDays(seriesId: number, days: number[], offsets: number[]): P
   const distinct = [...new Set(days)];
   const chunks = new Map((await records().readDays(seriesId, distinct)).map((chunk, k) => [distinct[k], chunk]));
   return days.map((d, i) => {
-    const chunk = chunks.get(d)!;
-    if (offsets[i] >= chunk.length) throw new Error(`time series ${seriesId}: the day ${d} has no record ${offsets[i]}`);
+    const chunk = chunks.get(d);
+    if (chunk === undefined || offsets[i] >= chunk.length) throw new RecordsChangedDuringRead(seriesId);
     return chunk.timestamps[offsets[i]];
   });
 }
@@ -102,13 +105,13 @@ async function rangeAggregates(seriesId: number, los: number[], his: number[]): 
 /** The latest timestamp in [lo, hi] whose value is exactly v. */
 async function latestWithValue(seriesId: number, lo: number, hi: number, v: number): Promise<number> {
   const found = await records().latest(seriesId, lo, hi, { value: v });
-  if (!found) throw new Error(`time series ${seriesId}: no value ${v} in [${lo}, ${hi}]`);
+  if (!found) throw new RecordsChangedDuringRead(seriesId);
   return found.timestamp;
 }
 
 /** The last non-null value in [lo, hi] and its timestamp. */
 async function lastValue(seriesId: number, lo: number, hi: number): Promise<{ t: number; v: number }> {
   const found = await records().latest(seriesId, lo, hi, { valued: true });
-  if (!found || found.value === null) throw new Error(`time series ${seriesId}: no value in [${lo}, ${hi}]`);
+  if (!found || found.value === null) throw new RecordsChangedDuringRead(seriesId);
   return { t: found.timestamp, v: found.value };
 }

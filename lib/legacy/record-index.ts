@@ -1,12 +1,14 @@
 import { db, Prisma } from "@/lib/db";
-import { records } from "@/lib/records";
+import { records, RecordsChangedDuringRead } from "@/lib/records";
 import type { RecordIndex } from "@/lib/legacy/stats";
 
 /**
  * The record index of formats.md §8.2 on the database, without scanning the series: counts
  * come from the series summary and the daily blocks (records().count), neighbours of a target
  * from two lookups of the records store, and the k-th record from the running block counts and
- * the records of its day.
+ * the records of its day. The summary was read with the series: a record it counts that the
+ * blocks do not hold means that they changed since (RecordsChangedDuringRead; a read snapshot on
+ * PostgreSQL rules it out).
  */
 const FAR_FUTURE = 8_640_000_000_000; // the largest Date, in seconds
 
@@ -27,10 +29,10 @@ export function databaseRecordIndex(seriesId: number, summary: { count: number; 
         SELECT block_start, cum - count AS before_count FROM (
           SELECT block_start, count, SUM(count) OVER (ORDER BY block_start) AS cum FROM timeseries_block WHERE timeseries_id = ${seriesId}
         ) x WHERE cum > ${k} ORDER BY block_start LIMIT 1`);
-      if (!block) throw new Error(`time series ${seriesId} has no record ${k}`);
+      if (!block) throw new RecordsChangedDuringRead(seriesId);
       const [day] = await records().readDays(seriesId, [Number(block.block_start)]);
       const offset = k - Number(block.before_count);
-      if (offset >= day.length) throw new Error(`time series ${seriesId} has no record ${k}`);
+      if (offset >= day.length) throw new RecordsChangedDuringRead(seriesId);
       return day.timestamps[offset];
     },
   };

@@ -18,6 +18,11 @@ export interface LegacyDataRequest {
 
 const cache = () => namedCache("legacy-timeseries-data", 32 * 1024 * 1024);
 
+/** The JSON text cached under `key`, if any. */
+export function cachedLegacyJson(key: string): string | undefined {
+  return cache().get(key);
+}
+
 /** The JSON text of the result (`null` when exact times are missing), computed or from the cache. */
 export async function legacyDataJson(s: SeriesContext, p: LegacyDataRequest, key: string): Promise<string> {
   const cached = cache().get(key);

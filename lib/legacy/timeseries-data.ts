@@ -1,3 +1,5 @@
+import { withReadSnapshot } from "@/lib/db";
+import { RecordsChangedDuringRead } from "@/lib/records";
 import { readableSeries, validators } from "@/lib/series";
 import { parseBoolean } from "@/lib/config/boolean.mjs";
 import { makeEtag, matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
@@ -7,7 +9,7 @@ import { jsonOrJsonp } from "@/lib/legacy/jsonp";
 import { callbackParam } from "@/lib/legacy/station-info";
 import { LAST_CHOICES, normalizedSelection, type LastChoice } from "@/lib/legacy/stats";
 import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
-import { legacyDataJson, type LegacyDataRequest } from "@/lib/legacy/timeseries-data-service";
+import { cachedLegacyJson, legacyDataJson, type LegacyDataRequest } from "@/lib/legacy/timeseries-data-service";
 
 /**
  * GET {site}/timeseries/data/ (legacy.md §7, formats.md §8): the statistics and down-sampled
@@ -88,8 +90,30 @@ export function readDataParams(params: URLSearchParams): LegacyDataParams {
   return { selection: { startPos, endPos, last, date, time, startOffset, exactDatetime }, vector, callback };
 }
 
-/** GET/HEAD {site}/timeseries/data/ */
+/** How many times the statistics are read again when their records changed under a read (SQLite). */
+const READS = 5;
+
+/**
+ * GET/HEAD {site}/timeseries/data/. The series is read first on its own (one statement): a 304,
+ * or statistics cached under its version, are answered from it. Otherwise the series and the
+ * statistics of its records are read in one read snapshot (withReadSnapshot). On SQLite a write
+ * may come between the statements of a read: one that finds the records changed under it
+ * (RecordsChangedDuringRead) is made again, from the series on.
+ */
 export async function timeseriesData(ctx: RouteContext): Promise<Response> {
+  const answered = await timeseriesDataOnce(ctx, true);
+  if (answered) return answered;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await withReadSnapshot(() => timeseriesDataOnce(ctx, false)))!;
+    } catch (error) {
+      if (!(error instanceof RecordsChangedDuringRead) || attempt >= READS) throw error;
+    }
+  }
+}
+
+/** The response; with `cachedOnly`, null unless it is a 304 or the statistics are cached. */
+async function timeseriesDataOnce(ctx: RouteContext, cachedOnly: boolean): Promise<Response | null> {
   const params = ctx.url.searchParams;
   const s = await readableSeries(ctx.auth.user, { seriesId: readObjectId(params) });
   const p = readDataParams(params);
@@ -98,6 +122,8 @@ export async function timeseriesData(ctx: RouteContext): Promise<Response> {
   const v = validators(s, "legacy-timeseries-data", [...inputs, p.callback]);
   if (matchesIfNoneMatch(ctx.request, v.etag)) return notModified(v);
   const key = makeEtag(s.id, s.version, inputs);
-  const out = jsonOrJsonp(await legacyDataJson(s, p, key), p.callback);
+  const json = cachedOnly ? cachedLegacyJson(key) : await legacyDataJson(s, p, key);
+  if (json === undefined) return null;
+  const out = jsonOrJsonp(json, p.callback);
   return new Response(out.body, { headers: { ...out.headers, ...validatorHeaders(v) } });
 }

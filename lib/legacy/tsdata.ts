@@ -1,5 +1,6 @@
 import { readableSeries, readRange, readUpload, readZone, recordLinesStream, uploadRecords, validators } from "@/lib/series";
 import { ensureUser } from "@/lib/auth/permissions";
+import { withReadSnapshot } from "@/lib/db";
 import { MAX_INSTANT, MIN_INSTANT } from "@/lib/formats/date-param";
 import { matchesIfNoneMatch, notModified, validatorHeaders } from "@/lib/http/conditional";
 import { integer, MSG } from "@/lib/http/fields";
@@ -9,8 +10,15 @@ import { ErrorCollector, ValidationFailed } from "@/lib/domain/errors";
 /** `/api/tsdata/` (legacy.md §5): the records as text, and the legacy append. */
 const TEXT = "text/plain; charset=utf-8";
 
-/** GET tsdata/<id>/: record lines in the display zone (or `timezone`), with `start_date`/`end_date` (extension). */
-export async function getTsdata(ctx: RouteContext): Promise<Response> {
+/**
+ * GET tsdata/<id>/: record lines in the display zone (or `timezone`), with `start_date`/`end_date`
+ * (extension); the series and its records in one read snapshot, as data/.
+ */
+export function getTsdata(ctx: RouteContext): Promise<Response> {
+  return withReadSnapshot(() => tsdataResponse(ctx));
+}
+
+async function tsdataResponse(ctx: RouteContext): Promise<Response> {
   const s = await readableSeries(ctx.auth.user, { seriesId: ctx.params.id });
   const params = ctx.url.searchParams;
   const errors = new ErrorCollector();

@@ -33,8 +33,8 @@ export abstract class BlockReads {
   protected abstract countDays(seriesId: number, from: number, to: number): Promise<number>;
   /** The blocks of days [from, to] in order: start, value count, min, max, sum. */
   protected abstract blockRows(seriesId: number, from: number, to: number): Promise<BlockRow[]>;
-  /** The aggregate of the non-null values of the blocks of days [from, to]. */
-  protected abstract aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow>;
+  /** For each range of days [from, to], the aggregate of the non-null values of its blocks (PostgreSQL: in one statement). */
+  protected abstract aggregateDays(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<AggregateRow[]>;
   /** Up to `limit` starts of days within [from, to] whose summaries allow a record that matches, in the order asked. */
   protected abstract candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]>;
 
@@ -77,13 +77,15 @@ export abstract class BlockReads {
 
   async aggregateRanges(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<RangeAggregate[]> {
     const plans = ranges.map(([lo, hi]) => countPlan(safeBound(lo), safeBound(hi)));
-    const [wholes, days] = await Promise.all([
-      Promise.all(plans.map((p) => (p.wholeFrom <= p.wholeTo ? this.aggregateDays(seriesId, p.wholeFrom, p.wholeTo) : null))),
+    const withWhole = plans.filter((p) => p.wholeFrom <= p.wholeTo);
+    const [aggregates, days] = await Promise.all([
+      withWhole.length ? this.aggregateDays(seriesId, withWhole.map((p) => [p.wholeFrom, p.wholeTo] as const)) : [],
       this.daysOf(seriesId, plans.flatMap((p) => p.edges)),
     ]);
-    return plans.map((plan, j) => {
+    const wholes = new Map(withWhole.map((p, k) => [p, aggregates[k]]));
+    return plans.map((plan) => {
       const out = newRangeAggregate();
-      const whole = wholes[j];
+      const whole = wholes.get(plan);
       if (whole) addAggregate(out, ...whole);
       // Each edge is aggregated on its own and added, as the row store's query of each did.
       for (const edge of plan.edges) addToRange(out, piecesOf(days, [edge]), this.compensatedSum);

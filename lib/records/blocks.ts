@@ -335,33 +335,126 @@ export type FetchRange = (from: number, to: number, maxDays: number, maxRows: nu
 const MIN_DAYS = 4;
 const MAX_DAYS = 4096;
 
-/**
- * The records with from ≤ timestamp ≤ to in chunks of `chunkSize` (the last shorter), fetched a
- * bounded number of days at a time: as many as the days fetched so far suggest the chunk needs.
- * The next fetch starts as soon as one arrives (PostgreSQL fetches while the chunk is written
- * out). A chunk may end inside a day: the rest of that day starts the next one.
- */
 /** The first size of a chunk's arrays in readRange (they grow up to the chunk size asked for). */
 const FIRST_CAPACITY = 4096;
 
-export async function* readRange(fetch: FetchRange, from: number, to: number, chunkSize: number): AsyncGenerator<RecordChunk> {
+/** How far a read fetches ahead of its reader (readRange), and what it tells its caller. */
+export interface ReadAhead {
+  /**
+   * Bytes fetched and not yet decoded (encoded blocks; rows at 24 bytes each) below which the
+   * read fetches on without waiting for its reader. With 0 (the default) one fetch waits at most.
+   */
+  readonly bytes: number;
+  /** The read needs no more fetches: it has all it reads, it stopped, or a fetch failed. Called once. */
+  fetched?(): void;
+  /**
+   * The bytes ahead reached the limit with more to fetch: fetching waits until the reader has
+   * taken some (`room` resolves then, or when the read stops).
+   */
+  full?(room: Promise<void>): void;
+}
+
+/** The bytes a fetch holds until decoded. */
+function sizeOf(pieces: RangePieces): number {
+  let n = (pieces.rows?.length ?? 0) * 24;
+  for (const b of pieces.blocks) n += b.bytes.length;
+  return n;
+}
+
+/**
+ * The records with from ≤ timestamp ≤ to in chunks of `chunkSize` (the last shorter), fetched a
+ * bounded number of days at a time: as many as the days fetched so far suggest the chunk needs.
+ * Fetching runs ahead of the reader: the next fetch starts as soon as one arrives (PostgreSQL
+ * fetches while the chunk is written out), and once the first chunk is out, goes on while fewer
+ * than `ahead.bytes` wait to be decoded. A chunk may end inside a day: the rest of that day
+ * starts the next one.
+ */
+export async function* readRange(fetch: FetchRange, from: number, to: number, chunkSize: number, ahead: ReadAhead = { bytes: 0 }): AsyncGenerator<RecordChunk> {
   const first = Math.max(Math.ceil(from), -Number.MAX_SAFE_INTEGER);
   const last = Math.min(Math.floor(to), Number.MAX_SAFE_INTEGER);
-  if (!(first <= last) || chunkSize < 1) return;
+  if (!(first <= last) || chunkSize < 1) {
+    ahead.fetched?.();
+    return;
+  }
   let days = 0;
   let counted = 0;
   const daysFor = (records: number) => (counted === 0 ? 32 : Math.min(MAX_DAYS, Math.max(MIN_DAYS, Math.ceil((records * days) / counted) + 1)));
-  type Request = { maxDays: number; maxRows: number; result: Promise<RangePieces> };
-  const request = (start: number, records: number): Request => {
-    const maxDays = daysFor(records);
-    return { maxDays, maxRows: chunkSize, result: Promise.resolve(fetch(start, last, maxDays, chunkSize)) };
+
+  // The fetching side: fetches in order, each from where the last one ended, into `arrived`.
+  /** Fetches that arrived and that the reader has not taken yet. */
+  const arrived: RangePieces[] = [];
+  /** Bytes fetched and not decoded yet (in `arrived` and in the reader's queue). */
+  let waiting = 0;
+  let finished = false;
+  let failure: { error: unknown } | null = null;
+  let stopped = false;
+  let wakeReader: (() => void) | null = null;
+  let wakeFetcher: (() => void) | null = null;
+  /** What fetching waits for, while it waits for the reader. */
+  let fetchRoom: Promise<void> | null = null;
+  /** Whether the first chunk went out: until then one fetch ahead at most, so that it is not slowed by the rest. */
+  let begun = false;
+  const hasRoom = () => stopped || arrived.length === 0 || (begun && waiting < ahead.bytes);
+  const signal = (which: "reader" | "fetcher") => {
+    const wake = which === "reader" ? wakeReader : wakeFetcher;
+    if (which === "reader") wakeReader = null;
+    else wakeFetcher = null;
+    wake?.();
   };
-  let next: Request | null = request(first, chunkSize);
+  const fetching = (async () => {
+    try {
+      for (let start = first; ;) {
+        const maxDays = daysFor(chunkSize);
+        const fetched = await fetch(start, last, maxDays, chunkSize);
+        if (stopped) return;
+        for (const b of fetched.blocks) {
+          days++;
+          counted += b.count;
+        }
+        if (fetched.rows?.length && fetched.blocks.length) throw new Error("records: a series read both as rows and as blocks");
+        const more = fetched.blocks.length === maxDays || (fetched.rows !== null && fetched.rows.length === chunkSize);
+        const end = fetched.rows?.length ? fetched.rows.timestamps[fetched.rows.length - 1] + 1
+          : fetched.blocks.length ? fetched.blocks[fetched.blocks.length - 1].start + DAY : Infinity;
+        arrived.push(fetched);
+        waiting += sizeOf(fetched);
+        signal("reader");
+        if (!(more && end <= last)) return;
+        start = end;
+        if (!hasRoom()) {
+          fetchRoom = new Promise<void>((resolve) => (wakeFetcher = resolve));
+          // Before the first chunk is out, fetching waits for it, not for a slow reader.
+          if (begun) ahead.full?.(fetchRoom);
+          await fetchRoom;
+          fetchRoom = null;
+          if (stopped) return;
+        }
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      finished = true;
+      ahead.fetched?.();
+      signal("reader");
+    }
+  })();
+
+  /** The next fetch, once it arrived; null when there are no more. */
+  const take = async (): Promise<RangePieces | null> => {
+    while (arrived.length === 0) {
+      if (failure) throw failure.error;
+      if (finished) return null;
+      await new Promise<void>((resolve) => (wakeReader = resolve));
+    }
+    const pieces = arrived.shift()!;
+    if (hasRoom()) signal("fetcher");
+    return pieces;
+  };
+
   /** Decoded records not yet handed out, and where they start. */
   let piece: RecordChunk | null = null;
   let at = 0;
   let want = first;
-  /** Pieces fetched, not yet decoded. */
+  /** Pieces taken, not yet decoded. */
   let queue: (RecordChunk | { start: number; bytes: Uint8Array })[] = [];
   try {
     for (;;) {
@@ -385,31 +478,29 @@ export async function* readRange(fetch: FetchRange, from: number, to: number, ch
         if (piece === null || at >= piece.length) {
           piece = null;
           if (queue.length === 0) {
-            if (next === null) break;
-            const { maxDays, maxRows, result } = next;
-            const fetched = await result;
-            next = null;
-            for (const b of fetched.blocks) {
-              days++;
-              counted += b.count;
-            }
-            const more = fetched.blocks.length === maxDays || (fetched.rows !== null && fetched.rows.length === maxRows);
-            const end = fetched.rows?.length ? fetched.rows.timestamps[fetched.rows.length - 1] + 1
-              : fetched.blocks.length ? fetched.blocks[fetched.blocks.length - 1].start + DAY : Infinity;
-            if (more && end <= last) next = request(end, chunkSize);
-            if (fetched.rows?.length && fetched.blocks.length) throw new Error("records: a series read both as rows and as blocks");
+            const fetched = await take();
+            if (fetched === null) break;
             queue = fetched.rows?.length ? [fetched.rows] : [...fetched.blocks];
-            if (queue.length === 0) break;
+            if (queue.length === 0) continue;
           }
           const item = queue.shift()!;
-          piece = "bytes" in item ? decodeBlock(item.bytes, item.start) : item;
+          if ("bytes" in item) {
+            piece = decodeBlock(item.bytes, item.start);
+            waiting -= item.bytes.length;
+          } else {
+            piece = item;
+            waiting -= item.length * 24;
+          }
+          if (hasRoom()) signal("fetcher");
           at = 0;
           while (at < piece.length && piece.timestamps[at] < want) at++;
           continue;
         }
         if (piece.timestamps[at] > last) {
+          stopped = true;
+          signal("fetcher");
           queue = [];
-          next = null;
+          arrived.length = 0;
           piece = null;
           break;
         }
@@ -427,14 +518,22 @@ export async function* readRange(fetch: FetchRange, from: number, to: number, ch
         want = timestamps[n - 1] + 1;
       }
       if (n > 0) {
+        if (!begun) {
+          begun = true;
+          if (hasRoom()) signal("fetcher");
+          else if (fetchRoom) ahead.full?.(fetchRoom);
+        }
         yield n === chunkSize ? { timestamps, values, flags, length: n }
           : { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n), flags: flags.slice(0, n), length: n };
       }
       if (n < chunkSize) return;
     }
   } finally {
-    // A reader that stopped early leaves the fetch on its way to finish (and free its connection).
-    next?.result.catch(() => undefined);
+    // A reader that stopped early leaves the fetch on its way to finish (and free its connection);
+    // `fetching` catches its own failures.
+    stopped = true;
+    signal("fetcher");
+    void fetching;
   }
 }
 

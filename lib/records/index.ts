@@ -6,7 +6,7 @@ import { SqliteBlockStore } from "@/lib/records/sqlite-blocks";
 import type { ChunkedWriteOptions, CorrectResult, RecordBatch, RecordChunk, RecordsStore, WriteOptions, WriteResult } from "@/lib/records/types";
 
 export type * from "@/lib/records/types";
-export { RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
+export { RecordsChangedDuringRead, RecordsOverlap, ReplaceRefused } from "@/lib/records/types";
 export { decodeRecords, encodeRecords } from "@/lib/records/codec";
 export { concatBatches } from "@/lib/records/batches";
 export { recordsExistSql } from "@/lib/records/sql";

@@ -2,10 +2,10 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { postgresValue, type ReadConnections } from "@/lib/db";
+import { activeSnapshot, LINGER_IDLE_MS, postgresValue, type ReadConnections, type ReadSnapshot } from "@/lib/db";
 import {
   asBatch, DayGrouper, concatChunks, dayRow, type DayRow, dayRowsOf, daysFromRows, daysOf, type DaySummary, decodeDay, lastOf, mergeRecords,
-  mergeSummaries, rangePieces, type RangePieces, type RangeRow, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow,
+  mergeSummaries, rangePieces, type RangePieces, type RangeRow, type ReadAhead, readRange, replacement, sliceOf, sqlSummaryOf, type StoredDay, type StoredRow,
   summaryOf, type UnionRow, within,
 } from "@/lib/records/blocks";
 import { type AggregateRow, BlockReads, type Match } from "@/lib/records/block-reads";
@@ -16,7 +16,7 @@ import { APPENDED_SUMMARY_SQL, type Done, PgTransactions, q, replacedSummary, se
 import { copyChunkOn } from "@/lib/records/postgres-store";
 import {
   type BlockRow, blockStart, checkReplacement, type ChunkedWriteOptions, chunkedWriteStart, chunksFrom, type CorrectionPlan, type CorrectOptions,
-  type CorrectResult, DAY, DIFF_CHUNK, EMPTY_BATCH, firstChunk, type LastRecord, type RecordBatch, type RecordChunk, type RecordsStore,
+  type CorrectResult, DAY, DIFF_CHUNK, EMPTY_BATCH, firstChunk, type LastRecord, type RecordBatch, type RecordChunk, RecordsChangedDuringRead, type RecordsStore,
   type ReplaceOptions, ReplaceRefused, type SeriesSummary, type StoredRecords, type WriteOptions, type WriteResult,
 } from "@/lib/records/types";
 
@@ -50,8 +50,12 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
   protected readonly compensatedSum = false;
   private readonly transactions: PgTransactions;
 
-  constructor(private readonly pool: pg.Pool, private readonly reads: ReadConnections) {
+  /** Bytes a read in a snapshot fetches ahead of its reader (SNAPSHOT_READ_AHEAD; tests make it small). */
+  private readonly readAhead: number;
+
+  constructor(private readonly pool: pg.Pool, private readonly reads: ReadConnections, options: { readAhead?: number } = {}) {
     super();
+    this.readAhead = options.readAhead ?? SNAPSHOT_READ_AHEAD;
     this.transactions = new PgTransactions(pool);
   }
 
@@ -395,6 +399,94 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
     return seriesSummary(this.reads, seriesId);
   }
 
+  /**
+   * The records of [from, to]; within a read snapshot (lib/db/snapshot.ts), fetched in it: ahead
+   * of the reader up to SNAPSHOT_READ_AHEAD bytes, so that the snapshot (and its connection) is
+   * let go as soon as all is fetched, whatever the reader's pace (readSnapshotted).
+   */
+  override async *read(seriesId: number, from: number, to: number, chunkSize = DIFF_CHUNK): AsyncGenerator<RecordChunk> {
+    // At the first next(): the snapshot current where the read begins.
+    const snapshot = activeSnapshot();
+    if (snapshot) yield* this.readSnapshotted(snapshot, seriesId, from, to, chunkSize);
+    else yield* super.read(seriesId, from, to, chunkSize);
+  }
+
+  /**
+   * A read in a snapshot, holding it until the read has fetched all it needs. When more remains
+   * than SNAPSHOT_READ_AHEAD and the reader is slow (a long download), the read keeps the snapshot
+   * while it may linger (ReadSnapshot.linger: a quarter of the pool, and while the reader takes
+   * something within LINGER_IDLE_MS); otherwise it leaves it, having read the version it saw there,
+   * and each later fetch checks in its own statement that the series still has that version: the
+   * same records, or RecordsChangedDuringRead (the body ends unfinished, never mixing two states).
+   */
+  private async *readSnapshotted(snapshot: ReadSnapshot, seriesId: number, from: number, to: number, chunkSize: number): AsyncGenerator<RecordChunk> {
+    const release = snapshot.hold();
+    let left: Promise<number> | null = null;
+    let idle: NodeJS.Timeout | undefined;
+    const leave = () => {
+      if (left) return;
+      clearTimeout(idle);
+      left = this.versionIn(snapshot, seriesId);
+      left.catch(() => undefined);
+      // The statement is sent: it runs before the snapshot's COMMIT.
+      release();
+    };
+    const fetch = async (a: number, b: number, maxDays: number, maxRows: number) => (left === null
+      ? this.fetchRangeOn(snapshot, seriesId, a, b, maxDays, maxRows)
+      : this.fetchRangeChecked(seriesId, await left, a, b, maxDays, maxRows));
+    const ahead: ReadAhead = {
+      bytes: this.readAhead,
+      fetched: () => {
+        clearTimeout(idle);
+        release();
+      },
+      full: (room) => {
+        if (left) return;
+        if (!snapshot.linger()) {
+          leave();
+          return;
+        }
+        clearTimeout(idle);
+        idle = setTimeout(leave, LINGER_IDLE_MS);
+        idle.unref();
+        void room.then(() => clearTimeout(idle));
+      },
+    };
+    try {
+      yield* readRange(fetch, from, to, chunkSize, ahead);
+    } finally {
+      clearTimeout(idle);
+      release();
+    }
+  }
+
+  /** The series' version in the snapshot. */
+  private async versionIn(snapshot: ReadSnapshot, seriesId: number): Promise<number> {
+    const { rows } = await snapshot.query({ ...q("SELECT version FROM timeseries WHERE id = $1", [seriesId]), rowMode: "array" });
+    if (rows.length === 0) throw new RecordsChangedDuringRead(seriesId);
+    return Number(rows[0][0]);
+  }
+
+  /** fetchRangeOn, in a statement that also reads the series' version: RecordsChangedDuringRead unless it is `version`. */
+  private async fetchRangeChecked(seriesId: number, version: number, from: number, to: number, maxDays: number, maxRows: number): Promise<RangePieces> {
+    const { rows } = await this.reads.query({
+      ...q(`(SELECT block_start, count, records, NULL::bigint, NULL::float8, NULL::text FROM timeseries_block
+          WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3 AND records IS NOT NULL ORDER BY block_start LIMIT $4)
+        UNION ALL
+        (SELECT NULL, NULL, NULL, timestamp, value, flags FROM timeseries_record
+          WHERE timeseries_id = $1 AND timestamp >= $5 AND timestamp <= $3 ORDER BY timestamp LIMIT $6)
+        UNION ALL
+        (SELECT NULL, version, NULL, NULL, NULL, NULL FROM timeseries WHERE id = $1)`,
+      [seriesId, blockStart(from), to, maxDays, from, maxRows]),
+      rowMode: "array",
+    });
+    // The version's row: the only one with a count and no day.
+    const at = (rows as RangeRow[]).findIndex((r) => r[0] === null && r[1] !== null);
+    if (at < 0 || Number(rows[at][1]) !== version) throw new RecordsChangedDuringRead(seriesId);
+    rows.splice(at, 1);
+    return rangePieces(rows as RangeRow[]);
+  }
+
   // The queries of BlockReads.
 
   protected fetchRange(seriesId: number, from: number, to: number, maxDays: number, maxRows: number): Promise<RangePieces> {
@@ -422,27 +514,30 @@ export class PostgresBlockStore extends BlockReads implements RecordsStore {
     return rows as BlockRow[];
   }
 
-  protected async aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow> {
-    try {
-      const { rows } = await this.reads.query({
-        ...q(`SELECT SUM(value_count)::bigint, SUM(sum), MIN(min), MAX(max) FROM timeseries_block
-          WHERE timeseries_id = $1 AND block_start >= $2 AND block_start <= $3`, [seriesId, from, to]),
-        rowMode: "array",
-      });
-      return rows[0] as AggregateRow;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== NUMERIC_OUT_OF_RANGE) throw error;
-      // Days' sums near ±1.8e308 overflow PostgreSQL's SUM, which refuses: added here instead, to ±Infinity as IEEE arithmetic has it.
-      const days = await this.blockRows(seriesId, from, to);
-      let [count, sum, min, max]: AggregateRow = [0, null, null, null];
-      for (const [, valueCount, dayMin, dayMax, daySum] of days) {
-        count = count! + Number(valueCount);
-        if (daySum !== null) sum = (sum ?? 0) + daySum;
-        if (dayMin !== null) min = min === null ? dayMin : Math.min(min, dayMin);
-        if (dayMax !== null) max = max === null ? dayMax : Math.max(max, dayMax);
-      }
-      return [count, sum, min, max];
-    }
+  /**
+   * The ranges' aggregates in one statement (a read snapshot runs its statements one after the
+   * other: one per range would cost a round trip each). PostgreSQL's SUM refuses to overflow (days'
+   * sums near ±1.8e308), and an error would end a snapshot's transaction: a range whose sums could
+   * overflow (the largest |sum| times their number beyond 1e308) is not summed there ("risky"), but
+   * here from its days' rows, to ±Infinity as IEEE arithmetic has it.
+   */
+  protected async aggregateDays(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<AggregateRow[]> {
+    const { rows } = await this.reads.query({
+      ...q(`SELECT a.count, a.sum, a.min, a.max, r.risky
+        FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(lo, hi, n)
+        CROSS JOIN LATERAL (SELECT COALESCE(MAX(abs(sum)) > 1e308 / NULLIF(COUNT(sum), 0), false) AS risky FROM timeseries_block
+          WHERE timeseries_id = $1 AND block_start >= k.lo AND block_start <= k.hi) r
+        CROSS JOIN LATERAL (SELECT SUM(value_count)::bigint AS count, SUM(sum) FILTER (WHERE NOT r.risky) AS sum, MIN(min) AS min, MAX(max) AS max
+          FROM timeseries_block WHERE timeseries_id = $1 AND block_start >= k.lo AND block_start <= k.hi) a
+        ORDER BY k.n`, [seriesId, ranges.map((r) => r[0]), ranges.map((r) => r[1])]),
+      rowMode: "array",
+    });
+    return Promise.all((rows as [...AggregateRow, boolean][]).map(async ([count, sum, min, max, risky], k) => {
+      if (!risky) return [count, sum, min, max] as AggregateRow;
+      let total: number | null = null;
+      for (const [, , , , daySum] of await this.blockRows(seriesId, ranges[k][0], ranges[k][1])) if (daySum !== null) total = (total ?? 0) + daySum;
+      return [count, total, min, max] as AggregateRow;
+    }));
   }
 
   protected async candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]> {
@@ -474,8 +569,12 @@ function rowArrays(rows: readonly DayRow[]): unknown[] {
   ];
 }
 
-/** PostgreSQL's SQLSTATE of an arithmetic overflow (a float8 sum beyond ±1.8e308). */
-const NUMERIC_OUT_OF_RANGE = "22003";
+/**
+ * Bytes of encoded blocks a read in a snapshot fetches ahead of its reader: about 750,000
+ * ten-minute records (14 years), so that most reads let their snapshot go once fetched, and a
+ * download's memory stays small.
+ */
+const SNAPSHOT_READ_AHEAD = 1024 * 1024;
 
 /** A stored day from its bytes and its summary as an array (count, value count, min, max, sum). */
 function storedDay(start: number, bytes: Uint8Array, summary: (number | null)[]): StoredDay {

@@ -350,9 +350,10 @@ export class SqliteBlockStore extends BlockReads implements RecordsStore {
       WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ? ORDER BY block_start`).raw(true).all(seriesId, from, to) as BlockRow[];
   }
 
-  protected async aggregateDays(seriesId: number, from: number, to: number): Promise<AggregateRow> {
-    return this.sql.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
-      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true).get(seriesId, from, to) as AggregateRow;
+  protected async aggregateDays(seriesId: number, ranges: readonly (readonly [number, number])[]): Promise<AggregateRow[]> {
+    const stmt = this.sql.stmt(`SELECT SUM(value_count), SUM(sum), MIN(min), MAX(max) FROM timeseries_block
+      WHERE timeseries_id = ? AND block_start >= ? AND block_start <= ?`).raw(true);
+    return ranges.map(([from, to]) => stmt.get(seriesId, from, to) as AggregateRow);
   }
 
   protected async candidateDays(seriesId: number, from: number, to: number, order: "ASC" | "DESC", match: Match, limit: number): Promise<number[]> {

@@ -88,6 +88,18 @@ export class ReplaceRefused extends Error {
   override readonly name = "ReplaceRefused";
 }
 
+/**
+ * A read that had to leave its snapshot (lib/db/snapshot.ts: a slow reader of a long range) found
+ * the series changed since: it cannot go on without mixing two states, and ends with this.
+ */
+export class RecordsChangedDuringRead extends Error {
+  override readonly name = "RecordsChangedDuringRead";
+
+  constructor(readonly seriesId: number) {
+    super(`time series ${seriesId}: its records changed while a read of them was under way`);
+  }
+}
+
 /** A write's `also` runs only when it stores records: not for a dry run, a failed validation or an empty batch. */
 export interface WriteOptions extends AlsoOptions {
   readonly mode: "append" | "insert";

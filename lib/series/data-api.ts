@@ -1,10 +1,11 @@
+import { withReadSnapshot } from "@/lib/db";
 import { matchesIfNoneMatch, notModified, validatorHeaders, type Validators } from "@/lib/http/conditional";
 import { ApiError } from "@/lib/http/errors";
 import { json, noContent } from "@/lib/http/respond";
 import type { RouteContext } from "@/lib/routing/router";
 import { bottomRequest, chartRequest, dataHeaders, dataRequest } from "@/lib/series/data-params";
 import { readUpload } from "@/lib/series/upload-fields";
-import { bottomBody, chartBody, dataBody } from "@/lib/series/data";
+import { bottomBody, cachedChart, chartBody, dataBody } from "@/lib/series/data";
 import { readableSeries, type SeriesContext, type SeriesPath } from "@/lib/series/context";
 import { RecordsRefused, uploadRecords } from "@/lib/series/upload";
 import { CORRECTION_ROUTES, deleteData, patchData } from "@/lib/series/corrections-api";
@@ -26,11 +27,17 @@ function conditional(ctx: RouteContext, v: Validators, respond: () => Promise<Re
   return matchesIfNoneMatch(ctx.request, v.etag) ? notModified(v) : respond();
 }
 
-export async function getData(ctx: RouteContext): Promise<Response> {
-  const s = await pathSeries(ctx);
-  const r = dataRequest(ctx.url.searchParams, s);
-  return conditional(ctx, r.validators, async () =>
-    new Response(await dataBody(s, r), { headers: { ...dataHeaders(s, r.fmt), ...validatorHeaders(r.validators) } }));
+/**
+ * GET data/: the series (its version for the ETag, its count for HTS) and its records in one
+ * read snapshot (withReadSnapshot; the body's read holds it until the records are fetched).
+ */
+export function getData(ctx: RouteContext): Promise<Response> {
+  return withReadSnapshot(async () => {
+    const s = await pathSeries(ctx);
+    const r = dataRequest(ctx.url.searchParams, s);
+    return conditional(ctx, r.validators, async () =>
+      new Response(await dataBody(s, r), { headers: { ...dataHeaders(s, r.fmt), ...validatorHeaders(r.validators) } }));
+  });
 }
 
 /**
@@ -50,6 +57,7 @@ export async function postData(ctx: RouteContext): Promise<Response> {
   return "dryRun" in outcome ? json(outcome.dryRun) : noContent();
 }
 
+/** GET bottom/: the series' one statement holds its version and last record: no snapshot needed. */
 export async function getBottom(ctx: RouteContext): Promise<Response> {
   const s = await pathSeries(ctx);
   const r = bottomRequest(ctx.url.searchParams, s);
@@ -57,11 +65,23 @@ export async function getBottom(ctx: RouteContext): Promise<Response> {
     new Response(bottomBody(s, r.output), { headers: { "Content-Type": "text/plain; charset=utf-8", ...validatorHeaders(r.validators) } }));
 }
 
+/**
+ * GET chart/. The series is read first on its own (one statement): a 304, or a chart cached
+ * under its version, is answered from it; otherwise the series and the aggregates are read in one
+ * read snapshot, as data/.
+ */
 export async function getChart(ctx: RouteContext): Promise<Response> {
+  return (await chartResponse(ctx, true)) ?? (await withReadSnapshot(() => chartResponse(ctx, false)))!;
+}
+
+/** The response; with `cachedOnly`, null unless it is a 304 or the chart is cached. */
+async function chartResponse(ctx: RouteContext, cachedOnly: boolean): Promise<Response | null> {
   const s = await pathSeries(ctx);
   const r = chartRequest(ctx.url.searchParams, s);
-  return conditional(ctx, r.validators, async () =>
-    new Response(await chartBody(s, r, r.validators.etag), { headers: { "Content-Type": "application/json", ...validatorHeaders(r.validators) } }));
+  if (matchesIfNoneMatch(ctx.request, r.validators.etag)) return notModified(r.validators);
+  const body = cachedOnly ? cachedChart(r.validators.etag) : await chartBody(s, r, r.validators.etag);
+  if (body === undefined) return null;
+  return new Response(body, { headers: { "Content-Type": "application/json", ...validatorHeaders(r.validators) } });
 }
 
 export const DATA_ROUTES = {

@@ -23,25 +23,34 @@ export interface DataSelection {
   end: number | null;
 }
 
-/** Streams record lines of [from, to] after an optional prefix (the HTS header); memory stays bounded. */
+/**
+ * Streams record lines of [from, to] after an optional prefix (the HTS header); memory stays
+ * bounded. The read begins at once, where the stream is made: within the handler's read snapshot
+ * (lib/db: withReadSnapshot), so that the records are those of the state the handler read the
+ * series in (its version, its count), and the snapshot is let go once they are fetched.
+ */
 export function recordLinesStream(seriesId: number, from: number, to: number, precision: number, zone: TimeZone, prefix = ""): ReadableStream<Uint8Array> {
   const timestamp = makeTimestampWriter(zone);
-  let chunks: AsyncGenerator<{ timestamps: Float64Array; values: Float64Array; flags: string[]; length: number }> | null = null;
+  type Chunks = AsyncGenerator<{ timestamps: Float64Array; values: Float64Array; flags: string[]; length: number }>;
+  const chunks: Chunks = records().read(seriesId, from, to);
+  // The first chunk, asked for now (a failure waits for the first pull, or goes with a cancel).
+  let first: ReturnType<Chunks["next"]> | null = chunks.next();
+  first.catch(() => undefined);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (!chunks) {
-        chunks = records().read(seriesId, from, to);
-        if (prefix) {
-          controller.enqueue(Buffer.from(prefix, "utf8"));
-          return;
-        }
+      if (prefix) {
+        controller.enqueue(Buffer.from(prefix, "utf8"));
+        prefix = "";
+        return;
       }
-      const { done, value } = await chunks.next();
+      const next = first ?? chunks.next();
+      first = null;
+      const { done, value } = await next;
       if (done) controller.close();
       else controller.enqueue(recordLinesBytes(value.timestamps, value.values, value.flags, value.length, precision, timestamp));
     },
     async cancel() {
-      await chunks?.return(undefined);
+      await chunks.return(undefined);
     },
   }, { highWaterMark: 1 });
 }
@@ -76,6 +85,11 @@ export interface ChartSelection {
 }
 
 const chartCache = () => namedCache("chart", 32 * 1024 * 1024);
+
+/** The chart JSON cached under `key`, if any. */
+export function cachedChart(key: string): string | undefined {
+  return chartCache().get(key);
+}
 
 /**
  * The chart JSON (formats.md §7.2), computed from the stored blocks and cached under `key`,
