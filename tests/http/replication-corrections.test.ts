@@ -1,10 +1,10 @@
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { processesApi, processesSettled, recordLines, seriesApi, seriesId, upload } from "@/tests/support/processes";
 import { connectFixtures, startServer, type TestServer } from "@/tests/support/server";
+import { type SourceProxy, startSourceProxy } from "@/tests/support/source-proxy";
 
 /**
  * Replication after corrections at the source (corrections.md §2, replication.md §2): a
@@ -17,7 +17,7 @@ import { connectFixtures, startServer, type TestServer } from "@/tests/support/s
  */
 let A: TestServer;
 let B: TestServer;
-let proxy: Server;
+let proxy: SourceProxy;
 let proxyUrl: string;
 /** The data/ requests that reached A through the proxy for the direct source. */
 let dataRequests = 0;
@@ -65,38 +65,8 @@ beforeAll(async () => {
   await processesSettled([src.process]);
   src.checked = await seriesId(a(), src.station, src.group, "Checked");
 
-  proxy = createServer(async (req, res) => {
-    let path = req.url ?? "/";
-    const reference = path.startsWith("/ref/");
-    if (reference) {
-      path = path.slice(4);
-      if (/^\/api\/[A-Z]/.test(path)) {
-        res.writeHead(404, { "Content-Type": "text/html" }).end("<h1>Not Found</h1>");
-        return;
-      }
-    } else if (path.includes("/data/")) {
-      dataRequests++;
-    }
-    const upstream = await fetch(A.url + path, { method: req.method, headers: req.headers.authorization ? { Authorization: req.headers.authorization } : {} });
-    let body = Buffer.from(await upstream.arrayBuffer());
-    if (reference && /^\/api\/stations\//.test(path) && (upstream.headers.get("content-type") ?? "").includes("json")) {
-      const data = JSON.parse(body.toString("utf8"));
-      const like = (o: Record<string, unknown>) => {
-        if (!("geom" in o)) return o;
-        const { stype: _s, data_viewers: _d, original_srid: _o, ...rest } = o;
-        return rest;
-      };
-      body = Buffer.from(JSON.stringify(Array.isArray(data.results) ? { ...data, results: data.results.map(like) } : like(data)));
-    }
-    const headers: Record<string, string> = {};
-    for (const name of ["content-type", "content-disposition"]) {
-      const value = upstream.headers.get(name);
-      if (value) headers[name] = value;
-    }
-    res.writeHead(upstream.status, headers).end(body);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  proxy = await startSourceProxy(() => A.url, { seen: (path, reference) => { if (!reference && path.includes("/data/")) dataRequests++; } });
+  proxyUrl = proxy.url;
 
   B = await startServer({ env: { ENHYDRIS_REPLICATION_TIMEOUT: "20", ENHYDRIS_OUTBOUND_ALLOW: "127.0.0.1" } });
   bAdmin = await f.user({ superuser: true });
@@ -105,8 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await B?.stop();
   await A?.stop();
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
+  await proxy?.close();
 });
 
 /** A run of the source, with `recopied` of its report (series copied again from a changed record; not in the run's JSON). */

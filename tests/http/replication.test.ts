@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, Prisma } from "@/lib/db";
 import { enqueue, waitForJob } from "@/lib/jobs/queue";
@@ -11,6 +10,7 @@ import * as f from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
 import { connectFixtures, ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
+import { type SourceProxy, startSourceProxy } from "@/tests/support/source-proxy";
 
 /**
  * Replication between two instances of this service (replication.md), on the database under
@@ -18,7 +18,7 @@ import { connectFixtures, ROOT, startServer, TEST_SECRET_KEY, type TestServer } 
  */
 let A: TestServer;
 let B: TestServer;
-let proxy: Server;
+let proxy: SourceProxy;
 let proxyUrl: string;
 let fault: "none" | "data500" | "malformed" | "hang" | "loop" = "none";
 
@@ -76,55 +76,31 @@ beforeAll(async () => {
   const stored = await records().write(src.bigSeries, bigBatch(0, BIG), { mode: "append", validate: () => [] });
   expect(stored.ok).toBe(true);
 
-  proxy = createServer(async (req, res) => {
-    let path = req.url ?? "/";
-    // Under /ref/, A speaks like the reference system: no legacy model lists, no stype,
-    // original_srid or data_viewers on stations, translations instead of descr on variables.
-    const reference = path.startsWith("/ref/");
-    if (reference) {
-      path = path.slice(4);
-      if (/^\/api\/[A-Z]/.test(path)) {
-        res.writeHead(404, { "Content-Type": "text/html" }).end("<h1>Not Found</h1>");
-        return;
+  // The faults a test sets: a data/ request that never answers or fails, a malformed data/
+  // body, and a station list whose next link never ends.
+  proxy = await startSourceProxy(() => A.url, {
+    intercept: (path, res) => {
+      if (fault === "hang" && path.includes("/data/")) return true; // never answers
+      if (fault === "data500" && path.includes("/data/")) {
+        res.writeHead(500, { "Content-Type": "application/json" }).end('{"detail":"A server error occurred."}');
+        return true;
       }
-    }
-    if (fault === "hang" && path.includes("/data/")) return; // never answers
-    if (fault === "data500" && path.includes("/data/")) {
-      res.writeHead(500, { "Content-Type": "application/json" }).end('{"detail":"A server error occurred."}');
-      return;
-    }
-    const upstream = await fetch(A.url + path, { method: req.method, headers: req.headers.authorization ? { Authorization: req.headers.authorization } : {} });
-    let body = Buffer.from(await upstream.arrayBuffer());
-    if (fault === "malformed" && path.includes("/data/") && body.length > 0) {
-      const text = body.toString("utf8");
-      const cut = text.indexOf("\n", text.length >> 1) + 1;
-      body = Buffer.from(`${text.slice(0, cut)}2019-01-01 00:00,1.0,,extra\r\n${text.slice(cut)}`);
-    }
-    if (reference && /^\/api\/(stations|variables)\//.test(path) && (upstream.headers.get("content-type") ?? "").includes("json")) {
-      const data = JSON.parse(body.toString("utf8"));
-      const like = (o: Record<string, unknown>) => {
-        if (path.startsWith("/api/variables/")) return { id: o.id, last_modified: o.last_modified, translations: { en: { descr: o.descr } } };
-        if ("geom" in o) {
-          const { stype: _s, data_viewers: _d, original_srid: _o, ...rest } = o;
-          return rest;
-        }
-        return o;
-      };
-      body = Buffer.from(JSON.stringify(Array.isArray(data.results) ? { ...data, results: data.results.map(like) } : like(data)));
-    }
-    if (fault === "loop" && /\/api\/stations\/\?/.test(path)) {
-      const page = JSON.parse(body.toString("utf8"));
-      body = Buffer.from(JSON.stringify({ ...page, count: page.count + 5, next: `${proxyUrl}${path}` }));
-    }
-    const headers: Record<string, string> = {};
-    for (const name of ["content-type", "content-disposition"]) {
-      const value = upstream.headers.get(name);
-      if (value) headers[name] = value;
-    }
-    res.writeHead(upstream.status, headers).end(body);
+      return false;
+    },
+    rewrite: (path, body) => {
+      if (fault === "malformed" && path.includes("/data/") && body.length > 0) {
+        const text = body.toString("utf8");
+        const cut = text.indexOf("\n", text.length >> 1) + 1;
+        return Buffer.from(`${text.slice(0, cut)}2019-01-01 00:00,1.0,,extra\r\n${text.slice(cut)}`);
+      }
+      if (fault === "loop" && /\/api\/stations\/\?/.test(path)) {
+        const page = JSON.parse(body.toString("utf8"));
+        return Buffer.from(JSON.stringify({ ...page, count: page.count + 5, next: `${proxyUrl}${path}` }));
+      }
+      return body;
+    },
   });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  proxyUrl = proxy.url;
 
   // Short enough for the silent source below, long enough for a first answer of A on a busy
   // machine (6 s was not: with the test and busy loops on one core, A's list of time series took longer).
@@ -140,8 +116,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await B?.stop();
   await A?.stop();
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
+  await proxy?.close();
 });
 
 /** B's local id of A's object. */
