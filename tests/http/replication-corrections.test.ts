@@ -3,7 +3,7 @@ import { db } from "@/lib/db";
 import { api, type TestResponse } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { processesApi, processesSettled, recordLines, seriesApi, seriesId, upload } from "@/tests/support/processes";
-import { connectFixtures, startServer, type TestServer } from "@/tests/support/server";
+import { fixturesOn, startServer, type TestServer } from "@/tests/support/server";
 import { type SourceProxy, startSourceProxy } from "@/tests/support/source-proxy";
 
 /**
@@ -32,14 +32,7 @@ const src = { station: 0, group: 0, initial: 0, checked: 0, process: 0 };
 /** B's two sources of A: directly, and like the reference system. */
 const sources = { direct: 0, reference: 0 };
 
-async function onA<T>(fn: () => Promise<T>): Promise<T> {
-  await connectFixtures(A.databaseUrl, A.mediaDir);
-  try {
-    return await fn();
-  } finally {
-    await connectFixtures(B.databaseUrl, B.mediaDir);
-  }
-}
+const onA = <T>(fn: () => Promise<T>): Promise<T> => fixturesOn(A, B, fn);
 
 function ok(r: TestResponse, status = 200) {
   expect(r.status, r.text).toBe(status);

@@ -9,7 +9,7 @@ import { api } from "@/tests/support/http";
 import * as f from "@/tests/support/fixtures";
 import { runsSettled } from "@/tests/support/processes";
 import { siteLogin } from "@/tests/support/site-session";
-import { connectFixtures, ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
+import { fixturesOn, ROOT, startServer, TEST_SECRET_KEY, type TestServer } from "@/tests/support/server";
 import { type SourceProxy, startSourceProxy } from "@/tests/support/source-proxy";
 
 /**
@@ -42,14 +42,7 @@ function bigBatch(from: number, n: number) {
   };
 }
 
-async function onA<T>(fn: () => Promise<T>): Promise<T> {
-  await connectFixtures(A.databaseUrl, A.mediaDir);
-  try {
-    return await fn();
-  } finally {
-    await connectFixtures(B.databaseUrl, B.mediaDir);
-  }
-}
+const onA = <T>(fn: () => Promise<T>): Promise<T> => fixturesOn(A, B, fn);
 
 beforeAll(async () => {
   A = await startServer();

@@ -100,6 +100,16 @@ export async function connectFixtures(databaseUrl: string, mediaDir?: string): P
   reloadSettings();
 }
 
+/** Runs `fn` with the fixtures on `other`'s database, then points them back at `home`'s (two servers in one file). */
+export async function fixturesOn<T>(other: TestServer, home: TestServer, fn: () => Promise<T>): Promise<T> {
+  await connectFixtures(other.databaseUrl, other.mediaDir);
+  try {
+    return await fn();
+  } finally {
+    await connectFixtures(home.databaseUrl, home.mediaDir);
+  }
+}
+
 /**
  * For a file that calls lib/ in process: a migrated scratch database, made before the file's own
  * beforeAll hooks run (which may add fixtures to it), with lib/ and the fixtures pointed at it;
