@@ -145,7 +145,7 @@ describe("the workbench's address (lib/series/workbench.ts, corrections.md §3)"
     const query = { start: "2025-01-01T00:00:00Z", end: "2025-02-01T02:00:00+02:00", compare: `${tid},999999,${own},x,${tid}` };
     expect(await workbenchView(viewer, own, query)).toEqual({
       range: { start: Date.UTC(2025, 0, 1) / 1000, end: Date.UTC(2025, 1, 1) / 1000 },
-      compared: [{ stationId: sid, groupId: gid, seriesId: tid, label: `${privateOne.station.name} · series ${tid}`, unit: privateOne.unit.symbol }],
+      compared: [{ stationId: sid, groupId: gid, seriesId: tid, label: `${privateOne.station.name} · series ${tid}`, unit: privateOne.unit.symbol, step: null }],
     });
     // Not a data viewer: the private series is left out, and nothing says it exists.
     expect((await workbenchView(other, own, query)).compared).toEqual([]);
