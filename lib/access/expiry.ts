@@ -1,7 +1,7 @@
 import { settings } from "@/lib/config";
 import { db } from "@/lib/db";
 import { named, recordActivity } from "@/lib/domain/activity-log";
-import type { UpkeepTask } from "@/lib/jobs/registry";
+import type { JobHandler, UpkeepTask } from "@/lib/jobs/registry";
 import { queueAccessMails } from "@/lib/access/mail";
 import { dateOf, endViewing, REMINDER_DAYS } from "@/lib/access/requests";
 
@@ -9,7 +9,9 @@ import { dateOf, endViewing, REMINDER_DAYS } from "@/lib/access/requests";
  * The end of approved accesses (public.md §2), a task of the hourly upkeep (lib/jobs/maintenance.ts):
  * a week before `valid_until` the user is told that the access ends; once it has begun, the
  * access ends (the user is no longer a data viewer, unless one already was before the approval)
- * and the user is told. Each request is moved on by a conditional update in its own
+ * and the user is told. An approval with an end also queues a job for that instant
+ * (`queueAccessEnd` in lib/access/requests.ts), so that the access ends when valid_until begins rather than at the next
+ * hour's upkeep, which stays as the net for a job that could not run. Each request is moved on by a conditional update in its own
  * transaction, so that two runners at once tell nobody twice. At most BATCH of each per run: the
  * next hour takes the rest.
  */
@@ -67,6 +69,9 @@ export async function expireAccesses(now = new Date()): Promise<number> {
   }
   return ended;
 }
+
+/** The job queued by an approval: ends every access due by now (the one it was queued for among them). */
+export const endDueAccesses: JobHandler = async () => ({ ended: await expireAccesses(new Date()) });
 
 /** The upkeep task: reminders, then the ends; its count is of the accesses ended. */
 export const accessUpkeep: UpkeepTask = {

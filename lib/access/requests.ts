@@ -11,6 +11,7 @@ import { named, recordActivity } from "@/lib/domain/activity-log";
 import { NotFound, PermissionDenied, ValidationFailed } from "@/lib/domain/errors";
 import { valuesOf, type Given } from "@/lib/domain/given";
 import { isoMillis } from "@/lib/domain/serialize";
+import { enqueueSql } from "@/lib/jobs/queue";
 import { existingStation, stationAccess } from "@/lib/stations";
 import { queueAccessMails, requestRecipients, type MailFacts } from "@/lib/access/mail";
 import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n";
@@ -190,6 +191,14 @@ export interface Approval {
   validUntil: string | null;
 }
 
+/** The kind of the job that ends an approved access when its valid_until begins (lib/access/expiry.ts). */
+export const END_KIND = "access.end";
+
+/** Queues, in the approval's transaction, the job that ends the access at `validUntil`. */
+async function queueAccessEnd(tx: Tx, requestId: number, validUntil: Date, now: Date): Promise<void> {
+  await tx.$queryRaw(enqueueSql({ kind: END_KIND, key: `access-end:${requestId}`, delayMs: Math.max(0, validUntil.getTime() - now.getTime()) }));
+}
+
 /** The instant an access given until `date` ends, checked to be after today. */
 function accessEnd(date: string | null, now: Date): Date | null {
   if (date === null) return null;
@@ -225,6 +234,7 @@ export async function approveAccessRequest(actor: Actor, stationId: number, id: 
       action: "approve", objectType: "access_request", objectId: id, stationId,
       summary: `Approved access of ${who(request)} to the data of ${stationNamed(request)} ${values.validUntil ? `until ${values.validUntil}` : "with no end date"}`,
     });
+    if (validUntil) await queueAccessEnd(tx, id, validUntil, now);
     await queueAccessMails(tx, "approved", facts(request), [request.user.email], site, locale);
     return accessRequestJson(request);
   });

@@ -203,6 +203,39 @@ describe("an access request's life (public.md §2)", () => {
     expect((await http.get(dataPath(), { token: forever.token })).status).toBe(200);
   });
 
+  it("an approval queues its end for the instant valid_until begins: the access ends then, with no upkeep", async () => {
+    const requester = await f.user({ email: "timed@example.org" });
+    const rid = (await http.post(base(), { token: requester.token, json: {} })).json.id;
+    const validUntil = dateIn(2);
+    expect((await http.post(`${base()}${rid}/approve/`, { token: maintainer.token, json: { valid_until: validUntil } })).status).toBe(200);
+    const key = `access-end:${rid}`;
+    const queued = await db().prisma.job.findFirst({ where: { key } });
+    expect(queued).toMatchObject({ kind: "access.end", status: "queued" });
+    // At that instant, give or take the time from the approval's clock reading to its commit.
+    expect(queued!.runAfter.getTime() - midnight(validUntil).getTime()).toBeGreaterThanOrEqual(0);
+    expect(queued!.runAfter.getTime() - midnight(validUntil).getTime()).toBeLessThan(5_000);
+    expect((await http.get(dataPath(), { token: requester.token })).status).toBe(200);
+
+    // Two days pass: valid_until has begun and the job is due. The job runner ends the access by itself.
+    const mails = smtp.messages.length;
+    await db().write(async (tx) => {
+      await tx.accessRequest.update({ where: { id: rid }, data: { validUntil: midnight(dateIn(-1)) } });
+      await tx.job.update({ where: { id: queued!.id }, data: { runAfter: new Date() } });
+    });
+    const done = await until(() => getJob(queued!.id), (j) => j?.status === "succeeded" || j?.status === "failed", 30_000, 50);
+    expect(done).toMatchObject({ status: "succeeded", result: { ended: 1 } });
+    expect((await mailTo("timed@example.org", 'Your access to station "Private" has ended', mails)).text).toContain(`ended on ${dateIn(-1)}`);
+    const refused = await http.get(dataPath(), { token: requester.token });
+    expect([refused.status, refused.text]).toEqual([403, FORBIDDEN]);
+    expect((await http.get(`${base()}${rid}/`, { token: requester.token })).json.status).toBe("expired");
+    expect((await runUpkeep()).access_request).toBe(0);
+    // An approval with no end queues none.
+    const forever = await f.user();
+    const other = (await http.post(base(), { token: forever.token, json: {} })).json.id;
+    expect((await http.post(`${base()}${other}/approve/`, { token: maintainer.token, json: { valid_until: null } })).status).toBe(200);
+    expect(await db().prisma.job.count({ where: { key: `access-end:${other}` } })).toBe(0);
+  });
+
   it("denial keeps a reason and tells the requester; the data stays closed; a new request may follow", async () => {
     const requester = await f.user({ email: "denied@example.org" });
     const rid = (await http.post(base(), { token: requester.token, json: { message: "Please" } })).json.id;

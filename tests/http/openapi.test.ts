@@ -60,6 +60,12 @@ describe("GET schema/ and docs/ (api.md §3)", () => {
     expect(documented.required.filter((key) => !(key in answer))).toEqual([]);
   });
 
+  it("documents the refusals of the throttled routes (429)", async () => {
+    const paths = (await http.get("/api/schema/")).json.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    expect(Object.keys(paths["/api/stations/{sid}/telemetry/discover/"].post.responses)).toContain("429");
+    expect(Object.keys(paths["/api/auth/login/"].post.responses)).toContain("429");
+  });
+
   it("presents the document as an HTML page", async () => {
     const r = await http.get("/api/docs/");
     expect(r.status).toBe(200);
