@@ -14,6 +14,6 @@ export { type FeedProblem, feedProblems, type SensorState, type TelemetryPage, t
 export { nextDue, scheduleText } from "./schedule";
 export { deleteTelemetry, getTelemetryJson, loadTelemetry, readableStation, readableTelemetry, saveTelemetry, type StoredTelemetry, type TelemetryJson, telemetryJson } from "./telemetries";
 export { TELEMETRY_TYPES, telemetryType } from "./types";
-export { finishWizard, openWizard, readConnectionStep, readStationStep, readTypeStep, sealWizard, type SensorChoice, startWizard, wizardChoices, type WizardState, type WizardStep } from "./wizard";
+export { type ConnectionStep, finishWizard, openWizard, readConnectionStep, readStationStep, readTypeStep, sealWizard, type SensorChoice, startWizard, wizardChoices, type WizardState, type WizardStep } from "./wizard";
 
 export { capability } from "./capability";

@@ -112,17 +112,28 @@ export async function readTypeStep(input: RequestInput, state: WizardState): Pro
   };
 }
 
+/** What the connection step gave, and whether it named the remote station (the station step is then skipped). */
+export interface ConnectionStep {
+  state: WizardState;
+  stationTyped: boolean;
+}
+
 /**
  * The connection step's fields (the type's: device_locator, username, password, its
- * additional_config keys as `additional_config.<key>`, verify_tls), checked by the type's rules
- * and then by connecting (the connection test): a refusal is a ValidationFailed under
- * `connection`. An empty password keeps the saved one.
+ * additional_config keys as `additional_config.<key>`, verify_tls; for a type that lists
+ * stations, optionally the remote station's id), checked by the type's rules and then by
+ * connecting (the connection test): a refusal is a ValidationFailed under `connection`. An empty
+ * password keeps the saved one. A remote station's id typed here is tested by listing its
+ * sensors, and stands for the station step: it is how a vendor that lists more stations than
+ * can be offered to choose from (MAX_LISTED) is set up.
  */
-export async function readConnectionStep(actor: Actor, stationId: number, input: RequestInput, state: WizardState): Promise<WizardState> {
+export async function readConnectionStep(actor: Actor, stationId: number, input: RequestInput, state: WizardState): Promise<ConnectionStep> {
   const all = telemetryFields();
   const type = typeOf(state);
   const errors = new ErrorCollector();
-  const v = await validateFields(input, { device_locator: all.device_locator, username: all.username, password: all.password, verify_tls: all.verify_tls }, "create", errors);
+  const v = await validateFields(input, {
+    device_locator: all.device_locator, username: all.username, password: all.password, verify_tls: all.verify_tls, remote_station_id: all.remote_station_id,
+  }, "create", errors);
   const additional: Record<string, unknown> = {};
   for (const key of Object.keys(type.additionalConfig)) {
     const raw = input.get(`additional_config.${key}`);
@@ -131,13 +142,14 @@ export async function readConnectionStep(actor: Actor, stationId: number, input:
   }
   errors.throwIfAny();
   const typed = v.password ?? "";
+  const typedStation = type.listsStations ? (v.remote_station_id ?? "").trim() : "";
   const next: WizardState = {
     ...state, device_locator: v.device_locator ?? "", username: v.username ?? "", additional_config: additional, verify_tls: v.verify_tls ?? true,
-    password: typed !== "" ? typed : state.password, remote_station_id: type.listsStations ? state.remote_station_id : "",
+    password: typed !== "" ? typed : state.password, remote_station_id: typedStation || (type.listsStations ? state.remote_station_id : ""),
   };
-  // Lists the vendor's stations (or a single station's sensors): the connection works.
-  await wizardDiscover(actor, stationId, { ...valuesOfState(next), remote_station_id: "" });
-  return next;
+  // Lists the vendor's stations, or the sensors of the station typed (or of the single station): the connection works.
+  await wizardDiscover(actor, stationId, { ...valuesOfState(next), remote_station_id: typedStation });
+  return { state: next, stationTyped: typedStation !== "" };
 }
 
 /** What the vendor lists for the wizard's station step, or its sensors step. */

@@ -181,3 +181,59 @@ test("an editor sets up a MeteoView2 telemetry with the wizard, fetches now and 
   await expect(page.locator("#feeds")).toContainText("last fetch failed");
   await shot(page, "telemetry-07-manage-home");
 });
+
+test("a vendor with more stations than can be offered: the remote station's id is typed in the connection step", async ({ page, request, baseURL }) => {
+  test.setTimeout(120_000);
+  const admin = unique("teladmin");
+  const editor = unique("teleditor");
+  createUser(admin, PASSWORD, { superuser: true });
+  createUser(editor, PASSWORD);
+  const { sid, headers, gid } = await ownStation(request, baseURL!, admin, editor);
+  // 10,001 stations: one more than the wizard offers to choose from (MAX_LISTED).
+  const crowded = await startFakeMeteoView2({
+    email: "logger@example.org",
+    apiKey: API_KEY,
+    stations: [{ code: "1852", title: "Hobbiton" }, ...Array.from({ length: 10_000 }, (_, i) => ({ code: String(100_000 + i), title: `Station ${i}` }))],
+  });
+  try {
+    await logIn(page, editor, PASSWORD);
+    await expect(page).not.toHaveURL(/\/accounts\/login\//);
+    await open(page, `/manage/stations/${sid}/telemetry/`);
+    await page.getByRole("link", { name: "Set up telemetry" }).click();
+    await hydrated(page);
+    await expect(page.getByRole("heading", { name: "Step 1 of 4: Type and schedule" })).toBeVisible();
+    await page.getByLabel("Telemetry system type").selectOption({ label: "Metrica MeteoView2" });
+    await page.getByLabel("Fetch interval (minutes)").fill("10");
+    await page.getByLabel("Fetch time offset (minutes)").fill("0");
+    await page.getByRole("button", { name: "Next" }).click();
+
+    await expect(page.getByRole("heading", { name: "Step 2 of 4: Connection" })).toBeVisible();
+    await hydrated(page);
+    await page.getByLabel("Meteoview API URL").fill(crowded.apiUrl);
+    await page.getByLabel("Email").fill("logger@example.org");
+    await page.getByLabel("API key").fill(API_KEY);
+    // Left empty, the list is refused in words that say what to do.
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.locator(".field-errors").first()).toContainText("lists more than 10,000 stations");
+    await page.getByLabel("API key").fill(API_KEY);
+    // An id the vendor does not know is refused with the vendor's words.
+    await page.getByLabel("Remote station: its id, if you know it").fill("9999999");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.locator(".field-errors").first()).toContainText("Station not found");
+    await page.getByLabel("API key").fill(API_KEY);
+    await page.getByLabel("Remote station: its id, if you know it").fill("1852");
+    await shot(page, "telemetry-08-station-by-hand");
+    await page.getByRole("button", { name: "Next" }).click();
+
+    // Straight to the sensors of the station typed.
+    await expect(page.getByRole("heading", { name: "Step 4 of 4: Sensors" })).toBeVisible();
+    await hydrated(page);
+    await page.getByLabel('To which Enhydris time series does sensor "temperature" (42a) correspond?').selectOption(String(gid));
+    await page.getByRole("button", { name: "Save the telemetry" }).click();
+    await expect(page.locator(".message.success")).toContainText("The telemetry has been saved");
+    const saved = await request.get(`${baseURL}/api/stations/${sid}/telemetry/`, { headers });
+    expect(await saved.json()).toMatchObject({ type: "meteoview2", remote_station_id: "1852", sensors: [{ sensor_id: "42a", timeseries_group: gid }] });
+  } finally {
+    await crowded.close();
+  }
+});

@@ -38,13 +38,13 @@ export async function wizardType(sidValue: unknown, prev: FormState, form: FormD
   });
 }
 
-/** Step 2: the connection data, tested by connecting before the wizard goes on. */
+/** Step 2: the connection data, tested by connecting before the wizard goes on (past step 3 when it named the remote station). */
 export async function wizardConnection(sidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const sid = boundId(sidValue);
   return withoutPassword(await submitForm(prev, form, async (user) => {
-    const next = await readConnectionStep(user, sid, formInput(form), await stateOf(sid, false));
+    const { state: next, stationTyped } = await readConnectionStep(user, sid, formInput(form), await stateOf(sid, false));
     await keepWizard(sid, sealWizard(next));
-    return `${base(sid)}?step=${telemetryType(next.type)?.listsStations ? "station" : "sensors"}`;
+    return `${base(sid)}?step=${telemetryType(next.type)?.listsStations && !stationTyped ? "station" : "sensors"}`;
   }));
 }
 

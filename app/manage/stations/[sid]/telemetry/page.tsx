@@ -219,6 +219,9 @@ async function Wizard({ sid, step, token, user }: { sid: number; step: Step; tok
             <TextField key={key} name={`additional_config.${key}`} label={meta.label} help={meta.help || undefined} required={meta.required} />
           ))}
           <ErrorsFor name="additional_config" />
+          {listsStations && (
+            <TextField name="remote_station_id" label={t("stationByHand", { label: fields.remote_station_id?.label ?? t("steps.station") })} help={t("stationByHandHelp")} autoComplete="off" />
+          )}
           <CheckboxField name="verify_tls" label={t("verifyTls")} help={t("verifyTlsHelp")} />
         </ManagedForm>
         <p>{back}</p>
