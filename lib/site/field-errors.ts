@@ -91,6 +91,8 @@ const THRESHOLD_LINE = /^(?:rate_of_change\.)?thresholds\[(\d+)\](?:\.\w+)?: ?(.
  * A message about a member of a nested value, as the API names it: `lower_bound: …`,
  * `thresholds: …`, `periods[0].points[2]: …`.
  */
+/** A message about one typed address of an e-mail list (lib/site/email-lists.ts namingAddresses). */
+const ADDRESS_LINE = /^“([^”]*)”: (.*)$/s;
 const MEMBER_LINE = /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): (.*)$/s;
 
 type Member = keyof (typeof CATALOGUES)["en"]["fieldMembers"];
@@ -113,6 +115,9 @@ export function memberNameIn(locale: Locale, path: string): string {
 export function fieldErrorIn(locale: Locale, message: string, field?: string): string {
   if (locale === DEFAULT_LOCALE) return message;
   const t = translator(locale, "fieldErrors");
+  // An address typed in an e-mail list, named by the form (lib/site/email-lists.ts): the message about it.
+  const address = ADDRESS_LINE.exec(message);
+  if (address) return `«${address[1]}»: ${fieldErrorIn(locale, address[2], field)}`;
   const line = THRESHOLD_LINE.exec(message);
   const member = line ? null : MEMBER_LINE.exec(message);
   if (member) {

@@ -233,6 +233,18 @@ test("a vendor with more stations than can be offered: the remote station's id i
     await expect(page.locator(".message.success")).toContainText("The telemetry has been saved");
     const saved = await request.get(`${baseURL}/api/stations/${sid}/telemetry/`, { headers });
     expect(await saved.json()).toMatchObject({ type: "meteoview2", remote_station_id: "1852", sensors: [{ sensor_id: "42a", timeseries_group: gid }] });
+
+    // The feed alerts: a bad address among those typed is named, not numbered.
+    await hydrated(page);
+    const alerts = page.locator("#alerts");
+    await alerts.getByLabel("Stale after (minutes)").fill("90");
+    await alerts.getByLabel("Addresses").fill("ops@example.org\nnot-an-address");
+    await alerts.getByRole("button", { name: "Save the alerts" }).click();
+    await expect(alerts.locator(".field-errors")).toHaveText("“not-an-address”: Enter a valid email address.");
+    await alerts.getByLabel("Addresses").fill("ops@example.org");
+    await alerts.getByRole("button", { name: "Save the alerts" }).click();
+    await expect(page.locator(".message.success")).toContainText("The feed alerts have been saved.");
+    expect(await (await request.get(`${baseURL}/api/stations/${sid}/telemetry/`, { headers })).json()).toMatchObject({ stale_after_minutes: 90, alert_emails: ["ops@example.org"] });
   } finally {
     await crowded.close();
   }

@@ -64,6 +64,11 @@ describe("the checks' messages on pages (public.md §3)", () => {
     expect(fieldErrorIn("el", "thresholds[1].allowed_diff: A valid number is required.")).toBe("Κατώφλια, γραμμή 2: Απαιτείται έγκυρος αριθμός.");
   });
 
+  it("translates the message about a typed address of an e-mail list, naming the address", () => {
+    expect(fieldErrorIn("el", "“bob@”: Enter a valid email address.")).toBe("«bob@»: Εισαγάγετε μια έγκυρη διεύθυνση e-mail.");
+    expect(fieldErrorIn("en", "“bob@”: Enter a valid email address.")).toBe("“bob@”: Enter a valid email address.");
+  });
+
   it("names a nested member by its label, keeps a curve's periods for the form, and translates a limit's span", () => {
     expect(fieldErrorIn("el", "lower_bound: This field is required.")).toBe("Κάτω όριο: Αυτό το πεδίο είναι υποχρεωτικό.");
     expect(fieldErrorIn("el", "thresholds: At least one threshold is required.")).toBe("Κατώφλια: Απαιτείται τουλάχιστον ένα κατώφλι.");

@@ -4,9 +4,9 @@ import {
   createSynopticGroup, deleteSynopticGroup, findSynopticGroup, readSynopticGroup, resendWarning, type StationChoice, stationChoices, synopticGroupJson, type SynopticGroupValues, updateSynopticGroup,
 } from "@/lib/synoptic";
 import { RequestInput } from "@/lib/http/body";
-import { ValidationFailed } from "@/lib/domain/errors";
 import { currentUser } from "@/lib/site/current-user";
 import type { FormState, FormValues } from "@/lib/site/form-state";
+import { namingAddresses, putEmails, typedEmails } from "@/lib/site/email-lists";
 import { boundId, openedAt, submitForm } from "@/lib/site/manage-form";
 
 /**
@@ -21,37 +21,12 @@ const text = (form: FormData, name: string) => {
   return typeof v === "string" ? v : "";
 };
 
-/** The addresses typed one per line (or separated by commas) in the form. */
-function typedEmails(form: FormData): string[] {
-  return text(form, "early_warning_emails").split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
-}
-
 /** The form's fields as the API reads them: the typed addresses become a list. */
 function apiInput(form: FormData): RequestInput {
   const data = new FormData();
   for (const name of ["name", "slug", "display_timezone", "fresh_time_limit", "stations"]) data.set(name, text(form, name));
-  const emails = typedEmails(form);
-  if (emails.length) for (const e of emails) data.append("early_warning_emails", e);
-  else data.set("early_warning_emails", "");
+  putEmails(data, "early_warning_emails", typedEmails(form, "early_warning_emails"));
   return RequestInput.formData(data);
-}
-
-/**
- * The API names a bad address by its place in the list ("early_warning_emails[0]: Enter a valid
- * email address."); the form's user typed text, not a list, so the message names the address.
- */
-function emailMessages(error: unknown, form: FormData): unknown {
-  const messages = error instanceof ValidationFailed ? error.fields.early_warning_emails : undefined;
-  if (!messages) return error;
-  const emails = typedEmails(form);
-  return new ValidationFailed({
-    ...(error as ValidationFailed).fields,
-    early_warning_emails: messages.map((m) => {
-      const match = /^early_warning_emails\[(\d+)\]: (.*)$/.exec(m);
-      const address = match ? emails[Number(match[1])] : undefined;
-      return address === undefined ? m : `“${address}”: ${match![2]}`;
-    }),
-  });
 }
 
 /** A synoptic group as the form shows its stored version after a refusal as stale (SynopticGroupForm's ConflictNote). */
@@ -73,7 +48,7 @@ export async function saveSynopticGroup(prev: FormState, form: FormData): Promis
       await updateSynopticGroup(user, existing, () => readSynopticGroup(apiInput(form), "replace"), { unchangedSince: openedAt(form) });
       return `/manage/synoptic/${existing}/?saved=1`;
     } catch (error) {
-      throw emailMessages(error, form);
+      throw namingAddresses(error, "early_warning_emails", typedEmails(form, "early_warning_emails"));
     }
   }, () => storedValues(existing));
 }

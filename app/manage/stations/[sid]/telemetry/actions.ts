@@ -3,6 +3,7 @@
 import { getTranslations } from "next-intl/server";
 import { NotFound, ValidationFailed } from "@/lib/domain/errors";
 import type { FormState } from "@/lib/site/form-state";
+import { namingAddresses, putEmails, typedEmails } from "@/lib/site/email-lists";
 import { queueing } from "@/lib/site/forms";
 import { boundId, formInput, submitForm } from "@/lib/site/manage-form";
 import { managePaths } from "@/lib/site/manage-paths";
@@ -112,11 +113,6 @@ export async function fetchNow(sidValue: unknown, prev: FormState, form: FormDat
   });
 }
 
-/** The addresses typed one per line (or separated by commas). */
-function typedEmails(form: FormData): string[] {
-  return text(form, "alert_emails").split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
-}
-
 /** The feed alerts: stale and stuck thresholds and their addresses (a PATCH of those fields). */
 export async function saveAlerts(sidValue: unknown, prev: FormState, form: FormData): Promise<FormState> {
   const sid = boundId(sidValue);
@@ -124,11 +120,14 @@ export async function saveAlerts(sidValue: unknown, prev: FormState, form: FormD
     const data = new FormData();
     data.set("stale_after_minutes", text(form, "stale_after_minutes"));
     data.set("stuck_after_values", text(form, "stuck_after_values"));
-    const emails = typedEmails(form);
-    if (emails.length) for (const e of emails) data.append("alert_emails", e);
-    else data.set("alert_emails", "");
+    const emails = typedEmails(form, "alert_emails");
+    putEmails(data, "alert_emails", emails);
     const input = formInput(data);
-    await saveTelemetry(user, sid, () => readTelemetry(input, "update"), { partial: true });
+    try {
+      await saveTelemetry(user, sid, () => readTelemetry(input, "update"), { partial: true });
+    } catch (error) {
+      throw namingAddresses(error, "alert_emails", emails);
+    }
     return `${base(sid)}?done=alerts-saved#alerts`;
   });
 }
