@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     const verb = report.dry_run ? "would be " : "";
     console.log(`${report.dry_run ? "Dry run: " : ""}${report.created} ${verb}created, ${report.updated} ${verb}updated, ${report.unchanged} unchanged, `
       + `${report.deleted} deleted at the source${args.prune && !report.dry_run ? " (deleted here)" : ""}; `
-      + `${thousands(report.records)} records ${report.dry_run ? "to copy" : "copied"}${report.recopied ? ` (${report.recopied} series copied whole again)` : ""}; `
+      + `${thousands(report.records)} records ${report.dry_run ? "to copy" : "copied"}${report.recopied ? ` (${report.recopied} series copied again from their first record that changed at the source)` : ""}; `
       + `${report.warnings.length} warnings; ${duration(seconds)}.`);
     for (const w of report.warnings) console.log(`warning: ${w}`);
     if (!report.dry_run && report.created + report.updated + report.deleted + report.records === 0) console.log("Nothing new at the source: nothing was written.");
