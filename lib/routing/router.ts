@@ -3,6 +3,7 @@ import { isDatabaseUnavailable, isRequestAborted, isStorageFull } from "@/lib/db
 import { authenticate, type Auth, type AuthScheme } from "@/lib/auth/authenticate";
 import { parseBody, type RequestInput } from "@/lib/http/body";
 import { httpError, methodNotAllowed, notFound, serverError, serviceUnavailable, storageFull, unauthorized, type Challenge } from "@/lib/http/errors";
+import { ANONYMOUS_BODY_LIMIT } from "@/lib/http/limits";
 import { json } from "@/lib/http/respond";
 import { logError, logger } from "@/lib/observability/log";
 import { enforceCsrf, ensureCsrfCookie } from "@/lib/auth/csrf";
@@ -135,7 +136,7 @@ export class Router {
     let input: Promise<RequestInput> | undefined;
     const ctx: RouteContext = {
       request, url, method, params, strings, auth,
-      input: () => (input ??= parseBody(request, settings().maxUploadSize)),
+      input: () => (input ??= parseBody(request, auth.user ? settings().maxUploadSize : Math.min(settings().maxUploadSize, ANONYMOUS_BODY_LIMIT))),
     };
     if (auth.via === "session" && method !== "GET" && method !== "HEAD" && !route.csrfExempt) {
       await enforceCsrf(request, ctx.input);

@@ -6,6 +6,7 @@ import type { Settings } from "@/lib/config";
 import { DISALLOWED_HOST, isAllowedHost } from "@/lib/config/hosts.mjs";
 import { readAfterFromCookies } from "@/lib/db/read-after.mjs";
 import { DEFAULT_LOCALE, localeOfHeaders, translator } from "@/lib/i18n";
+import { ANONYMOUS_BODY_LIMIT } from "@/lib/http/limits";
 import { originFailure, siteOrigins } from "@/lib/http/origins.mjs";
 import { contentSecurityPolicy, HTML_HEADERS, strictTransportSecurity, tileOrigin } from "@/lib/http/security-headers.mjs";
 import { redact, withRequestContext } from "@/lib/observability/logger.mjs";
@@ -236,17 +237,16 @@ function forbiddenPage(req: IncomingMessage, res: ServerResponse, detail: string
 }
 
 /**
- * Site forms sent without a login (signing in, registering, a password reset) are small. Next
- * reads a server action's whole body, up to its 100 MB bodySizeLimit, before the action can
- * refuse an anonymous caller; so a larger site post, or one of unstated length, must carry a
- * live session, checked here before Next reads a byte of it.
+ * Site forms sent without a login (signing in, registering, a password reset) are small
+ * (ANONYMOUS_BODY_LIMIT). Next reads a server action's whole body, up to its 100 MB
+ * bodySizeLimit, before the action can refuse an anonymous caller; so a larger site post, or one
+ * of unstated length, must carry a live session, checked here before Next reads a byte of it.
  */
-const ANONYMOUS_FORM_LIMIT = 1 << 20;
 
 function smallBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   if (length === undefined) return req.headers["transfer-encoding"] === undefined;
-  return /^\d{1,16}$/.test(length) && Number(length) <= ANONYMOUS_FORM_LIMIT;
+  return /^\d{1,16}$/.test(length) && Number(length) <= ANONYMOUS_BODY_LIMIT;
 }
 
 /** Whether the request's cookies name a live site session (lib/auth/session.ts registers the check on the bridge). */
@@ -260,7 +260,7 @@ async function hasLiveSession(req: IncomingMessage): Promise<boolean> {
 
 /** The connection is closed after the answer: the body it refuses is never read. */
 function refuseAnonymousBody(req: IncomingMessage, res: ServerResponse, lengthUnstated: boolean): void {
-  const limit = `${ANONYMOUS_FORM_LIMIT / (1 << 20)} MB`;
+  const limit = `${ANONYMOUS_BODY_LIMIT / (1 << 20)} MB`;
   if (lengthUnstated) {
     refusalPage(req, res, 411, (t) => ({ title: t("lengthRequiredTitle"), message: t("lengthRequired", { limit }) }), "", { Connection: "close" });
   } else {

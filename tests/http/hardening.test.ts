@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, expectGreekRefusal, rawRequest } from "@/tests/support/http";
+import { ANONYMOUS_BODY_LIMIT } from "@/lib/http/limits";
 import { suiteServer } from "@/tests/support/suite";
 import * as f from "@/tests/support/fixtures";
 import { freePort, ROOT, scratchDatabase, startServer, type TestServer } from "@/tests/support/server";
@@ -333,6 +334,44 @@ describe("security headers", () => {
       const r = await suite.http.get(path, { headers: { "X-Forwarded-Proto": "https" } });
       expect(r.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
     }
+  });
+
+  // The same server: the body limit is an edge check too.
+  it("holds a request with no authenticated user to a small body (ANONYMOUS_BODY_LIMIT), a user's to ENHYDRIS_MAX_UPLOAD_SIZE", async () => {
+    const TOO_LARGE = `{"detail":"Request body too large; the limit is ${ANONYMOUS_BODY_LIMIT} bytes."}`;
+    const form = { "Content-Type": "application/x-www-form-urlencoded" };
+    const padding = (n: number) => `username=nobody&password=x&pad=${"x".repeat(n)}`;
+    // Declared: refused before it is read.
+    const declared = await rawRequest(suite.server.url, "POST", "/api/auth/login/", form, padding(ANONYMOUS_BODY_LIMIT));
+    expect([declared.status, declared.text]).toEqual([413, TOO_LARGE]);
+    // Chunked, with no length: refused once it passes the limit.
+    const { request } = await import("node:http");
+    const url = new URL(`${suite.server.url}/api/auth/password/reset/`);
+    const chunked = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...form, "Transfer-Encoding": "chunked" } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      req.on("error", reject);
+      req.write("email=a%40example.org&pad=");
+      for (let i = 0; i < 160; i++) req.write("x".repeat(8192));
+      req.end();
+    });
+    expect([chunked.status, chunked.text]).toEqual([413, TOO_LARGE]);
+    // Below the limit: the route answers as usual.
+    const small = await rawRequest(suite.server.url, "POST", "/api/auth/login/", form, padding(1000));
+    expect(small.status).toBe(400);
+    // A user (a token) may send more: the station's remarks, longer than the anonymous limit.
+    const editor = await f.user({ superuser: true });
+    const sid = await f.station();
+    const remarks = "r".repeat(ANONYMOUS_BODY_LIMIT + 1000);
+    const saved = await suite.http.patch(`/api/stations/${sid}/`, { token: editor.token, json: { remarks } });
+    expect(saved.status, saved.text.slice(0, 200)).toBe(200);
+    expect(saved.json.remarks).toHaveLength(remarks.length);
+    // An unknown token is no user.
+    const forged = await suite.http.patch(`/api/stations/${sid}/`, { token: "0".repeat(40), json: { remarks } });
+    expect(forged.status).toBe(401);
   });
 });
 
